@@ -1,0 +1,31 @@
+//! `felt`: the operator's command line and, as later work lands, the
+//! all-in-one tournament server.
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+
+/// felt runs live poker tournaments: tables, seating, clock and payouts,
+/// every fact an event, every pot auditable.
+#[derive(Debug, Parser)]
+#[command(name = "felt", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Measure how fast felt's parts run on this machine.
+    Bench {
+        #[command(subcommand)]
+        what: bench::BenchCommand,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Bench { what } => bench::run(what),
+    }
+}
