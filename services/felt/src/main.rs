@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod phh;
 
 /// felt runs live poker tournaments: tables, seating, clock and payouts,
 /// every fact an event, every pot auditable.
@@ -21,11 +22,17 @@ enum Command {
         #[command(subcommand)]
         what: bench::BenchCommand,
     },
+    /// Hand histories in PHH, the poker research community's format.
+    Phh {
+        #[command(subcommand)]
+        what: phh::PhhCommand,
+    },
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bench { what } => bench::run(what),
+        Command::Bench { what } => bench::run(what).map(|()| std::process::ExitCode::SUCCESS),
+        Command::Phh { what } => phh::run(what),
     }
 }

@@ -1,0 +1,728 @@
+//! `decide`: what a command means at this table, as events, or why not.
+
+use felt_cards::{Card, Hand, HandRank};
+
+use crate::model::*;
+use crate::rejection::Rejection;
+use crate::state::{HandState, Phase, TableState, apply};
+
+/// Decides a command. On success the events, applied in order with
+/// [`crate::evolve`], give the new state; on rejection nothing changes.
+pub fn decide(state: &TableState, command: &Command) -> Result<Vec<TableEvent>, Rejection> {
+    let mut d = Decider {
+        state: state.clone(),
+        events: Vec::new(),
+    };
+    d.command(command)?;
+    d.follow_up();
+    Ok(d.events)
+}
+
+struct Decider {
+    state: TableState,
+    events: Vec<TableEvent>,
+}
+
+impl Decider {
+    fn emit(&mut self, event: TableEvent) {
+        apply(&mut self.state, &event);
+        self.events.push(event);
+    }
+
+    fn hand(&self) -> Result<&HandState, Rejection> {
+        self.state.hand.as_ref().ok_or(Rejection::NoHand)
+    }
+
+    fn check_seat(&self, seat: Seat) -> Result<(), Rejection> {
+        if self.state.size == 0 {
+            return Err(Rejection::TableNotOpen);
+        }
+        if seat == 0 || seat > self.state.size {
+            return Err(Rejection::NoSuchSeat {
+                seat,
+                size: self.state.size,
+            });
+        }
+        Ok(())
+    }
+
+    fn command(&mut self, command: &Command) -> Result<(), Rejection> {
+        match command {
+            Command::OpenTable { seats, rules } => {
+                if self.state.size != 0 {
+                    return Err(Rejection::TableAlreadyOpen);
+                }
+                if !(2..=MAX_SEATS as u8).contains(seats) {
+                    return Err(Rejection::InvalidTableSize { seats: *seats });
+                }
+                self.emit(TableEvent::TableOpened {
+                    seats: *seats,
+                    rules: *rules,
+                });
+            }
+            Command::SeatPlayer {
+                seat,
+                player,
+                stack,
+            } => {
+                self.check_seat(*seat)?;
+                if self.state.seat(*seat).is_some() {
+                    return Err(Rejection::SeatOccupied { seat: *seat });
+                }
+                if let Some(at) = (1..=self.state.size)
+                    .find(|&s| self.state.seat(s).is_some_and(|p| p.player == *player))
+                {
+                    return Err(Rejection::AlreadySeated {
+                        player: *player,
+                        seat: at,
+                    });
+                }
+                if *stack == 0 {
+                    return Err(Rejection::EmptyStack);
+                }
+                self.emit(TableEvent::PlayerSeated {
+                    seat: *seat,
+                    player: *player,
+                    stack: *stack,
+                });
+            }
+            Command::RemovePlayer { seat } => {
+                self.check_seat(*seat)?;
+                let occupant = *self
+                    .state
+                    .seat(*seat)
+                    .ok_or(Rejection::SeatEmpty { seat: *seat })?;
+                if self
+                    .state
+                    .hand
+                    .as_ref()
+                    .is_some_and(|h| h.player(*seat).is_some())
+                {
+                    return Err(Rejection::PlayerInHand { seat: *seat });
+                }
+                self.emit(TableEvent::PlayerRemoved {
+                    seat: *seat,
+                    player: occupant.player,
+                    stack: occupant.stack,
+                });
+            }
+            Command::SetAbsent { seat, absent } => {
+                self.check_seat(*seat)?;
+                self.state
+                    .seat(*seat)
+                    .ok_or(Rejection::SeatEmpty { seat: *seat })?;
+                self.emit(TableEvent::AbsenceChanged {
+                    seat: *seat,
+                    absent: *absent,
+                });
+            }
+            Command::StartHand {
+                level,
+                deal,
+                button,
+            } => self.start_hand(level, deal, *button)?,
+            Command::EnterHoleCards { seat, cards } => {
+                let h = self.hand()?;
+                if h.deal != Deal::Physical {
+                    return Err(Rejection::NotPhysicalDeal);
+                }
+                let p = h.player(*seat).ok_or(Rejection::NotLive { seat: *seat })?;
+                if p.hole == Some(*cards) {
+                    return Ok(());
+                }
+                if p.hole.is_some() {
+                    return Err(Rejection::CardsDiffer { seat: *seat });
+                }
+                check_new_cards(h, cards)?;
+                self.emit(TableEvent::HoleCardsEntered {
+                    seat: *seat,
+                    cards: *cards,
+                });
+            }
+            Command::DealBoard { cards } => {
+                let h = self.hand()?;
+                if h.deal != Deal::Physical {
+                    return Err(Rejection::NotPhysicalDeal);
+                }
+                let Some(street) = h.street.next().filter(|_| h.phase == Phase::AwaitingBoard)
+                else {
+                    return Err(Rejection::BoardNotDue { street: h.street });
+                };
+                if cards.len() != street.cards() {
+                    return Err(Rejection::WrongBoardCount {
+                        street,
+                        expected: street.cards(),
+                        got: cards.len(),
+                    });
+                }
+                check_new_cards(h, cards)?;
+                self.emit(TableEvent::StreetDealt {
+                    street,
+                    cards: cards.clone(),
+                    burn: None,
+                });
+            }
+            Command::Act { seat, action } => {
+                let event = self.act(*seat, action)?;
+                self.emit(event);
+            }
+            Command::Show { seat, cards } => {
+                let h = self.hand()?;
+                let p = h
+                    .player(*seat)
+                    .filter(|p| !p.folded)
+                    .ok_or(Rejection::NotLive { seat: *seat })?;
+                if !h.betting_over() {
+                    return Err(Rejection::BettingNotOver);
+                }
+                let cards = match (p.hole, cards) {
+                    (Some(dealt), Some(shown)) if !same_cards(&dealt, shown) => {
+                        return Err(Rejection::CardsDiffer { seat: *seat });
+                    }
+                    (Some(dealt), _) => dealt,
+                    (None, Some(shown)) => {
+                        check_new_cards(h, shown)?;
+                        *shown
+                    }
+                    (None, None) => return Err(Rejection::CardsUnknown { seat: *seat }),
+                };
+                if !p.shown {
+                    self.emit(TableEvent::CardsShown { seat: *seat, cards });
+                }
+            }
+            Command::Muck { seat } => {
+                let h = self.hand()?;
+                h.player(*seat)
+                    .filter(|p| !p.folded)
+                    .ok_or(Rejection::NotLive { seat: *seat })?;
+                if !h.betting_over() {
+                    return Err(Rejection::BettingNotOver);
+                }
+                self.emit(TableEvent::CardsMucked { seat: *seat });
+            }
+        }
+        Ok(())
+    }
+
+    fn start_hand(
+        &mut self,
+        level: &Level,
+        deal: &Deal,
+        button: Option<Seat>,
+    ) -> Result<(), Rejection> {
+        let st = &self.state;
+        if st.size == 0 {
+            return Err(Rejection::TableNotOpen);
+        }
+        if let Some(h) = &st.hand {
+            return Err(Rejection::HandInProgress { number: h.number });
+        }
+        validate_level(level)?;
+        let eligible = |s: Seat| st.seat(s).is_some_and(|p| p.stack > 0);
+        let seats: Vec<Seat> = (1..=st.size).filter(|&s| eligible(s)).collect();
+        if seats.len() < 2 {
+            return Err(Rejection::NotEnoughPlayers { count: seats.len() });
+        }
+        let next = |from: Seat| st.seats_after(from).find(|&s| eligible(s)).unwrap_or(from);
+        let heads_up = seats.len() == 2;
+        let (button, small_blind, big_blind) = match (button, st.last_big_blind) {
+            (Some(_), _) | (None, None) => {
+                let b = button.unwrap_or(seats[0]);
+                if b == 0 || b > st.size || !eligible(b) {
+                    return Err(Rejection::InvalidButton { seat: b });
+                }
+                if heads_up {
+                    // Heads-up the button posts the small blind (TDA 34).
+                    (b, Some(b), next(b))
+                } else {
+                    let sb = next(b);
+                    (b, Some(sb), next(sb))
+                }
+            }
+            (None, Some(last_bb)) => {
+                // The big blind moves forward one player; nobody misses it
+                // and nobody posts it twice in a row (TDA 32, 34).
+                let bb = next(last_bb);
+                if heads_up {
+                    let other = *seats.iter().find(|&&s| s != bb).unwrap_or(&bb);
+                    (other, Some(other), bb)
+                } else {
+                    let sb = eligible(last_bb).then_some(last_bb).filter(|&s| s != bb);
+                    let mut button = st.last_small_blind_position.unwrap_or(last_bb);
+                    if button == bb || Some(button) == sb {
+                        // Too few players behind the blinds: the button goes
+                        // to the player before the small blind.
+                        let first = sb.unwrap_or(bb);
+                        button = (1..st.size)
+                            .map(|k| ((first - 1 + st.size - k) % st.size) + 1)
+                            .find(|&s| eligible(s))
+                            .unwrap_or(first);
+                    }
+                    (button, sb, bb)
+                }
+            }
+        };
+        let stacks: Vec<(Seat, Chips)> = seats
+            .iter()
+            .map(|&s| (s, st.seat(s).map_or(0, |p| p.stack)))
+            .collect();
+        let number = st.hands_started + 1;
+        let absent: Vec<Seat> = seats
+            .iter()
+            .copied()
+            .filter(|&s| st.seat(s).is_some_and(|p| p.absent))
+            .collect();
+        // Dealing order: from the seat after the button, clockwise.
+        let order: Vec<Seat> = st
+            .seats_after(button)
+            .filter(|s| seats.contains(s))
+            .collect();
+        self.emit(TableEvent::HandStarted {
+            number,
+            level: *level,
+            button,
+            small_blind,
+            big_blind,
+            stacks,
+            deal: *deal,
+        });
+        let stack = |d: &Decider, s: Seat| d.state.seat(s).map_or(0, |p| p.stack);
+        match level.ante_format {
+            AnteFormat::None => {}
+            AnteFormat::PerPlayer => {
+                for &s in &order {
+                    let amount = level.ante.min(stack(self, s));
+                    self.emit(TableEvent::AntePosted { seat: s, amount });
+                }
+            }
+            AnteFormat::BigBlind => {
+                // The big-blind ante is posted first and never reduced for
+                // the blind's sake (RP11).
+                let amount = level.ante.min(stack(self, big_blind));
+                self.emit(TableEvent::AntePosted {
+                    seat: big_blind,
+                    amount,
+                });
+            }
+        }
+        if let Some(sb) = small_blind {
+            let amount = level.small_blind.min(stack(self, sb));
+            self.emit(TableEvent::BlindPosted {
+                seat: sb,
+                blind: Blind::Small,
+                amount,
+            });
+        }
+        let amount = level.big_blind.min(stack(self, big_blind));
+        self.emit(TableEvent::BlindPosted {
+            seat: big_blind,
+            blind: Blind::Big,
+            amount,
+        });
+        let cards = match self.state.hand.as_ref().and_then(|h| h.deck.as_ref()) {
+            Some(deck) => {
+                let top = deck.remaining();
+                let n = order.len();
+                order
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| (s, Some([top[i], top[i + n]])))
+                    .collect()
+            }
+            None => order.iter().map(|&s| (s, None)).collect(),
+        };
+        self.emit(TableEvent::HoleCardsDealt { cards });
+        for seat in absent {
+            self.emit(TableEvent::HandKilled {
+                seat,
+                reason: "player not at the seat when the cards were dealt (TDA 30)".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn act(&self, seat: Seat, action: &PlayerAction) -> Result<TableEvent, Rejection> {
+        let h = self.hand()?;
+        let Some(to_act) = h.to_act else {
+            return Err(Rejection::NoActionPending { street: h.street });
+        };
+        if seat != to_act {
+            self.check_seat(seat)?;
+            return Err(Rejection::OutOfTurn { seat, to_act });
+        }
+        let p = h.player(seat).ok_or(Rejection::NotLive { seat })?;
+        let stack = self.state.seat(seat).map_or(0, |s| s.stack);
+        let to_call = h.current_bet.saturating_sub(p.street);
+        let max_to = p.street + stack;
+        let reopened = !p.acted || h.current_bet.saturating_sub(p.bet_when_acted) >= h.min_raise;
+        let call = |amount: Chips| {
+            let amount = amount.min(stack);
+            TableEvent::ActionTaken {
+                seat,
+                action: ActionTaken::Call { amount },
+                all_in: amount == stack,
+            }
+        };
+        let action = match *action {
+            PlayerAction::AllIn if stack <= to_call => PlayerAction::Call,
+            PlayerAction::AllIn if h.current_bet == 0 => PlayerAction::Bet { to: max_to },
+            PlayerAction::AllIn => PlayerAction::Raise { to: max_to },
+            other => other,
+        };
+        Ok(match action {
+            PlayerAction::Fold => TableEvent::ActionTaken {
+                seat,
+                action: ActionTaken::Fold,
+                all_in: false,
+            },
+            PlayerAction::Check => {
+                if to_call > 0 {
+                    return Err(Rejection::CannotCheck { seat, to_call });
+                }
+                TableEvent::ActionTaken {
+                    seat,
+                    action: ActionTaken::Check,
+                    all_in: false,
+                }
+            }
+            PlayerAction::Call => {
+                if to_call == 0 {
+                    return Err(Rejection::NothingToCall { seat });
+                }
+                call(to_call)
+            }
+            PlayerAction::Bet { to } => {
+                if h.current_bet > 0 {
+                    return Err(Rejection::BetFacingBet {
+                        current: h.current_bet,
+                    });
+                }
+                if to > max_to {
+                    return Err(Rejection::ExceedsStack {
+                        seat,
+                        to,
+                        max: max_to,
+                    });
+                }
+                let min = h.level.big_blind;
+                if to < min && to < max_to {
+                    return Err(Rejection::BetBelowMinimum { to, min });
+                }
+                if to == 0 {
+                    return Err(Rejection::BetBelowMinimum { to, min });
+                }
+                TableEvent::ActionTaken {
+                    seat,
+                    action: ActionTaken::Bet {
+                        to,
+                        amount: to - p.street,
+                    },
+                    all_in: to == max_to,
+                }
+            }
+            PlayerAction::Raise { to } => {
+                if h.current_bet == 0 {
+                    return Err(Rejection::RaiseWithoutBet);
+                }
+                if to > max_to {
+                    return Err(Rejection::ExceedsStack {
+                        seat,
+                        to,
+                        max: max_to,
+                    });
+                }
+                if to <= h.current_bet {
+                    if to == max_to {
+                        // All in for no more than the bet: a call.
+                        return Ok(call(to_call));
+                    }
+                    return Err(Rejection::RaiseNotAboveBet {
+                        to,
+                        current: h.current_bet,
+                    });
+                }
+                if !reopened {
+                    return Err(Rejection::BettingNotReopened { seat });
+                }
+                let min = h.current_bet + h.min_raise;
+                if to < min && to < max_to {
+                    return Err(Rejection::RaiseBelowMinimum { to, min });
+                }
+                TableEvent::ActionTaken {
+                    seat,
+                    action: ActionTaken::Raise {
+                        to,
+                        amount: to - p.street,
+                    },
+                    all_in: to == max_to,
+                }
+            }
+            PlayerAction::AllIn => unreachable_all_in(),
+        })
+    }
+
+    /// What follows by itself once a command's events are in: the next
+    /// street in a digital deal, hands tabled, pots awarded, the hand ended.
+    fn follow_up(&mut self) {
+        loop {
+            let Some(h) = self.state.hand.as_ref() else {
+                return;
+            };
+            if h.live().count() <= 1 && h.phase != Phase::Dealing {
+                self.award();
+                return;
+            }
+            match h.phase {
+                Phase::Dealing | Phase::Betting => return,
+                Phase::AwaitingBoard => {
+                    if h.deck.is_none() {
+                        return;
+                    }
+                    let Some(street) = h.street.next() else {
+                        return;
+                    };
+                    if h.can_act_count() <= 1 {
+                        // All-in: every live hand is tabled (TDA 16).
+                        self.show_all();
+                    }
+                    let Some(deck) = self.state.hand.as_ref().and_then(|h| h.deck.as_ref()) else {
+                        return;
+                    };
+                    let top = deck.remaining();
+                    let (burn, cards) = (top.first().copied(), top.get(1..1 + street.cards()));
+                    let Some(cards) = cards else { return };
+                    let cards = cards.to_vec();
+                    self.emit(TableEvent::StreetDealt {
+                        street,
+                        cards,
+                        burn,
+                    });
+                }
+                Phase::Showdown => {
+                    if h.deck.is_some() {
+                        self.show_all();
+                    }
+                    let h = self.state.hand.as_ref();
+                    if h.is_some_and(|h| h.live().all(|(_, p)| p.shown)) {
+                        self.award();
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Tables every live hand in showdown order (TDA 17): the last bettor or
+    /// raiser on the final street first, else the first seat after the button.
+    fn show_all(&mut self) {
+        let Some(h) = self.state.hand.as_ref() else {
+            return;
+        };
+        let first = match h.aggressor {
+            Some(a) => a,
+            None => h.button % self.state.size.max(1) + 1,
+        };
+        let order: Vec<(Seat, [Card; 2])> = std::iter::once(first)
+            .chain(self.state.seats_after(first))
+            .take(self.state.size as usize)
+            .filter_map(|s| {
+                let p = h.player(s)?;
+                (!p.folded && !p.shown).then_some((s, p.hole?))
+            })
+            .collect();
+        for (seat, cards) in order {
+            self.emit(TableEvent::CardsShown { seat, cards });
+        }
+    }
+
+    /// Returns the uncalled bet, awards the pots from the last side pot to
+    /// the main pot (TDA 21), and ends the hand.
+    fn award(&mut self) {
+        let Some(h) = self.state.hand.clone() else {
+            return;
+        };
+        let size = self.state.size;
+        // Antes are dead money in the main pot; the bets (blinds included)
+        // make the pots' levels.
+        let mut bets: Vec<(Seat, Chips, bool)> = (1..=size)
+            .filter_map(|s| h.player(s).map(|p| (s, p.total - p.ante, !p.folded)))
+            .collect();
+        let antes: Chips = h.players.iter().flatten().map(|p| p.ante).sum();
+        // The uncalled part of the biggest bet goes back.
+        let mut sorted: Vec<Chips> = bets.iter().map(|c| c.1).collect();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let (top, second) = (
+            sorted.first().copied().unwrap_or(0),
+            sorted.get(1).copied().unwrap_or(0),
+        );
+        if top > second
+            && let Some(c) = bets.iter_mut().find(|c| c.1 == top)
+        {
+            let seat = c.0;
+            c.1 = second;
+            self.emit(TableEvent::UncalledBetReturned {
+                seat,
+                amount: top - second,
+            });
+        }
+        let pots = build_pots(&bets, antes);
+        let ranks: Vec<(Seat, Option<HandRank>)> = (1..=size)
+            .filter_map(|s| h.player(s).map(|p| (s, rank_of(&h, p.hole))))
+            .collect();
+        // Seats in order from the first left of the button: odd chips (TDA 20).
+        let order: Vec<Seat> = self.state.seats_after(h.button).collect();
+        let chip = h.level.smallest_chip.max(1);
+        for (i, (amount, eligible)) in pots.iter().enumerate().rev() {
+            let contested = eligible.len() > 1;
+            let rank = |s: &Seat| ranks.iter().find(|r| r.0 == *s).and_then(|r| r.1);
+            let best = eligible.iter().filter_map(rank).max();
+            let mut winners: Vec<Seat> = if contested {
+                eligible
+                    .iter()
+                    .copied()
+                    .filter(|s| rank(s) == best && best.is_some())
+                    .collect()
+            } else {
+                eligible.clone()
+            };
+            if winners.is_empty() {
+                winners = eligible.clone();
+            }
+            winners.sort_by_key(|w| order.iter().position(|s| s == w));
+            let n = winners.len() as Chips;
+            let each = amount / (n * chip) * chip;
+            let mut rest = amount - each * n;
+            let shares = winners
+                .iter()
+                .map(|&seat| {
+                    let odd = rest.min(chip);
+                    rest -= odd;
+                    Share {
+                        seat,
+                        amount: each + odd,
+                        rank: if contested { rank(&seat) } else { None },
+                    }
+                })
+                .collect();
+            self.emit(TableEvent::PotAwarded {
+                pot: i,
+                amount: *amount,
+                eligible: eligible.clone(),
+                shares,
+            });
+        }
+        let stacks: Vec<(Seat, Chips)> = (1..=size)
+            .filter(|&s| h.player(s).is_some())
+            .map(|s| (s, self.state.seat(s).map_or(0, |p| p.stack)))
+            .collect();
+        let busted = stacks
+            .iter()
+            .filter(|(_, stack)| *stack == 0)
+            .filter_map(|&(seat, _)| {
+                Some(Bust {
+                    seat,
+                    player: self.state.seat(seat)?.player,
+                    starting_stack: h.player(seat)?.starting_stack,
+                })
+            })
+            .collect();
+        self.emit(TableEvent::HandEnded {
+            number: h.number,
+            stacks,
+            busted,
+        });
+    }
+}
+
+fn unreachable_all_in() -> ! {
+    // `AllIn` is rewritten to a call, bet or raise above.
+    panic!("all-in was resolved to a call, bet or raise")
+}
+
+/// Main pot first: each level of the live players' bets makes a pot that
+/// every live player who bet that much is eligible for; the antes are dead
+/// money in the main pot, which every live player is eligible for (a
+/// player all-in on the ante makes a main pot of antes alone).
+pub(crate) fn build_pots(bets: &[(Seat, Chips, bool)], antes: Chips) -> Vec<(Chips, Vec<Seat>)> {
+    let mut levels: Vec<Chips> = bets.iter().filter(|t| t.2).map(|t| t.1).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    let mut pots: Vec<(Chips, Vec<Seat>)> = Vec::new();
+    let mut prev = 0;
+    for level in levels {
+        let amount: Chips = bets.iter().map(|t| t.1.min(level) - t.1.min(prev)).sum();
+        let eligible: Vec<Seat> = bets
+            .iter()
+            .filter(|t| t.2 && t.1 >= level)
+            .map(|t| t.0)
+            .collect();
+        if amount > 0 || pots.is_empty() {
+            pots.push((amount, eligible));
+        }
+        prev = level;
+    }
+    // Bets of folded players above every live level (not reachable by
+    // betting, kept so no chip is ever lost) go to the last pot.
+    let rest: Chips = bets.iter().map(|t| t.1 - t.1.min(prev)).sum();
+    if let Some(last) = pots.last_mut() {
+        last.0 += rest;
+    }
+    if let Some(main) = pots.first_mut() {
+        main.0 += antes;
+    }
+    pots
+}
+
+fn rank_of(h: &HandState, hole: Option<[Card; 2]>) -> Option<HandRank> {
+    let hole = hole?;
+    if h.board.len() != 5 {
+        return None;
+    }
+    let hand = h
+        .board
+        .iter()
+        .chain(hole.iter())
+        .try_fold(Hand::EMPTY, |acc, &c| {
+            (!acc.contains(c)).then(|| acc.with(c))
+        })?;
+    Some(hand.rank())
+}
+
+fn same_cards(a: &[Card; 2], b: &[Card; 2]) -> bool {
+    (a[0] == b[0] && a[1] == b[1]) || (a[0] == b[1] && a[1] == b[0])
+}
+
+/// New cards must be distinct and not already on the board or in a known hand.
+fn check_new_cards(h: &HandState, cards: &[Card]) -> Result<(), Rejection> {
+    let mut seen: Vec<Card> = h.board.clone();
+    seen.extend(h.players.iter().flatten().filter_map(|p| p.hole).flatten());
+    for &card in cards {
+        if seen.contains(&card) {
+            return Err(Rejection::DuplicateCard { card });
+        }
+        seen.push(card);
+    }
+    Ok(())
+}
+
+fn validate_level(level: &Level) -> Result<(), Rejection> {
+    let bad = |reason: &str| {
+        Err(Rejection::InvalidLevel {
+            reason: reason.into(),
+        })
+    };
+    if level.big_blind == 0 {
+        return bad("the big blind must be positive");
+    }
+    if level.small_blind > level.big_blind {
+        return bad("the small blind exceeds the big blind");
+    }
+    if level.smallest_chip == 0 {
+        return bad("the smallest chip must be positive");
+    }
+    match (level.ante_format, level.ante) {
+        (AnteFormat::None, a) if a > 0 => bad("an ante is set but the ante format is none"),
+        (AnteFormat::PerPlayer | AnteFormat::BigBlind, 0) => bad("the ante format needs an ante"),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,316 @@
+//! Commands, events and the values they carry.
+
+use felt_cards::{Card, HandRank, Seed};
+use serde::{Deserialize, Serialize};
+
+/// Chips are whole numbers, always.
+pub type Chips = u64;
+
+/// A seat number as the dealer says it: 1 to the table's size.
+pub type Seat = u8;
+
+/// The most seats a table can have.
+pub const MAX_SEATS: usize = 10;
+
+/// An entry in the tournament (the seating service's entry number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct PlayerId(pub u64);
+
+/// How antes are taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AnteFormat {
+    #[default]
+    None,
+    /// Every player dealt in posts the ante.
+    PerPlayer,
+    /// The big blind posts one ante for the table, before the blind (RP11).
+    BigBlind,
+}
+
+/// The blinds and antes a hand is played with: the clock's level when the
+/// hand starts (TDA 23), recorded in the hand so its log folds on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Level {
+    pub small_blind: Chips,
+    pub big_blind: Chips,
+    pub ante: Chips,
+    pub ante_format: AnteFormat,
+    /// The smallest chip denomination in play: odd chips are split in it (TDA 20).
+    pub smallest_chip: Chips,
+}
+
+impl Level {
+    /// Blinds without ante, the smallest chip 1.
+    pub fn blinds(small_blind: Chips, big_blind: Chips) -> Level {
+        Level {
+            small_blind,
+            big_blind,
+            ante: 0,
+            ante_format: AnteFormat::None,
+            smallest_chip: 1,
+        }
+    }
+}
+
+/// What happens when the big blind is all-in for less than a full blind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ShortBigBlind {
+    /// The live convention (Robert's Rules, most card rooms): the others call
+    /// the full big blind and raise to at least two big blinds.
+    #[default]
+    CallFullBlind,
+    /// Online rooms and PokerKit: the amount to call is what was posted.
+    CallAmountPosted,
+}
+
+/// Where rule books differ, a per-tournament choice; defaults are TDA 2019
+/// and live practice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct HouseRules {
+    pub short_big_blind: ShortBigBlind,
+}
+
+/// How cards reach the players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Deal {
+    /// The engine deals from a deck shuffled with this seed (handed in).
+    Digital { seed: Seed },
+    /// A dealer deals real cards: hole cards are unknown until tabled or
+    /// entered, and the dealer enters the board.
+    Physical,
+}
+
+/// A betting action as the dealer records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PlayerAction {
+    Fold,
+    Check,
+    Call,
+    /// Open the betting on this street: the total the player puts in.
+    Bet {
+        to: Chips,
+    },
+    /// Raise the street's bet to this total.
+    Raise {
+        to: Chips,
+    },
+    /// Everything the player has: a call, bet or raise depending on the bet.
+    AllIn,
+}
+
+/// Everything a dealer, the floor or seating can ask of a table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Command {
+    OpenTable {
+        seats: u8,
+        rules: HouseRules,
+    },
+    SeatPlayer {
+        seat: Seat,
+        player: PlayerId,
+        stack: Chips,
+    },
+    RemovePlayer {
+        seat: Seat,
+    },
+    /// A player away from the table (TDA 30) is dealt in, posts, and has a dead hand.
+    SetAbsent {
+        seat: Seat,
+        absent: bool,
+    },
+    /// `button` is only needed for the table's first hand (the draw for the
+    /// button); later hands move it by the dead-button rule (TDA 32).
+    StartHand {
+        level: Level,
+        deal: Deal,
+        button: Option<Seat>,
+    },
+    /// Physical deal: hole cards known to the dealer or an RFID table.
+    EnterHoleCards {
+        seat: Seat,
+        cards: [Card; 2],
+    },
+    /// Physical deal: the next street's cards.
+    DealBoard {
+        cards: Vec<Card>,
+    },
+    Act {
+        seat: Seat,
+        action: PlayerAction,
+    },
+    /// Table a hand; `cards` are required in a physical deal unless entered.
+    Show {
+        seat: Seat,
+        cards: Option<[Card; 2]>,
+    },
+    Muck {
+        seat: Seat,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Street {
+    Preflop,
+    Flop,
+    Turn,
+    River,
+}
+
+impl Street {
+    pub fn next(self) -> Option<Street> {
+        match self {
+            Street::Preflop => Some(Street::Flop),
+            Street::Flop => Some(Street::Turn),
+            Street::Turn => Some(Street::River),
+            Street::River => None,
+        }
+    }
+
+    /// Board cards dealt on this street.
+    pub fn cards(self) -> usize {
+        match self {
+            Street::Preflop => 0,
+            Street::Flop => 3,
+            Street::Turn | Street::River => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Street::Preflop => "preflop",
+            Street::Flop => "flop",
+            Street::Turn => "turn",
+            Street::River => "river",
+        }
+    }
+}
+
+impl std::fmt::Display for Street {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Blind {
+    Small,
+    Big,
+}
+
+/// An action as recorded, with the chips it moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ActionTaken {
+    Fold,
+    Check,
+    Call { amount: Chips },
+    Bet { to: Chips, amount: Chips },
+    Raise { to: Chips, amount: Chips },
+}
+
+/// One award of a pot (or a share of one) to a player.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Share {
+    pub seat: Seat,
+    pub amount: Chips,
+    /// The winning hand's strength; `None` when won uncontested.
+    pub rank: Option<HandRank>,
+}
+
+/// A player out of chips at the end of a hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Bust {
+    pub seat: Seat,
+    pub player: PlayerId,
+    /// Chips at the start of the hand: simultaneous busts are placed by it.
+    pub starting_stack: Chips,
+}
+
+/// Every fact a table records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TableEvent {
+    TableOpened {
+        seats: u8,
+        rules: HouseRules,
+    },
+    PlayerSeated {
+        seat: Seat,
+        player: PlayerId,
+        stack: Chips,
+    },
+    PlayerRemoved {
+        seat: Seat,
+        player: PlayerId,
+        stack: Chips,
+    },
+    AbsenceChanged {
+        seat: Seat,
+        absent: bool,
+    },
+    HandStarted {
+        number: u64,
+        level: Level,
+        /// The button's position; it may be an empty seat (dead button, TDA 32).
+        button: Seat,
+        small_blind: Option<Seat>,
+        big_blind: Seat,
+        /// Seats dealt in, with their stacks at the start of the hand.
+        stacks: Vec<(Seat, Chips)>,
+        deal: Deal,
+    },
+    AntePosted {
+        seat: Seat,
+        amount: Chips,
+    },
+    BlindPosted {
+        seat: Seat,
+        blind: Blind,
+        amount: Chips,
+    },
+    /// Hole cards went out; in a digital deal the cards are recorded, in a
+    /// physical deal they are unknown (`None`).
+    HoleCardsDealt {
+        cards: Vec<(Seat, Option<[Card; 2]>)>,
+    },
+    HoleCardsEntered {
+        seat: Seat,
+        cards: [Card; 2],
+    },
+    /// A hand killed before it could act (absent player, TDA 30).
+    HandKilled {
+        seat: Seat,
+        reason: String,
+    },
+    ActionTaken {
+        seat: Seat,
+        action: ActionTaken,
+        all_in: bool,
+    },
+    StreetDealt {
+        street: Street,
+        cards: Vec<Card>,
+        burn: Option<Card>,
+    },
+    CardsShown {
+        seat: Seat,
+        cards: [Card; 2],
+    },
+    CardsMucked {
+        seat: Seat,
+    },
+    UncalledBetReturned {
+        seat: Seat,
+        amount: Chips,
+    },
+    /// A pot (0 = the main pot) awarded; side pots go first (TDA 21).
+    PotAwarded {
+        pot: usize,
+        amount: Chips,
+        eligible: Vec<Seat>,
+        shares: Vec<Share>,
+    },
+    HandEnded {
+        number: u64,
+        stacks: Vec<(Seat, Chips)>,
+        busted: Vec<Bust>,
+    },
+}

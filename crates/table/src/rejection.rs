@@ -1,0 +1,82 @@
+//! Why a command was refused. Each message names the problem and, for a
+//! poker ruling, the rule (TDA 2019 numbering).
+
+use felt_cards::Card;
+
+use crate::model::{Chips, PlayerId, Seat, Street};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    #[error("the table is not open")]
+    TableNotOpen,
+    #[error("the table is already open")]
+    TableAlreadyOpen,
+    #[error("a table has 2 to 10 seats, not {seats}")]
+    InvalidTableSize { seats: u8 },
+    #[error("seat {seat} does not exist at a {size}-seat table")]
+    NoSuchSeat { seat: Seat, size: u8 },
+    #[error("seat {seat} is occupied")]
+    SeatOccupied { seat: Seat },
+    #[error("seat {seat} is empty")]
+    SeatEmpty { seat: Seat },
+    #[error("player {} is already in seat {seat}", player.0)]
+    AlreadySeated { player: PlayerId, seat: Seat },
+    #[error("a player is seated with chips, not an empty stack")]
+    EmptyStack,
+    #[error("seat {seat} is in the current hand: players are moved between hands")]
+    PlayerInHand { seat: Seat },
+    #[error("hand {number} is still in progress")]
+    HandInProgress { number: u64 },
+    #[error("no hand is in progress")]
+    NoHand,
+    #[error("a hand needs two players with chips, {count} have chips")]
+    NotEnoughPlayers { count: usize },
+    #[error("invalid level: {reason}")]
+    InvalidLevel { reason: String },
+    #[error("the button cannot start at seat {seat}: it holds no player with chips")]
+    InvalidButton { seat: Seat },
+    #[error("seat {seat} acted out of turn: seat {to_act} is to act (TDA 53)")]
+    OutOfTurn { seat: Seat, to_act: Seat },
+    #[error("no player is to act: betting on the {street} is over")]
+    NoActionPending { street: Street },
+    #[error("seat {seat} cannot check facing {to_call} to call")]
+    CannotCheck { seat: Seat, to_call: Chips },
+    #[error("seat {seat} has nothing to call: check instead")]
+    NothingToCall { seat: Seat },
+    #[error("there is already a bet of {current}: raise instead")]
+    BetFacingBet { current: Chips },
+    #[error("there is no bet to raise: bet instead")]
+    RaiseWithoutBet,
+    #[error("bet of {to} is below the minimum bet of {min} (TDA 43)")]
+    BetBelowMinimum { to: Chips, min: Chips },
+    #[error("raise to {to} is below the minimum raise to {min} (TDA 43)")]
+    RaiseBelowMinimum { to: Chips, min: Chips },
+    #[error("raise to {to} does not exceed the bet of {current}")]
+    RaiseNotAboveBet { to: Chips, current: Chips },
+    #[error("seat {seat} can go to at most {max}, all in, not {to} (TDA 48)")]
+    ExceedsStack { seat: Seat, to: Chips, max: Chips },
+    #[error(
+        "seat {seat} may only call or fold: the betting was not reopened by a full raise (TDA 47)"
+    )]
+    BettingNotReopened { seat: Seat },
+    #[error("cards are entered only in a physical deal")]
+    NotPhysicalDeal,
+    #[error("the {street} is {expected} card(s), not {got}")]
+    WrongBoardCount {
+        street: Street,
+        expected: usize,
+        got: usize,
+    },
+    #[error("the board is not due: betting on the {street} is still open")]
+    BoardNotDue { street: Street },
+    #[error("card {card} is already in play")]
+    DuplicateCard { card: Card },
+    #[error("seat {seat} was dealt other cards")]
+    CardsDiffer { seat: Seat },
+    #[error("seat {seat}'s cards are unknown: show them by naming the cards")]
+    CardsUnknown { seat: Seat },
+    #[error("seat {seat} has no live hand")]
+    NotLive { seat: Seat },
+    #[error("hands are tabled when betting is over (TDA 16)")]
+    BettingNotOver,
+}

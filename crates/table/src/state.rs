@@ -1,0 +1,453 @@
+//! The table's state and `evolve`, the fold over its events.
+
+use felt_cards::{Card, Deck};
+
+use crate::model::*;
+
+/// A player in a seat. `stack` is the chips behind: chips put into the pot
+/// during a hand have left it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeatState {
+    pub player: PlayerId,
+    pub stack: Chips,
+    pub absent: bool,
+}
+
+/// A seat's part in the current hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InHand {
+    pub starting_stack: Chips,
+    /// Put in on this street (blinds included, antes not).
+    pub street: Chips,
+    /// Put in during the whole hand (antes included).
+    pub total: Chips,
+    /// Of `total`, the ante: dead money in the main pot.
+    pub ante: Chips,
+    pub folded: bool,
+    pub all_in: bool,
+    /// Has acted since the last full bet or raise.
+    pub acted: bool,
+    /// The street's bet when this player last acted: short all-ins that
+    /// together reach a full raise reopen the betting for them (TDA 47).
+    pub bet_when_acted: Chips,
+    pub hole: Option<[Card; 2]>,
+    pub shown: bool,
+}
+
+/// Where a hand is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Cards are not out yet (blinds being posted).
+    Dealing,
+    Betting,
+    /// Betting on the street is over; the next street's cards are due.
+    AwaitingBoard,
+    /// All betting is over and the board is complete: hands are tabled.
+    Showdown,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandState {
+    pub number: u64,
+    pub level: Level,
+    pub button: Seat,
+    pub small_blind: Option<Seat>,
+    pub big_blind: Seat,
+    pub deal: Deal,
+    pub deck: Option<Deck>,
+    pub street: Street,
+    pub board: Vec<Card>,
+    pub players: [Option<InHand>; MAX_SEATS],
+    /// The street's highest bet to call.
+    pub current_bet: Chips,
+    /// The size of the largest full bet or raise of the street (TDA 43).
+    pub min_raise: Chips,
+    pub to_act: Option<Seat>,
+    /// The last player to bet or raise on the current street.
+    pub aggressor: Option<Seat>,
+    pub phase: Phase,
+    /// Chips already awarded from the pots.
+    pub awarded: Chips,
+}
+
+/// A table: its seats and, between `HandStarted` and `HandEnded`, a hand.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableState {
+    /// Number of seats; 0 until the table is opened.
+    pub size: u8,
+    pub rules: HouseRules,
+    pub seats: [Option<SeatState>; MAX_SEATS],
+    pub hands_started: u64,
+    /// Position of the last hand's big blind and small blind (which may have
+    /// been dead): the dead-button rule moves both forward (TDA 32).
+    pub last_big_blind: Option<Seat>,
+    pub last_small_blind_position: Option<Seat>,
+    pub hand: Option<HandState>,
+}
+
+pub(crate) fn idx(seat: Seat) -> usize {
+    usize::from(seat.wrapping_sub(1))
+}
+
+impl TableState {
+    pub fn seat(&self, seat: Seat) -> Option<&SeatState> {
+        self.seats.get(idx(seat)).and_then(|s| s.as_ref())
+    }
+
+    /// Seats after `from` in clockwise order, wrapping, `from` itself last.
+    pub fn seats_after(&self, from: Seat) -> impl Iterator<Item = Seat> + use<> {
+        let size = self.size.max(1);
+        (1..=size).map(move |k| (from.wrapping_sub(1).wrapping_add(k) % size) + 1)
+    }
+
+    /// Total chips on the table: stacks behind plus everything in the pot.
+    pub fn chips_in_play(&self) -> Chips {
+        let behind: Chips = self.seats.iter().flatten().map(|s| s.stack).sum();
+        let pot = self.hand.as_ref().map_or(0, |h| h.pot());
+        behind + pot
+    }
+}
+
+impl HandState {
+    pub fn player(&self, seat: Seat) -> Option<&InHand> {
+        self.players.get(idx(seat)).and_then(|p| p.as_ref())
+    }
+
+    pub(crate) fn player_mut(&mut self, seat: Seat) -> Option<&mut InHand> {
+        self.players.get_mut(idx(seat)).and_then(|p| p.as_mut())
+    }
+
+    /// The chips in the middle: everything put in, less what was awarded.
+    pub fn pot(&self) -> Chips {
+        let put_in: Chips = self.players.iter().flatten().map(|p| p.total).sum();
+        put_in - self.awarded
+    }
+
+    /// Seats still holding cards.
+    pub fn live(&self) -> impl Iterator<Item = (Seat, &InHand)> {
+        self.players
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.as_ref().map(|p| (i as Seat + 1, p)))
+            .filter(|(_, p)| !p.folded)
+    }
+
+    /// Seats that can still bet: live and not all-in.
+    pub fn can_act_count(&self) -> usize {
+        self.live().filter(|(_, p)| !p.all_in).count()
+    }
+
+    pub fn to_call(&self, seat: Seat) -> Chips {
+        self.player(seat)
+            .map_or(0, |p| self.current_bet.saturating_sub(p.street))
+    }
+
+    fn needs_action(&self, p: &InHand, can_act: usize) -> bool {
+        !p.folded && !p.all_in && (p.street < self.current_bet || (!p.acted && can_act >= 2))
+    }
+
+    /// The next seat after `from` that must act, if any.
+    pub(crate) fn next_to_act(&self, from: Seat, size: u8) -> Option<Seat> {
+        let can_act = self.can_act_count();
+        (1..=size)
+            .map(|k| (from.wrapping_sub(1).wrapping_add(k) % size) + 1)
+            .find(|&s| {
+                self.player(s)
+                    .is_some_and(|p| self.needs_action(p, can_act))
+            })
+    }
+
+    /// After the street's betting ends: what comes next.
+    fn close_betting(&mut self) {
+        self.to_act = None;
+        self.phase = if self.street == Street::River {
+            Phase::Showdown
+        } else {
+            Phase::AwaitingBoard
+        };
+    }
+
+    /// True when no more betting can happen in this hand.
+    pub fn betting_over(&self) -> bool {
+        self.live().count() <= 1
+            || self.phase == Phase::Showdown
+            || (self.phase != Phase::Betting && self.can_act_count() <= 1)
+    }
+}
+
+/// The fold: applies one event. Events are facts already decided, so evolve
+/// never fails; it only does the bookkeeping that follows from them.
+pub fn evolve(mut state: TableState, event: &TableEvent) -> TableState {
+    apply(&mut state, event);
+    state
+}
+
+pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
+    let size = state.size;
+    match event {
+        TableEvent::TableOpened { seats, rules } => {
+            state.size = *seats;
+            state.rules = *rules;
+        }
+        TableEvent::PlayerSeated {
+            seat,
+            player,
+            stack,
+        } => {
+            if let Some(slot) = state.seats.get_mut(idx(*seat)) {
+                *slot = Some(SeatState {
+                    player: *player,
+                    stack: *stack,
+                    absent: false,
+                });
+            }
+        }
+        TableEvent::PlayerRemoved { seat, .. } => {
+            if let Some(slot) = state.seats.get_mut(idx(*seat)) {
+                *slot = None;
+            }
+        }
+        TableEvent::AbsenceChanged { seat, absent } => {
+            if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
+                s.absent = *absent;
+            }
+        }
+        TableEvent::HandStarted {
+            number,
+            level,
+            button,
+            small_blind,
+            big_blind,
+            stacks,
+            deal,
+        } => {
+            let mut players = [None; MAX_SEATS];
+            for &(seat, stack) in stacks {
+                if let Some(p) = players.get_mut(idx(seat)) {
+                    *p = Some(InHand {
+                        starting_stack: stack,
+                        street: 0,
+                        total: 0,
+                        ante: 0,
+                        folded: false,
+                        all_in: false,
+                        acted: false,
+                        bet_when_acted: 0,
+                        hole: None,
+                        shown: false,
+                    });
+                }
+            }
+            state.hands_started = *number;
+            // A dead small blind's position is where the last big blind was.
+            let sb_position = small_blind.or(state.last_big_blind).unwrap_or(*button);
+            state.last_small_blind_position = Some(sb_position);
+            state.last_big_blind = Some(*big_blind);
+            state.hand = Some(HandState {
+                number: *number,
+                level: *level,
+                button: *button,
+                small_blind: *small_blind,
+                big_blind: *big_blind,
+                deal: *deal,
+                deck: match deal {
+                    Deal::Digital { seed } => Some(Deck::shuffled(*seed)),
+                    Deal::Physical => None,
+                },
+                street: Street::Preflop,
+                board: Vec::with_capacity(5),
+                players,
+                current_bet: 0,
+                min_raise: level.big_blind,
+                to_act: None,
+                aggressor: None,
+                phase: Phase::Dealing,
+                awarded: 0,
+            });
+        }
+        TableEvent::AntePosted { seat, amount } => {
+            commit(state, *seat, *amount, false);
+            if let Some(p) = state.hand.as_mut().and_then(|h| h.player_mut(*seat)) {
+                p.ante += amount;
+            }
+        }
+        TableEvent::BlindPosted {
+            seat,
+            blind,
+            amount,
+        } => {
+            commit(state, *seat, *amount, true);
+            let rules = state.rules;
+            if let Some(h) = state.hand.as_mut() {
+                h.current_bet = match (blind, rules.short_big_blind) {
+                    (Blind::Big, ShortBigBlind::CallFullBlind) => h.level.big_blind,
+                    _ => h.current_bet.max(*amount),
+                };
+            }
+        }
+        TableEvent::HoleCardsDealt { cards } => {
+            if let Some(h) = state.hand.as_mut() {
+                if let Some(deck) = h.deck.as_mut() {
+                    // Dealt one at a time from the seat after the button: two
+                    // rounds of cards leave the deck.
+                    for _ in 0..cards.len() * 2 {
+                        let _ = deck.deal();
+                    }
+                }
+                for (seat, hole) in cards {
+                    if let Some(p) = h.player_mut(*seat) {
+                        p.hole = *hole;
+                    }
+                }
+                h.phase = Phase::Betting;
+                h.to_act = h.next_to_act(h.big_blind, size);
+                if h.to_act.is_none() {
+                    h.close_betting();
+                }
+            }
+        }
+        TableEvent::HoleCardsEntered { seat, cards } => {
+            if let Some(p) = state.hand.as_mut().and_then(|h| h.player_mut(*seat)) {
+                p.hole = Some(*cards);
+            }
+        }
+        TableEvent::HandKilled { seat, .. } => {
+            if let Some(h) = state.hand.as_mut() {
+                if let Some(p) = h.player_mut(*seat) {
+                    p.folded = true;
+                }
+                if h.to_act == Some(*seat) {
+                    h.to_act = h.next_to_act(*seat, size);
+                    if h.to_act.is_none() {
+                        h.close_betting();
+                    }
+                }
+            }
+        }
+        TableEvent::ActionTaken {
+            seat,
+            action,
+            all_in,
+        } => {
+            let amount = match action {
+                ActionTaken::Call { amount }
+                | ActionTaken::Bet { amount, .. }
+                | ActionTaken::Raise { amount, .. } => *amount,
+                _ => 0,
+            };
+            commit(state, *seat, amount, true);
+            let Some(h) = state.hand.as_mut() else { return };
+            let before = h.current_bet;
+            if let ActionTaken::Bet { to, .. } | ActionTaken::Raise { to, .. } = action {
+                let raise = to.saturating_sub(before);
+                h.current_bet = *to;
+                h.aggressor = Some(*seat);
+                if raise >= h.min_raise {
+                    // A full bet or raise: everyone else may act again.
+                    h.min_raise = raise;
+                    for p in h.players.iter_mut().flatten() {
+                        p.acted = false;
+                    }
+                }
+            }
+            let bet = h.current_bet;
+            if let Some(p) = h.player_mut(*seat) {
+                p.acted = true;
+                p.bet_when_acted = bet;
+                p.all_in = p.all_in || *all_in;
+                if matches!(action, ActionTaken::Fold) {
+                    p.folded = true;
+                }
+            }
+            h.to_act = h.next_to_act(*seat, size);
+            if h.to_act.is_none() {
+                h.close_betting();
+            }
+        }
+        TableEvent::StreetDealt {
+            street,
+            cards,
+            burn,
+        } => {
+            if let Some(h) = state.hand.as_mut() {
+                if let Some(deck) = h.deck.as_mut() {
+                    for _ in 0..cards.len() + usize::from(burn.is_some()) {
+                        let _ = deck.deal();
+                    }
+                }
+                h.board.extend_from_slice(cards);
+                h.street = *street;
+                h.current_bet = 0;
+                h.min_raise = h.level.big_blind;
+                h.aggressor = None;
+                for p in h.players.iter_mut().flatten() {
+                    p.street = 0;
+                    p.acted = false;
+                    p.bet_when_acted = 0;
+                }
+                h.phase = Phase::Betting;
+                h.to_act = h.next_to_act(h.button, size);
+                if h.to_act.is_none() {
+                    h.close_betting();
+                }
+            }
+        }
+        TableEvent::CardsShown { seat, cards } => {
+            if let Some(p) = state.hand.as_mut().and_then(|h| h.player_mut(*seat)) {
+                p.hole = Some(*cards);
+                p.shown = true;
+            }
+        }
+        TableEvent::CardsMucked { seat } => {
+            if let Some(p) = state.hand.as_mut().and_then(|h| h.player_mut(*seat)) {
+                p.folded = true;
+            }
+        }
+        TableEvent::UncalledBetReturned { seat, amount } => {
+            if let Some(h) = state.hand.as_mut()
+                && let Some(p) = h.player_mut(*seat)
+            {
+                p.total = p.total.saturating_sub(*amount);
+                p.street = p.street.saturating_sub(*amount);
+            }
+            if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
+                s.stack += amount;
+            }
+        }
+        TableEvent::PotAwarded { amount, shares, .. } => {
+            if let Some(h) = state.hand.as_mut() {
+                h.awarded += amount;
+            }
+            for share in shares {
+                if let Some(Some(s)) = state.seats.get_mut(idx(share.seat)) {
+                    s.stack += share.amount;
+                }
+            }
+        }
+        TableEvent::HandEnded { busted, .. } => {
+            state.hand = None;
+            for b in busted {
+                if let Some(slot) = state.seats.get_mut(idx(b.seat)) {
+                    *slot = None;
+                }
+            }
+        }
+    }
+}
+
+/// Moves chips from a seat's stack into the pot.
+fn commit(state: &mut TableState, seat: Seat, amount: Chips, counts_for_street: bool) {
+    let Some(Some(s)) = state.seats.get_mut(idx(seat)) else {
+        return;
+    };
+    let amount = amount.min(s.stack);
+    s.stack -= amount;
+    let all_in = s.stack == 0;
+    if let Some(p) = state.hand.as_mut().and_then(|h| h.player_mut(seat)) {
+        p.total += amount;
+        if counts_for_street {
+            p.street += amount;
+        }
+        p.all_in = all_in;
+    }
+}

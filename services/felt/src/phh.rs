@@ -1,0 +1,119 @@
+//! `felt phh`: verify and export PHH hand histories.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Subcommand, ValueEnum};
+use felt_phh::Verdict;
+use felt_table::{HouseRules, ShortBigBlind};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum Rules {
+    /// PokerKit's behaviour, the format's reference (online play): a big
+    /// blind all-in for less is called for what it posted.
+    Pokerkit,
+    /// The live convention: everyone calls the full big blind.
+    Live,
+}
+
+impl Rules {
+    fn house_rules(self) -> HouseRules {
+        HouseRules {
+            short_big_blind: match self {
+                Rules::Pokerkit => ShortBigBlind::CallAmountPosted,
+                Rules::Live => ShortBigBlind::CallFullBlind,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PhhCommand {
+    /// Replay hands through the table engine and compare each with its
+    /// `finishing_stacks`. Prints a line per mismatch and closes with
+    /// `N passed, N failed`; exits non-zero if any failed.
+    Verify {
+        /// Files or folders (searched recursively for *.phh).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// House rules to replay with.
+        #[arg(long, value_enum, default_value_t = Rules::Pokerkit)]
+        house_rules: Rules,
+    },
+}
+
+pub(crate) fn run(command: PhhCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        PhhCommand::Verify { paths, house_rules } => verify(&paths, house_rules.house_rules()),
+    }
+}
+
+fn phh_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        anyhow::ensure!(path.exists(), "no such file or folder: {}", path.display());
+        for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+            let entry = entry?;
+            if entry.file_type().is_file()
+                && (path.is_file() || entry.path().extension().is_some_and(|e| e == "phh"))
+            {
+                files.push(entry.into_path());
+            }
+        }
+    }
+    Ok(files)
+}
+
+fn verify(paths: &[PathBuf], rules: HouseRules) -> anyhow::Result<ExitCode> {
+    let files = phh_files(paths)?;
+    let texts: Vec<(PathBuf, String)> = files
+        .into_iter()
+        .map(|f| std::fs::read_to_string(&f).map(|t| (f, t)))
+        .collect::<Result<_, _>>()?;
+    let start = Instant::now();
+    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    for (path, text) in &texts {
+        match felt_phh::verify(text, rules) {
+            Verdict::Passed => passed += 1,
+            Verdict::NoFinishingStacks => skipped += 1,
+            Verdict::Mismatch {
+                position,
+                expected,
+                got,
+            } => {
+                failed += 1;
+                println!(
+                    "{}: p{position} finished with {got}, the file says {expected}",
+                    show(path)
+                );
+            }
+            Verdict::Failed(e) => {
+                failed += 1;
+                println!("{}: {e}", show(path));
+            }
+        }
+    }
+    let took = start.elapsed();
+    let hands = passed + failed;
+    eprintln!(
+        "replayed {hands} hands in {:.3} s ({:.0} hands/s, files read beforehand){}",
+        took.as_secs_f64(),
+        hands as f64 / took.as_secs_f64().max(1e-9),
+        if skipped > 0 {
+            format!("; {skipped} without finishing stacks skipped")
+        } else {
+            String::new()
+        }
+    );
+    println!("{passed} passed, {failed} failed");
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn show(path: &Path) -> String {
+    path.display().to_string()
+}
