@@ -354,7 +354,7 @@ impl Decider {
         let stack = self.state.seat(seat).map_or(0, |s| s.stack);
         let to_call = h.current_bet.saturating_sub(p.street);
         let max_to = p.street + stack;
-        let reopened = !p.acted || h.current_bet.saturating_sub(p.bet_when_acted) >= h.min_raise;
+        let reopened = h.reopened_for(p);
         let call = |amount: Chips| {
             let amount = amount.min(stack);
             TableEvent::ActionTaken {
@@ -556,7 +556,7 @@ impl Decider {
             sorted.get(1).copied().unwrap_or(0),
         );
         if top > second
-            && let Some(c) = bets.iter_mut().find(|c| c.1 == top)
+            && let Some(c) = bets.iter_mut().find(|c| c.1 == top && c.2)
         {
             let seat = c.0;
             c.1 = second;

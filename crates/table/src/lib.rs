@@ -19,7 +19,7 @@ mod state;
 pub use decide::decide;
 pub use model::*;
 pub use rejection::Rejection;
-pub use state::{HandState, InHand, Phase, SeatState, TableState, evolve};
+pub use state::{HandState, InHand, Options, Phase, SeatState, TableState, evolve};
 
 /// Folds events from the empty state.
 pub fn replay<'a>(events: impl IntoIterator<Item = &'a TableEvent>) -> TableState {

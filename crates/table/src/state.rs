@@ -70,6 +70,20 @@ pub struct HandState {
     pub awarded: Chips,
 }
 
+/// What the player to act may do, as the dealer's screen shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub seat: Seat,
+    pub to_call: Chips,
+    /// The chips behind.
+    pub stack: Chips,
+    /// The smallest and largest total the player may bet or raise to on
+    /// this street (TDA 43, no cap in no-limit); `None` when betting is not
+    /// open to them (TDA 47) or they can only call all-in.
+    pub min_to: Option<Chips>,
+    pub max_to: Option<Chips>,
+}
+
 /// A table: its seats and, between `HandStarted` and `HandEnded`, a hand.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TableState {
@@ -98,6 +112,30 @@ impl TableState {
     pub fn seats_after(&self, from: Seat) -> impl Iterator<Item = Seat> + use<> {
         let size = self.size.max(1);
         (1..=size).map(move |k| (from.wrapping_sub(1).wrapping_add(k) % size) + 1)
+    }
+
+    /// The choices of the player to act, if a player is to act.
+    pub fn options(&self) -> Option<Options> {
+        let h = self.hand.as_ref()?;
+        let seat = h.to_act?;
+        let p = h.player(seat)?;
+        let stack = self.seat(seat).map_or(0, |s| s.stack);
+        let to_call = h.current_bet.saturating_sub(p.street);
+        let all_in_to = p.street + stack;
+        let open = if h.current_bet == 0 {
+            Some(h.level.big_blind.min(all_in_to))
+        } else if all_in_to > h.current_bet && h.reopened_for(p) {
+            Some((h.current_bet + h.min_raise).min(all_in_to))
+        } else {
+            None
+        };
+        Some(Options {
+            seat,
+            to_call: to_call.min(stack),
+            stack,
+            min_to: open,
+            max_to: open.map(|_| all_in_to),
+        })
     }
 
     /// Total chips on the table: stacks behind plus everything in the pot.
@@ -165,6 +203,13 @@ impl HandState {
         } else {
             Phase::AwaitingBoard
         };
+    }
+
+    /// Whether a player may still raise: not yet acted on this street, or
+    /// facing a full raise since, possibly made of several short all-ins
+    /// (TDA 47).
+    pub fn reopened_for(&self, p: &InHand) -> bool {
+        !p.acted || self.current_bet.saturating_sub(p.bet_when_acted) >= self.min_raise
     }
 
     /// True when no more betting can happen in this hand.
