@@ -66,3 +66,32 @@ fn bad_arguments_are_refused_with_a_reason() {
     assert!(!ok);
     assert!(stderr.contains("nothing"), "{stderr}");
 }
+
+fn shared_phh() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/phh")
+}
+
+#[test]
+fn phh_verify_closes_with_the_counts() {
+    let wsop = shared_phh().join("wsop");
+    let (ok, stdout, stderr) = felt(&["phh", "verify", wsop.to_str().unwrap()]);
+    assert!(ok, "{stdout}{stderr}");
+    assert_eq!(stdout.lines().last(), Some("11 passed, 0 failed"));
+}
+
+#[test]
+fn phh_verify_names_a_mismatch_and_fails() {
+    let text = std::fs::read_to_string(shared_phh().join("dwan-ivey-2009.phh")).unwrap();
+    let dir = std::env::temp_dir().join(format!("felt-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("tampered.phh");
+    std::fs::write(&bad, text.replace("1109500]", "1109400]")).unwrap();
+    let (ok, stdout, _) = felt(&["phh", "verify", bad.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!ok);
+    assert!(
+        stdout.contains("tampered.phh: p3 finished with 1109500, the file says 1109400"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().last(), Some("0 passed, 1 failed"));
+}

@@ -1,0 +1,238 @@
+//! Invariants over random command streams: chips are conserved at every
+//! event, the player to act is live, replaying the log gives the live state,
+//! and no command panics in any state.
+
+use felt_cards::{Card, Seed};
+use felt_table::*;
+use proptest::prelude::*;
+
+fn invariants(state: &TableState, total: Chips) -> Result<(), TestCaseError> {
+    prop_assert_eq!(state.chips_in_play(), total, "chips are conserved");
+    if let Some(h) = &state.hand {
+        if let Some(seat) = h.to_act {
+            let p = h.player(seat);
+            prop_assert!(
+                p.is_some_and(|p| !p.folded && !p.all_in),
+                "seat {} to act is live",
+                seat
+            );
+            prop_assert!(state.seat(seat).is_some_and(|s| s.stack > 0));
+        }
+        for (seat, p) in h.live() {
+            prop_assert!(p.street <= p.total);
+            prop_assert!(state.seat(seat).is_some());
+        }
+    }
+    Ok(())
+}
+
+/// A command for this state chosen by `choice`: mostly sensible actions,
+/// sometimes nonsense.
+fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
+    let seat = (choice % 11) as Seat;
+    let amount = choice / 7 % 3000;
+    let card = |k: u64| Card::from_index((k % 52) as u8).unwrap();
+    if choice % 13 == 12 {
+        return match choice / 13 % 8 {
+            0 => Command::Act {
+                seat,
+                action: PlayerAction::Raise { to: amount },
+            },
+            1 => Command::Act {
+                seat,
+                action: PlayerAction::Bet { to: amount },
+            },
+            2 => Command::Show {
+                seat,
+                cards: Some([card(choice), card(choice / 52)]),
+            },
+            3 => Command::Muck { seat },
+            4 => Command::DealBoard {
+                cards: (0..choice % 4).map(|k| card(choice / 3 + k)).collect(),
+            },
+            5 => Command::RemovePlayer { seat },
+            6 => Command::SeatPlayer {
+                seat,
+                player: PlayerId(choice % 5),
+                stack: amount,
+            },
+            _ => Command::SetAbsent {
+                seat,
+                absent: choice % 2 == 0,
+            },
+        };
+    }
+    let Some(h) = &state.hand else {
+        let bb = 2 + choice % 200;
+        let mut level = Level::blinds(bb / 2, bb);
+        if choice % 3 == 0 {
+            level.ante = 1 + choice % bb;
+            level.ante_format = if choice % 2 == 0 {
+                AnteFormat::BigBlind
+            } else {
+                AnteFormat::PerPlayer
+            };
+        }
+        return Command::StartHand {
+            level,
+            deal: if physical {
+                Deal::Physical
+            } else {
+                Deal::Digital {
+                    seed: Seed::from_u64(choice),
+                }
+            },
+            button: None,
+        };
+    };
+    if let Some(o) = state.options() {
+        let action = match choice % 7 {
+            0 => PlayerAction::Fold,
+            1 | 2 => {
+                if o.to_call == 0 {
+                    PlayerAction::Check
+                } else {
+                    PlayerAction::Call
+                }
+            }
+            3 => match (o.min_to, h.current_bet) {
+                (Some(to), 0) => PlayerAction::Bet { to },
+                (Some(to), _) => PlayerAction::Raise { to },
+                _ => PlayerAction::Call,
+            },
+            4 => PlayerAction::AllIn,
+            5 => match (o.min_to, o.max_to) {
+                (Some(lo), Some(hi)) if h.current_bet > 0 => PlayerAction::Raise {
+                    to: lo + amount % (hi - lo + 1),
+                },
+                (Some(lo), Some(hi)) => PlayerAction::Bet {
+                    to: lo + amount % (hi - lo + 1),
+                },
+                _ => PlayerAction::Check,
+            },
+            _ => PlayerAction::Check,
+        };
+        return Command::Act {
+            seat: o.seat,
+            action,
+        };
+    }
+    // Physical deal waiting for the dealer: the board, or a show or muck.
+    let used: Vec<Card> = h
+        .board
+        .iter()
+        .copied()
+        .chain(h.players.iter().flatten().filter_map(|p| p.hole).flatten())
+        .collect();
+    let fresh: Vec<Card> = Card::all().filter(|c| !used.contains(c)).collect();
+    let offset = (choice % 17) as usize;
+    let take =
+        |n: usize| -> Vec<Card> { fresh.iter().cycle().skip(offset).take(n).copied().collect() };
+    if h.phase == Phase::AwaitingBoard && choice % 3 != 0 {
+        let n = h.street.next().map_or(0, |s| s.cards());
+        return Command::DealBoard { cards: take(n) };
+    }
+    let live: Vec<Seat> = h.live().map(|(s, _)| s).collect();
+    let seat = live[(choice as usize) % live.len().max(1)];
+    if choice % 5 == 0 {
+        Command::Muck { seat }
+    } else {
+        let c = take(2);
+        Command::Show {
+            seat,
+            cards: Some([c[0], c[1]]),
+        }
+    }
+}
+
+/// Runs the stream; returns how many hands ended.
+fn run(stacks: Vec<Chips>, choices: Vec<u64>, physical: bool) -> Result<usize, TestCaseError> {
+    let mut state = TableState::default();
+    let mut log = Vec::new();
+    let mut apply = |state: &mut TableState, cmd: &Command, log: &mut Vec<TableEvent>| -> bool {
+        match decide(state, cmd) {
+            Ok(events) => {
+                for e in events {
+                    *state = evolve(std::mem::take(state), &e);
+                    log.push(e);
+                }
+                true
+            }
+            Err(e) => {
+                // A rejection names the problem: never empty, lowercase.
+                let text = e.to_string();
+                assert!(!text.is_empty() && !text.ends_with('.'));
+                false
+            }
+        }
+    };
+    let open = Command::OpenTable {
+        seats: stacks.len() as u8,
+        rules: HouseRules::default(),
+    };
+    prop_assert!(apply(&mut state, &open, &mut log));
+    for (i, &stack) in stacks.iter().enumerate() {
+        let cmd = Command::SeatPlayer {
+            seat: i as Seat + 1,
+            player: PlayerId(1000 + i as u64),
+            stack,
+        };
+        prop_assert!(apply(&mut state, &cmd, &mut log));
+    }
+    let mut total: Chips = stacks.iter().sum();
+    for choice in choices {
+        let cmd = pick(&state, choice, physical);
+        let before = state.clone();
+        let seated = match &cmd {
+            Command::SeatPlayer { stack, .. } => *stack,
+            _ => 0,
+        };
+        let removed = match &cmd {
+            Command::RemovePlayer { seat } => state.seat(*seat).map_or(0, |s| s.stack),
+            _ => 0,
+        };
+        if apply(&mut state, &cmd, &mut log) {
+            total = total + seated - removed;
+        } else {
+            prop_assert_eq!(&state, &before, "a rejected command changes nothing");
+        }
+        invariants(&state, total)?;
+    }
+    prop_assert_eq!(replay(&log), state, "folding the log gives the live state");
+    Ok(log
+        .iter()
+        .filter(|e| matches!(e, TableEvent::HandEnded { .. }))
+        .count())
+}
+
+#[test]
+fn the_streams_play_real_hands() {
+    // The generator is worth something only if hands actually finish.
+    let choices: Vec<u64> = (0..3000u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7)
+        .collect();
+    let digital = run(vec![1500; 6], choices.clone(), false).unwrap();
+    let physical = run(vec![1500; 6], choices, true).unwrap();
+    assert!(digital >= 10, "only {digital} digital hands ended");
+    assert!(physical >= 10, "only {physical} physical hands ended");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn digital_hands_keep_every_invariant(
+        stacks in prop::collection::vec(1u64..3000, 2..=10),
+        choices in prop::collection::vec(any::<u64>(), 1..600),
+    ) {
+        run(stacks, choices, false)?;
+    }
+
+    #[test]
+    fn physical_hands_keep_every_invariant(
+        stacks in prop::collection::vec(1u64..3000, 2..=10),
+        choices in prop::collection::vec(any::<u64>(), 1..600),
+    ) {
+        run(stacks, choices, true)?;
+    }
+}
