@@ -10,10 +10,14 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod export;
+
+pub use export::export;
+
 use felt_cards::Card;
 use felt_table::{
     AnteFormat, Chips, Command, Deal, HouseRules, Level, PlayerAction, PlayerId, Rejection, Seat,
-    TableEvent, TableState, decide, evolve,
+    TableEvent, TableState, decide,
 };
 use serde::Deserialize;
 
@@ -43,11 +47,32 @@ pub enum PhhError {
 
 /// A number in a PHH file: chips are integers, but some files record half
 /// chips of a split pot.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Amount {
     Int(i64),
     Float(f64),
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Amount, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Amount;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number of chips")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Amount, E> {
+                Ok(Amount::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Amount, E> {
+                i64::try_from(v).map(Amount::Int).map_err(E::custom)
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Amount, E> {
+                Ok(Amount::Float(v))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 impl Amount {
@@ -82,8 +107,6 @@ pub struct PhhHand {
     pub starting_stacks: Vec<Amount>,
     pub actions: Vec<String>,
     #[serde(default)]
-    pub players: Vec<String>,
-    #[serde(default)]
     pub finishing_stacks: Option<Vec<Amount>>,
 }
 
@@ -115,7 +138,7 @@ impl Runner {
             rejection,
         })?;
         for e in events {
-            self.state = evolve(std::mem::take(&mut self.state), &e);
+            self.state.apply(&e);
             self.events.push(e);
         }
         Ok(())

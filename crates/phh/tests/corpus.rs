@@ -93,3 +93,116 @@ fn bad_files_are_refused_with_the_reason() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn every_corpus_hand_survives_a_round_trip_through_export() {
+    let mut checked = 0;
+    for entry in walkdir::WalkDir::new(corpus()) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_none_or(|e| e != "phh") {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let hand = PhhHand::parse(&text).unwrap();
+        let first = replay(&hand, pokerkit_rules()).unwrap();
+        let exported = felt_phh::export(&first.events).unwrap();
+        let again = PhhHand::parse(&exported).unwrap_or_else(|e| panic!("{e}\n{exported}"));
+        let second = replay(&again, pokerkit_rules()).unwrap_or_else(|e| panic!("{e}\n{exported}"));
+        assert_eq!(
+            second.finishing_stacks,
+            first.finishing_stacks,
+            "{}",
+            entry.path().display()
+        );
+        assert_eq!(verify(&exported, pokerkit_rules()), Verdict::Passed);
+        checked += 1;
+    }
+    assert_eq!(checked, 10_012);
+}
+
+#[test]
+fn a_digital_hand_felt_dealt_exports_and_replays() {
+    use felt_cards::Seed;
+    use felt_table::*;
+    let mut state = TableState::default();
+    let mut log = Vec::new();
+    let mut run = |state: &mut TableState, c: Command| {
+        for e in decide(state, &c).unwrap() {
+            state.apply(&e);
+            log.push(e);
+        }
+    };
+    run(
+        &mut state,
+        Command::OpenTable {
+            seats: 6,
+            rules: pokerkit_rules(),
+        },
+    );
+    for seat in [1, 3, 4, 6] {
+        run(
+            &mut state,
+            Command::SeatPlayer {
+                seat,
+                player: PlayerId(seat as u64),
+                stack: 2000,
+            },
+        );
+    }
+    let mut level = Level::blinds(50, 100);
+    level.ante = 100;
+    level.ante_format = AnteFormat::BigBlind;
+    run(
+        &mut state,
+        Command::StartHand {
+            level,
+            deal: Deal::Digital {
+                seed: Seed::from_u64(5),
+            },
+            button: Some(4),
+        },
+    );
+    // Small blind seat 6, big blind seat 1: seat 3 raises, 4 folds, 6 and 1
+    // call; then everyone checks down.
+    run(
+        &mut state,
+        Command::Act {
+            seat: 3,
+            action: PlayerAction::Raise { to: 300 },
+        },
+    );
+    run(
+        &mut state,
+        Command::Act {
+            seat: 4,
+            action: PlayerAction::Fold,
+        },
+    );
+    run(
+        &mut state,
+        Command::Act {
+            seat: 6,
+            action: PlayerAction::Call,
+        },
+    );
+    run(
+        &mut state,
+        Command::Act {
+            seat: 1,
+            action: PlayerAction::Call,
+        },
+    );
+    while let Some(o) = state.options() {
+        run(
+            &mut state,
+            Command::Act {
+                seat: o.seat,
+                action: PlayerAction::Check,
+            },
+        );
+    }
+    assert!(state.hand.is_none());
+    let text = felt_phh::export(&log).unwrap();
+    assert!(text.contains("antes = [0, 100, 0, 0]"), "{text}");
+    assert_eq!(verify(&text, pokerkit_rules()), Verdict::Passed, "{text}");
+}

@@ -220,6 +220,13 @@ impl HandState {
     }
 }
 
+impl TableState {
+    /// `evolve` in place: applies one event without moving the state.
+    pub fn apply(&mut self, event: &TableEvent) {
+        apply(self, event);
+    }
+}
+
 /// The fold: applies one event. Events are facts already decided, so evolve
 /// never fails; it only does the bookkeeping that follows from them.
 pub fn evolve(mut state: TableState, event: &TableEvent) -> TableState {

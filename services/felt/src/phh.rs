@@ -40,12 +40,25 @@ pub(crate) enum PhhCommand {
         /// House rules to replay with.
         #[arg(long, value_enum, default_value_t = Rules::Pokerkit)]
         house_rules: Rules,
+        /// Threads to replay on (default: every core).
+        #[arg(long)]
+        jobs: Option<usize>,
     },
 }
 
 pub(crate) fn run(command: PhhCommand) -> anyhow::Result<ExitCode> {
     match command {
-        PhhCommand::Verify { paths, house_rules } => verify(&paths, house_rules.house_rules()),
+        PhhCommand::Verify {
+            paths,
+            house_rules,
+            jobs,
+        } => {
+            let jobs = jobs
+                .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+                .unwrap_or(1)
+                .max(1);
+            verify(&paths, house_rules.house_rules(), jobs)
+        }
     }
 }
 
@@ -65,16 +78,34 @@ fn phh_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn verify(paths: &[PathBuf], rules: HouseRules) -> anyhow::Result<ExitCode> {
+fn verify(paths: &[PathBuf], rules: HouseRules, jobs: usize) -> anyhow::Result<ExitCode> {
     let files = phh_files(paths)?;
     let texts: Vec<(PathBuf, String)> = files
         .into_iter()
         .map(|f| std::fs::read_to_string(&f).map(|t| (f, t)))
         .collect::<Result<_, _>>()?;
     let start = Instant::now();
+    let chunk = texts.len().div_ceil(jobs).max(1);
+    let verdicts: Vec<Verdict> = std::thread::scope(|s| {
+        let workers: Vec<_> = texts
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|(_, t)| felt_phh::verify(t, rules))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    let took = start.elapsed();
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
-    for (path, text) in &texts {
-        match felt_phh::verify(text, rules) {
+    for ((path, _), verdict) in texts.iter().zip(verdicts) {
+        match verdict {
             Verdict::Passed => passed += 1,
             Verdict::NoFinishingStacks => skipped += 1,
             Verdict::Mismatch {
@@ -94,10 +125,9 @@ fn verify(paths: &[PathBuf], rules: HouseRules) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let took = start.elapsed();
     let hands = passed + failed;
     eprintln!(
-        "replayed {hands} hands in {:.3} s ({:.0} hands/s, files read beforehand){}",
+        "replayed {hands} hands in {:.3} s on {jobs} thread(s) ({:.0} hands/s, files read beforehand){}",
         took.as_secs_f64(),
         hands as f64 / took.as_secs_f64().max(1e-9),
         if skipped > 0 {
