@@ -58,16 +58,16 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
             },
             _ => Command::SetAbsent {
                 seat,
-                absent: choice % 2 == 0,
+                absent: choice.is_multiple_of(2),
             },
         };
     }
     let Some(h) = &state.hand else {
         let bb = 2 + choice % 200;
         let mut level = Level::blinds(bb / 2, bb);
-        if choice % 3 == 0 {
+        if choice.is_multiple_of(3) {
             level.ante = 1 + choice % bb;
-            level.ante_format = if choice % 2 == 0 {
+            level.ante_format = if choice.is_multiple_of(2) {
                 AnteFormat::BigBlind
             } else {
                 AnteFormat::PerPlayer
@@ -128,13 +128,13 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
     let offset = (choice % 17) as usize;
     let take =
         |n: usize| -> Vec<Card> { fresh.iter().cycle().skip(offset).take(n).copied().collect() };
-    if h.phase == Phase::AwaitingBoard && choice % 3 != 0 {
+    if h.phase == Phase::AwaitingBoard && !choice.is_multiple_of(3) {
         let n = h.street.next().map_or(0, |s| s.cards());
         return Command::DealBoard { cards: take(n) };
     }
     let live: Vec<Seat> = h.live().map(|(s, _)| s).collect();
     let seat = live[(choice as usize) % live.len().max(1)];
-    if choice % 5 == 0 {
+    if choice.is_multiple_of(5) {
         Command::Muck { seat }
     } else {
         let c = take(2);
@@ -149,7 +149,7 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
 fn run(stacks: Vec<Chips>, choices: Vec<u64>, physical: bool) -> Result<usize, TestCaseError> {
     let mut state = TableState::default();
     let mut log = Vec::new();
-    let mut apply = |state: &mut TableState, cmd: &Command, log: &mut Vec<TableEvent>| -> bool {
+    let apply = |state: &mut TableState, cmd: &Command, log: &mut Vec<TableEvent>| -> bool {
         match decide(state, cmd) {
             Ok(events) => {
                 for e in events {

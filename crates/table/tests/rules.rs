@@ -3,6 +3,8 @@
 use felt_cards::{Card, Seed};
 use felt_table::*;
 
+type Award = (usize, Chips, Vec<(Seat, Chips)>);
+
 struct Table {
     state: TableState,
     log: Vec<TableEvent>,
@@ -104,7 +106,8 @@ impl Table {
         })
     }
 
-    fn awards(&self) -> Vec<(usize, Chips, Vec<(Seat, Chips)>)> {
+    /// Each pot awarded: its number, amount and (seat, share) pairs.
+    fn awards(&self) -> Vec<Award> {
         self.log
             .iter()
             .filter_map(|e| match e {
