@@ -457,7 +457,8 @@ impl Decider {
                     all_in: to == max_to,
                 }
             }
-            PlayerAction::AllIn => unreachable_all_in(),
+            // Rewritten above to a call, bet or raise; kept total without a panic.
+            PlayerAction::AllIn => return self.act(seat, &PlayerAction::Raise { to: max_to }),
         })
     }
 
@@ -632,11 +633,6 @@ impl Decider {
             busted,
         });
     }
-}
-
-fn unreachable_all_in() -> ! {
-    // `AllIn` is rewritten to a call, bet or raise above.
-    panic!("all-in was resolved to a call, bet or raise")
 }
 
 /// Main pot first: each level of the live players' bets makes a pot that
