@@ -297,49 +297,38 @@ fn side_pots_are_awarded_from_the_last_to_the_main_pot() {
     assert!(t.state.hand.is_none());
 }
 
-#[test]
-fn odd_chips_go_to_the_first_winner_left_of_the_button() {
-    // TDA 20: a pot of 225 split two ways: 113 to seat 2, first left of the button.
+/// Seat 1 folds its small blind, seats 2 and 3 check to the river on a board
+/// where both play the same straight, and table their hands.
+fn split_between_seats_2_and_3(lvl: Level, show_order: [Seat; 2]) -> Table {
     let mut t = table(&[1000, 1000, 1000]);
-    t.start(level(25, 100), Some(3));
+    t.start(lvl, Some(3));
     t.act(3, Call);
     t.act(1, Fold);
     t.act(2, Check);
-    t.board("2c 7d 9h");
-    t.act(2, Check);
-    t.act(3, Check);
-    t.board("Ts");
-    t.act(2, Check);
-    t.act(3, Check);
-    t.board("Js");
-    t.act(2, Check);
-    t.act(3, Check);
-    t.show(3, "Ad 3c");
-    t.show(2, "Ah 3d");
+    for board in ["2c 7d 9h", "Ts", "Js"] {
+        t.board(board);
+        t.act(2, Check);
+        t.act(3, Check);
+    }
+    for seat in show_order {
+        t.show(seat, if seat == 2 { "Ah 3d" } else { "Ad 3c" });
+    }
+    t
+}
+
+#[test]
+fn odd_chips_go_to_the_first_winner_left_of_the_button() {
+    // TDA 20: a pot of 225 split two ways: 113 to seat 2, first left of the button.
+    let t = split_between_seats_2_and_3(level(25, 100), [3, 2]);
     assert_eq!(t.awards(), vec![(0, 225, vec![(2, 113), (3, 112)])]);
 }
 
 #[test]
 fn odd_chips_are_split_in_the_smallest_denomination_in_play() {
     // TDA 20 with 25-chips: 275 is eleven chips, six to seat 2 and five to seat 3.
-    let mut t = table(&[1000, 1000, 1000]);
     let mut lvl = level(75, 100);
     lvl.smallest_chip = 25;
-    t.start(lvl, Some(3));
-    t.act(3, Call);
-    t.act(1, Fold);
-    t.act(2, Check);
-    t.board("2c 7d 9h");
-    t.act(2, Check);
-    t.act(3, Check);
-    t.board("Ts");
-    t.act(2, Check);
-    t.act(3, Check);
-    t.board("Js");
-    t.act(2, Check);
-    t.act(3, Check);
-    t.show(2, "Ah 3d");
-    t.show(3, "Ad 3c");
+    let t = split_between_seats_2_and_3(lvl, [2, 3]);
     assert_eq!(t.awards(), vec![(0, 275, vec![(2, 150), (3, 125)])]);
 }
 
