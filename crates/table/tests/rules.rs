@@ -517,19 +517,25 @@ fn hands_are_tabled_only_when_betting_is_over() {
     );
 }
 
-#[test]
-fn replaying_the_log_gives_the_same_table() {
+/// Seat 2 (500 chips) is all-in against seat 3 preflop and they run it out.
+fn all_in_against_seat_3(hole_2: &str, hole_3: &str) -> Table {
     let mut t = table(&[1000, 500, 1000]);
     t.start(level(50, 100), Some(3));
     t.act(3, Raise { to: 300 });
     t.act(1, Fold);
     t.act(2, AllIn);
     t.act(3, Call);
-    t.show(2, "Qs Qh");
-    t.show(3, "Js Jh");
-    t.board("2c 7d 9h");
-    t.board("3s");
-    t.board("4d");
+    t.show(2, hole_2);
+    t.show(3, hole_3);
+    for board in ["2c 7d 9h", "3s", "4d"] {
+        t.board(board);
+    }
+    t
+}
+
+#[test]
+fn replaying_the_log_gives_the_same_table() {
+    let t = all_in_against_seat_3("Qs Qh", "Js Jh");
     assert_eq!(replay(&t.log), t.state);
     assert_eq!(t.state.chips_in_play(), 2500);
     assert!(
@@ -541,17 +547,7 @@ fn replaying_the_log_gives_the_same_table() {
 
 #[test]
 fn a_busted_player_is_reported_with_the_stack_they_started_with() {
-    let mut t = table(&[1000, 500, 1000]);
-    t.start(level(50, 100), Some(3));
-    t.act(3, Raise { to: 300 });
-    t.act(1, Fold);
-    t.act(2, AllIn);
-    t.act(3, Call);
-    t.show(2, "Js Jh");
-    t.show(3, "Qs Qh");
-    t.board("2c 7d 9h");
-    t.board("3s");
-    t.board("4d");
+    let t = all_in_against_seat_3("Js Jh", "Qs Qh");
     let busted = t.log.iter().find_map(|e| match e {
         TableEvent::HandEnded { busted, .. } => Some(busted.clone()),
         _ => None,
