@@ -408,9 +408,6 @@ impl Decider {
                 if to < min && to < max_to {
                     return Err(Rejection::BetBelowMinimum { to, min });
                 }
-                if to == 0 {
-                    return Err(Rejection::BetBelowMinimum { to, min });
-                }
                 TableEvent::ActionTaken {
                     seat,
                     action: ActionTaken::Bet {

@@ -195,6 +195,15 @@ impl HandState {
             })
     }
 
+    /// Passes the action to the next seat after `from` that must act, or,
+    /// when nobody must, closes the street's betting.
+    fn pass_action(&mut self, from: Seat, size: u8) {
+        self.to_act = self.next_to_act(from, size);
+        if self.to_act.is_none() {
+            self.close_betting();
+        }
+    }
+
     /// After the street's betting ends: what comes next.
     fn close_betting(&mut self) {
         self.to_act = None;
@@ -352,10 +361,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                     }
                 }
                 h.phase = Phase::Betting;
-                h.to_act = h.next_to_act(h.big_blind, size);
-                if h.to_act.is_none() {
-                    h.close_betting();
-                }
+                h.pass_action(h.big_blind, size);
             }
         }
         TableEvent::HoleCardsEntered { seat, cards } => {
@@ -369,10 +375,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                     p.folded = true;
                 }
                 if h.to_act == Some(*seat) {
-                    h.to_act = h.next_to_act(*seat, size);
-                    if h.to_act.is_none() {
-                        h.close_betting();
-                    }
+                    h.pass_action(*seat, size);
                 }
             }
         }
@@ -411,10 +414,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                     p.folded = true;
                 }
             }
-            h.to_act = h.next_to_act(*seat, size);
-            if h.to_act.is_none() {
-                h.close_betting();
-            }
+            h.pass_action(*seat, size);
         }
         TableEvent::StreetDealt {
             street,
@@ -438,10 +438,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                     p.bet_when_acted = 0;
                 }
                 h.phase = Phase::Betting;
-                h.to_act = h.next_to_act(h.button, size);
-                if h.to_act.is_none() {
-                    h.close_betting();
-                }
+                h.pass_action(h.button, size);
             }
         }
         TableEvent::CardsShown { seat, cards } => {

@@ -1,6 +1,6 @@
 //! `felt phh`: verify and export PHH hand histories.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -116,12 +116,12 @@ fn verify(paths: &[PathBuf], rules: HouseRules, jobs: usize) -> anyhow::Result<E
                 failed += 1;
                 println!(
                     "{}: p{position} finished with {got}, the file says {expected}",
-                    show(path)
+                    path.display()
                 );
             }
             Verdict::Failed(e) => {
                 failed += 1;
-                println!("{}: {e}", show(path));
+                println!("{}: {e}", path.display());
             }
         }
     }
@@ -142,8 +142,4 @@ fn verify(paths: &[PathBuf], rules: HouseRules, jobs: usize) -> anyhow::Result<E
     } else {
         ExitCode::FAILURE
     })
-}
-
-fn show(path: &Path) -> String {
-    path.display().to_string()
 }
