@@ -25,6 +25,36 @@ impl Seed {
     }
 }
 
+impl Seed {
+    /// The commitment to this seed, published when a hand starts and checked
+    /// against the seed once it is revealed: SHA-256 of the ASCII bytes
+    /// `felt-deck-v1` followed by the 32 seed bytes. It binds the table to
+    /// the deck before a card is seen, and reveals nothing of it.
+    pub fn commitment(&self) -> Commitment {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(b"felt-deck-v1");
+        h.update(self.0);
+        Commitment(h.finalize().into())
+    }
+}
+
+/// A SHA-256 commitment to a deck's seed, written as 64 hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Commitment(pub [u8; 32]);
+
+impl fmt::Display for Commitment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl fmt::Debug for Commitment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Commitment({self})")
+    }
+}
+
 impl fmt::Display for Seed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
@@ -167,6 +197,19 @@ mod tests {
             .map(|c| c.to_string())
             .collect();
         assert_eq!(top, ["9c", "7h", "Ad", "Kc", "Ts", "9d", "8h", "3h"]);
+    }
+
+    #[test]
+    fn the_commitment_is_sha256_of_the_tag_and_the_seed() {
+        // Cross-checked with Python: hashlib.sha256(b"felt-deck-v1" + seed).
+        assert_eq!(
+            Seed::from_u64(7).commitment().to_string(),
+            "be7914f52f88e0c72b9789f7537474b49ecb84b9f9713ab91fd4537f31267873"
+        );
+        assert_ne!(
+            Seed::from_u64(7).commitment(),
+            Seed::from_u64(8).commitment()
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ mod eval;
 pub mod sample;
 
 pub use card::{Card, Rank, Suit};
-pub use deck::{Deck, Seed};
+pub use deck::{Commitment, Deck, Seed};
 pub use eval::{Category, Evaluation, Hand, HandRank, evaluate};
 
 /// Everything that can go wrong with cards, decks and evaluation.

@@ -2,6 +2,7 @@
 
 use felt_cards::{Card, Hand, HandRank};
 
+use crate::chips::{Push, read_push};
 use crate::model::*;
 use crate::rejection::Rejection;
 use crate::state::{HandState, Phase, TableState, apply};
@@ -166,6 +167,51 @@ impl Decider {
                 let event = self.act(*seat, action)?;
                 self.emit(event);
             }
+            Command::PushChips {
+                seat,
+                chips,
+                declaration,
+                in_front,
+            } => {
+                let push = Push {
+                    seat: *seat,
+                    chips,
+                    declaration: *declaration,
+                    in_front: in_front.as_deref(),
+                };
+                let reading = self.read_chips(&push)?;
+                let event = self.act(*seat, &reading.action)?;
+                self.emit(TableEvent::ChipsRead {
+                    seat: *seat,
+                    chips: chips.clone(),
+                    declaration: *declaration,
+                    in_front: in_front.clone(),
+                    read_as: reading.action,
+                    rule: reading.rule.into(),
+                });
+                self.emit(event);
+            }
+            Command::Misdeal { reason, deal } => self.misdeal(reason, deal)?,
+            Command::Rule { ruling, reason } => self.rule(ruling, reason)?,
+            Command::Penalize { seat, orbits } => {
+                self.check_seat(*seat)?;
+                let offender = self
+                    .state
+                    .seat(*seat)
+                    .ok_or(Rejection::SeatEmpty { seat: *seat })?
+                    .player;
+                if *orbits == 0 {
+                    return Err(Rejection::InvalidPenalty);
+                }
+                // One hand per player at the table, the offender included,
+                // times the orbits (TDA 71).
+                let players = self.state.seats.iter().flatten().count() as u32;
+                self.emit(TableEvent::PenaltyGiven {
+                    seat: *seat,
+                    player: offender,
+                    hands: players * u32::from(*orbits),
+                });
+            }
             Command::Show { seat, cards } => {
                 let h = self.hand()?;
                 let p = h
@@ -266,26 +312,62 @@ impl Decider {
             .iter()
             .map(|&s| (s, st.seat(s).map_or(0, |p| p.stack)))
             .collect();
-        let number = st.hands_started + 1;
-        let absent: Vec<Seat> = seats
+        self.deal_hand(
+            TableEvent::HandStarted {
+                number: st.hands_started + 1,
+                level: *level,
+                button,
+                small_blind,
+                big_blind,
+                stacks,
+                deal: *deal,
+                commitment: commitment_of(deal),
+            },
+            &[],
+        );
+        Ok(())
+    }
+
+    /// Starts a hand from its `HandStarted` event: antes, blinds, the deal,
+    /// and the hands that are dead from the start (absent players, TDA 30;
+    /// penalties, TDA 71; `dead`, those dead in a misdealt original).
+    fn deal_hand(&mut self, started: TableEvent, dead: &[Seat]) {
+        let TableEvent::HandStarted {
+            level,
+            button,
+            small_blind,
+            big_blind,
+            ref stacks,
+            ..
+        } = started
+        else {
+            return;
+        };
+        let st = &self.state;
+        let kills: Vec<(Seat, &str)> = stacks
             .iter()
-            .copied()
-            .filter(|&s| st.seat(s).is_some_and(|p| p.absent))
+            .filter_map(|&(s, _)| {
+                let seat = st.seat(s)?;
+                if seat.penalty_hands > 0 {
+                    Some((s, "the player is serving a penalty (TDA 71)"))
+                } else if seat.absent {
+                    Some((
+                        s,
+                        "player not at the seat when the cards were dealt (TDA 30)",
+                    ))
+                } else if dead.contains(&s) {
+                    Some((s, "dead in the misdealt hand, dead in its re-deal (TDA 35)"))
+                } else {
+                    None
+                }
+            })
             .collect();
         // Dealing order: from the seat after the button, clockwise.
         let order: Vec<Seat> = st
             .seats_after(button)
-            .filter(|s| seats.contains(s))
+            .filter(|s| stacks.iter().any(|&(seat, _)| seat == *s))
             .collect();
-        self.emit(TableEvent::HandStarted {
-            number,
-            level: *level,
-            button,
-            small_blind,
-            big_blind,
-            stacks,
-            deal: *deal,
-        });
+        self.emit(started);
         let stack = |d: &Decider, s: Seat| d.state.seat(s).map_or(0, |p| p.stack);
         match level.ante_format {
             AnteFormat::None => {}
@@ -332,11 +414,118 @@ impl Decider {
             None => order.iter().map(|&s| (s, None)).collect(),
         };
         self.emit(TableEvent::HoleCardsDealt { cards });
-        for seat in absent {
+        for (seat, reason) in kills {
             self.emit(TableEvent::HandKilled {
                 seat,
-                reason: "player not at the seat when the cards were dealt (TDA 30)".into(),
+                reason: reason.into(),
             });
+        }
+    }
+
+    fn read_chips(&self, push: &Push<'_>) -> Result<crate::chips::Reading, Rejection> {
+        let h = self.hand()?;
+        let Some(to_act) = h.to_act else {
+            return Err(Rejection::NoActionPending { street: h.street });
+        };
+        if push.seat != to_act {
+            self.check_seat(push.seat)?;
+            return Err(Rejection::OutOfTurn {
+                seat: push.seat,
+                to_act,
+            });
+        }
+        let p = h
+            .player(push.seat)
+            .ok_or(Rejection::NotLive { seat: push.seat })?;
+        let stack = self.state.seat(push.seat).map_or(0, |s| s.stack);
+        read_push(h, p, stack, push)
+    }
+
+    /// A misdeal (TDA 35): all chips back, and an exact copy dealt again —
+    /// the same button, blinds, level and players, only the cards new.
+    fn misdeal(&mut self, reason: &str, deal: &Deal) -> Result<(), Rejection> {
+        let h = self.hand()?;
+        if h.substantial_action() || h.street != Street::Preflop {
+            return Err(Rejection::MisdealTooLate);
+        }
+        if matches!(deal, Deal::Digital { .. }) && *deal == h.deal {
+            return Err(Rejection::SameSeed);
+        }
+        let dead: Vec<Seat> = (1..=self.state.size)
+            .filter(|&s| h.player(s).is_some_and(|p| p.dead))
+            .collect();
+        let again = TableEvent::HandStarted {
+            number: h.number,
+            level: h.level,
+            button: h.button,
+            small_blind: h.small_blind,
+            big_blind: h.big_blind,
+            stacks: (1..=self.state.size)
+                .filter_map(|s| h.player(s).map(|p| (s, p.starting_stack)))
+                .collect(),
+            deal: *deal,
+            commitment: commitment_of(deal),
+        };
+        self.emit(TableEvent::MisdealDeclared {
+            number: h.number,
+            reason: reason.into(),
+        });
+        self.deal_hand(again, &dead);
+        Ok(())
+    }
+
+    fn rule(&mut self, ruling: &Ruling, reason: &str) -> Result<(), Rejection> {
+        let h = self.hand()?;
+        let ruled = TableEvent::FloorRuled {
+            ruling: *ruling,
+            reason: reason.into(),
+        };
+        match *ruling {
+            Ruling::KillHand { seat } => {
+                h.player(seat)
+                    .filter(|p| !p.folded)
+                    .ok_or(Rejection::NotLive { seat })?;
+                self.emit(ruled);
+                self.emit(TableEvent::HandKilled {
+                    seat,
+                    reason: format!("killed by the floor: {reason} (TDA 1)"),
+                });
+            }
+            Ruling::AwardPot { seat } => {
+                h.player(seat).ok_or(Rejection::NotInHand { seat })?;
+                let amount = h.pot();
+                self.emit(ruled);
+                self.emit(TableEvent::PotAwarded {
+                    pot: 0,
+                    amount,
+                    eligible: vec![seat],
+                    shares: vec![Share {
+                        seat,
+                        amount,
+                        rank: None,
+                    }],
+                });
+                self.end_hand();
+            }
+            Ruling::ForfeitUndercall { seat, amount } => {
+                let Some(to_act) = h.to_act else {
+                    return Err(Rejection::NoActionPending { street: h.street });
+                };
+                if seat != to_act {
+                    return Err(Rejection::OutOfTurn { seat, to_act });
+                }
+                let to_call = h.to_call(seat);
+                let stack = self.state.seat(seat).map_or(0, |s| s.stack);
+                if amount == 0 || amount >= to_call || amount >= stack {
+                    return Err(Rejection::InvalidForfeit {
+                        seat,
+                        amount,
+                        to_call,
+                    });
+                }
+                self.emit(ruled);
+                self.emit(TableEvent::UndercallForfeited { seat, amount });
+            }
         }
         Ok(())
     }
@@ -540,6 +729,20 @@ impl Decider {
             return;
         };
         let size = self.state.size;
+        if h.live().count() == 0 {
+            // Every hand is dead (all players away): nobody can win the
+            // pot, so every chip goes back to whoever put it in.
+            for s in 1..=size {
+                if let Some(p) = h.player(s).filter(|p| p.total > 0) {
+                    self.emit(TableEvent::UncalledBetReturned {
+                        seat: s,
+                        amount: p.total,
+                    });
+                }
+            }
+            self.end_hand();
+            return;
+        }
         // Antes are dead money in the main pot; the bets (blinds included)
         // make the pots' levels.
         let mut bets: Vec<(Seat, Chips, bool)> = (1..=size)
@@ -609,7 +812,16 @@ impl Decider {
                 shares,
             });
         }
-        let stacks: Vec<(Seat, Chips)> = (1..=size)
+        self.end_hand();
+    }
+
+    /// Ends the hand once every chip is awarded: stacks and busts.
+    fn end_hand(&mut self) {
+        let Some(h) = self.state.hand.as_ref() else {
+            return;
+        };
+        let number = h.number;
+        let stacks: Vec<(Seat, Chips)> = (1..=self.state.size)
             .filter(|&s| h.player(s).is_some())
             .map(|s| (s, self.state.seat(s).map_or(0, |p| p.stack)))
             .collect();
@@ -625,7 +837,7 @@ impl Decider {
             })
             .collect();
         self.emit(TableEvent::HandEnded {
-            number: h.number,
+            number,
             stacks,
             busted,
         });
@@ -679,6 +891,13 @@ fn rank_of(h: &HandState, hole: Option<[Card; 2]>) -> Option<HandRank> {
             (!acc.contains(c)).then(|| acc.with(c))
         })?;
     Some(hand.rank())
+}
+
+fn commitment_of(deal: &Deal) -> Option<felt_cards::Commitment> {
+    match deal {
+        Deal::Digital { seed } => Some(seed.commitment()),
+        Deal::Physical => None,
+    }
 }
 
 fn same_cards(a: &[Card; 2], b: &[Card; 2]) -> bool {

@@ -11,11 +11,14 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod audit;
+mod chips;
 mod decide;
 mod model;
 mod rejection;
 mod state;
 
+pub use audit::{DealError, check_deals};
 pub use decide::decide;
 pub use model::*;
 pub use rejection::Rejection;

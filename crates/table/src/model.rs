@@ -1,6 +1,6 @@
 //! Commands, events and the values they carry.
 
-use felt_cards::{Card, HandRank, Seed};
+use felt_cards::{Card, Commitment, HandRank, Seed};
 use serde::{Deserialize, Serialize};
 
 /// Chips are whole numbers, always.
@@ -98,6 +98,33 @@ pub enum PlayerAction {
     AllIn,
 }
 
+/// What a player said before (or as) putting chips out (TDA 40).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Declaration {
+    /// "Call": binds the player to call the whole current bet (TDA 51).
+    Call,
+    /// "Raise" without an amount: the raise the chips allow, at least the
+    /// minimum (TDA 44, 55).
+    Raise,
+    /// "All in".
+    AllIn,
+    /// Only an amount ("fourteen hundred"): the same as silently pushing that
+    /// much in chips (TDA 40), read by the 50% standard (TDA 43).
+    Amount(Chips),
+}
+
+/// A floor person's decision (TDA 1), recorded with its reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Ruling {
+    /// The seat's hand is declared dead.
+    KillHand { seat: Seat },
+    /// The whole pot goes to this seat and the hand ends.
+    AwardPot { seat: Seat },
+    /// An undercall the floor did not make binding (TDA 51): the chips put
+    /// out stay in the pot and the hand is folded.
+    ForfeitUndercall { seat: Seat, amount: Chips },
+}
+
 /// Everything a dealer, the floor or seating can ask of a table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Command {
@@ -137,6 +164,36 @@ pub enum Command {
     Act {
         seat: Seat,
         action: PlayerAction,
+    },
+    /// Chips put out as the dealer sees them (TDA 40–46): the denominations
+    /// of the new chips, what was declared first, and the chips of an
+    /// earlier bet on this street still in front of the player (`None`: the
+    /// earlier bet is there untouched, in chips of exactly its amount; an
+    /// empty list: pulled back completely).
+    PushChips {
+        seat: Seat,
+        chips: Vec<Chips>,
+        declaration: Option<Declaration>,
+        in_front: Option<Vec<Chips>>,
+    },
+    /// A misdeal (TDA 35) before substantial action (TDA 36): everything
+    /// put in goes back and the hand is dealt again as an exact copy, with
+    /// this deal (a new seed in a digital deal).
+    Misdeal {
+        reason: String,
+        deal: Deal,
+    },
+    /// A floor ruling (TDA 1).
+    Rule {
+        ruling: Ruling,
+        reason: String,
+    },
+    /// A penalty (TDA 71): the player misses one hand per player at the
+    /// table, times `orbits`. The seat is dealt in, posts, and its hand is
+    /// dead.
+    Penalize {
+        seat: Seat,
+        orbits: u8,
     },
     /// Table a hand; `cards` are required in a physical deal unless entered.
     Show {
@@ -256,6 +313,9 @@ pub enum TableEvent {
         /// Seats dealt in, with their stacks at the start of the hand.
         stacks: Vec<(Seat, Chips)>,
         deal: Deal,
+        /// In a digital deal, the commitment to the seed ([`Seed::commitment`]):
+        /// what players and partners see before the seed is revealed.
+        commitment: Option<Commitment>,
     },
     AntePosted {
         seat: Seat,
@@ -279,6 +339,38 @@ pub enum TableEvent {
     HandKilled {
         seat: Seat,
         reason: String,
+    },
+    /// How silently pushed chips (or a declaration) were read, and by which
+    /// rule; the action follows as its own event.
+    ChipsRead {
+        seat: Seat,
+        chips: Vec<Chips>,
+        declaration: Option<Declaration>,
+        in_front: Option<Vec<Chips>>,
+        read_as: PlayerAction,
+        rule: String,
+    },
+    /// A misdeal (TDA 35): every chip put in goes back; the re-deal follows
+    /// as a new `HandStarted` with the same number, button and players.
+    MisdealDeclared {
+        number: u64,
+        reason: String,
+    },
+    /// A floor ruling (TDA 1) with its reason; its effects follow as events.
+    FloorRuled {
+        ruling: Ruling,
+        reason: String,
+    },
+    /// Chips put out by an undercall the floor let the player take back by
+    /// folding them away (TDA 51): they stay in the pot, the hand is folded.
+    UndercallForfeited {
+        seat: Seat,
+        amount: Chips,
+    },
+    PenaltyGiven {
+        seat: Seat,
+        player: PlayerId,
+        hands: u32,
     },
     ActionTaken {
         seat: Seat,

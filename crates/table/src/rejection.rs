@@ -79,4 +79,30 @@ pub enum Rejection {
     NotLive { seat: Seat },
     #[error("hands are tabled when betting is over (TDA 16)")]
     BettingNotOver,
+    #[error("seat {seat} put out no chips and declared nothing")]
+    NoChipsPushed { seat: Seat },
+    #[error(
+        "seat {seat} undercalled {amount} of the {to_call} to call facing a raise in a multiway pot: the floor rules whether the call is completed or the chips are forfeited with a fold (TDA 51)"
+    )]
+    UndercallNeedsRuling {
+        seat: Seat,
+        amount: Chips,
+        to_call: Chips,
+    },
+    #[error(
+        "seat {seat}'s forfeited undercall of {amount} must be more than nothing and less than the {to_call} to call and the stack (TDA 51)"
+    )]
+    InvalidForfeit {
+        seat: Seat,
+        amount: Chips,
+        to_call: Chips,
+    },
+    #[error("a misdeal cannot be declared after substantial action: the hand goes on (TDA 35, 36)")]
+    MisdealTooLate,
+    #[error("the re-deal of a misdeal needs a new seed: the old one deals the same cards (TDA 35)")]
+    SameSeed,
+    #[error("a penalty is at least one orbit")]
+    InvalidPenalty,
+    #[error("seat {seat} is not in the current hand")]
+    NotInHand { seat: Seat },
 }

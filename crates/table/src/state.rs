@@ -11,6 +11,8 @@ pub struct SeatState {
     pub player: PlayerId,
     pub stack: Chips,
     pub absent: bool,
+    /// Hands left to miss under a penalty (TDA 71).
+    pub penalty_hands: u32,
 }
 
 /// A seat's part in the current hand.
@@ -32,6 +34,11 @@ pub struct InHand {
     pub bet_when_acted: Chips,
     pub hole: Option<[Card; 2]>,
     pub shown: bool,
+    /// Killed by the floor or the deal (absent, penalty): a re-deal after a
+    /// misdeal kills it again (TDA 35).
+    pub dead: bool,
+    /// Dealt while the player serves a penalty: the hand counts towards it.
+    pub penalized: bool,
 }
 
 /// Where a hand is.
@@ -68,6 +75,15 @@ pub struct HandState {
     pub phase: Phase,
     /// Chips already awarded from the pots.
     pub awarded: Chips,
+    /// The first bet of the street (preflop, the big blind): an undercall
+    /// facing it is a call (TDA 51).
+    pub opening_bet: Chips,
+    /// Actions in turn, and those that put chips in: substantial action
+    /// (TDA 36) ends the time a misdeal can be called.
+    pub actions: u32,
+    pub chip_actions: u32,
+    /// The table's blind positions before this hand, restored by a misdeal.
+    pub(crate) previous_blinds: (Option<Seat>, Option<Seat>),
 }
 
 /// What the player to act may do, as the dealer's screen shows it.
@@ -221,6 +237,12 @@ impl HandState {
         !p.acted || self.current_bet.saturating_sub(p.bet_when_acted) >= self.min_raise
     }
 
+    /// Substantial action (TDA 36): two actions in turn of which one put
+    /// chips in, or any three actions. Posting blinds does not count.
+    pub fn substantial_action(&self) -> bool {
+        self.actions >= 3 || (self.actions >= 2 && self.chip_actions >= 1)
+    }
+
     /// True when no more betting can happen in this hand.
     pub fn betting_over(&self) -> bool {
         self.live().count() <= 1
@@ -260,6 +282,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                     player: *player,
                     stack: *stack,
                     absent: false,
+                    penalty_hands: 0,
                 });
             }
         }
@@ -281,9 +304,11 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             big_blind,
             stacks,
             deal,
+            ..
         } => {
             let mut players = [None; MAX_SEATS];
             for &(seat, stack) in stacks {
+                let penalized = state.seat(seat).is_some_and(|s| s.penalty_hands > 0);
                 if let Some(p) = players.get_mut(idx(seat)) {
                     *p = Some(InHand {
                         starting_stack: stack,
@@ -296,10 +321,13 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                         bet_when_acted: 0,
                         hole: None,
                         shown: false,
+                        dead: false,
+                        penalized,
                     });
                 }
             }
             state.hands_started = *number;
+            let previous_blinds = (state.last_big_blind, state.last_small_blind_position);
             // A dead small blind's position is where the last big blind was.
             let sb_position = small_blind.or(state.last_big_blind).unwrap_or(*button);
             state.last_small_blind_position = Some(sb_position);
@@ -324,6 +352,10 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 aggressor: None,
                 phase: Phase::Dealing,
                 awarded: 0,
+                opening_bet: 0,
+                actions: 0,
+                chip_actions: 0,
+                previous_blinds,
             });
         }
         TableEvent::AntePosted { seat, amount } => {
@@ -344,6 +376,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                     (Blind::Big, ShortBigBlind::CallFullBlind) => h.level.big_blind,
                     _ => h.current_bet.max(*amount),
                 };
+                h.opening_bet = h.current_bet;
             }
         }
         TableEvent::HoleCardsDealt { cards } => {
@@ -373,6 +406,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             if let Some(h) = state.hand.as_mut() {
                 if let Some(p) = h.player_mut(*seat) {
                     p.folded = true;
+                    p.dead = true;
                 }
                 if h.to_act == Some(*seat) {
                     h.pass_action(*seat, size);
@@ -392,7 +426,12 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             };
             commit(state, *seat, amount, true);
             let Some(h) = state.hand.as_mut() else { return };
+            h.actions += 1;
+            h.chip_actions += u32::from(amount > 0);
             let before = h.current_bet;
+            if let ActionTaken::Bet { to, .. } = action {
+                h.opening_bet = *to;
+            }
             if let ActionTaken::Bet { to, .. } | ActionTaken::Raise { to, .. } = action {
                 let raise = to.saturating_sub(before);
                 h.current_bet = *to;
@@ -430,6 +469,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 h.board.extend_from_slice(cards);
                 h.street = *street;
                 h.current_bet = 0;
+                h.opening_bet = 0;
                 h.min_raise = h.level.big_blind;
                 h.aggressor = None;
                 for p in h.players.iter_mut().flatten() {
@@ -473,14 +513,66 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 }
             }
         }
+        TableEvent::MisdealDeclared { .. }
+        | TableEvent::UndercallForfeited { .. }
+        | TableEvent::PenaltyGiven { .. } => apply_ruling(state, event),
+        // Records of how a ruling was reached; their effects are events of their own.
+        TableEvent::ChipsRead { .. } | TableEvent::FloorRuled { .. } => {}
         TableEvent::HandEnded { busted, .. } => {
-            state.hand = None;
+            // Each hand dealt during a penalty counts towards it (TDA 71).
+            if let Some(h) = state.hand.take() {
+                for (i, p) in h.players.iter().enumerate() {
+                    if p.is_some_and(|p| p.penalized)
+                        && let Some(Some(s)) = state.seats.get_mut(i)
+                    {
+                        s.penalty_hands = s.penalty_hands.saturating_sub(1);
+                    }
+                }
+            }
             for b in busted {
                 if let Some(slot) = state.seats.get_mut(idx(b.seat)) {
                     *slot = None;
                 }
             }
         }
+    }
+}
+
+/// Applies the events that only rulings produce.
+fn apply_ruling(state: &mut TableState, event: &TableEvent) {
+    let size = state.size;
+    match event {
+        TableEvent::MisdealDeclared { .. } => {
+            // Everything put in goes back; the positions are as before.
+            if let Some(h) = state.hand.take() {
+                for (i, p) in h.players.iter().enumerate() {
+                    if let (Some(p), Some(Some(s))) = (p, state.seats.get_mut(i)) {
+                        s.stack += p.total;
+                    }
+                }
+                (state.last_big_blind, state.last_small_blind_position) = h.previous_blinds;
+            }
+        }
+        TableEvent::UndercallForfeited { seat, amount } => {
+            commit(state, *seat, *amount, true);
+            if let Some(h) = state.hand.as_mut() {
+                h.actions += 1;
+                h.chip_actions += 1;
+                if let Some(p) = h.player_mut(*seat) {
+                    p.folded = true;
+                    p.acted = true;
+                }
+                if h.to_act == Some(*seat) {
+                    h.pass_action(*seat, size);
+                }
+            }
+        }
+        TableEvent::PenaltyGiven { seat, hands, .. } => {
+            if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
+                s.penalty_hands += hands;
+            }
+        }
+        _ => {}
     }
 }
 

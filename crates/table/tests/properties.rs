@@ -26,6 +26,72 @@ fn invariants(state: &TableState, total: Chips) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Chips put out by the player to act: denominations, a declaration, and
+/// the state of an earlier bet's chips, all chosen by `choice`.
+fn push_chips(seat: Seat, choice: u64) -> Command {
+    const CHIPS: [Chips; 6] = [5, 25, 25, 100, 100, 500];
+    let count = choice / 9 % 5;
+    let chips = (0..count)
+        .map(|k| CHIPS[(choice / 45 / (k + 1) % 6) as usize])
+        .collect();
+    let declaration = match choice / 11 % 10 {
+        0 => Some(Declaration::Call),
+        1 => Some(Declaration::Raise),
+        2 => Some(Declaration::AllIn),
+        3 => Some(Declaration::Amount(choice % 2000)),
+        _ => None,
+    };
+    let in_front = match choice / 17 % 4 {
+        0 => Some(vec![]),
+        1 => Some(vec![CHIPS[(choice % 6) as usize]]),
+        _ => None,
+    };
+    Command::PushChips {
+        seat,
+        chips,
+        declaration,
+        in_front,
+    }
+}
+
+/// A misdeal, a floor ruling or a penalty, chosen by `choice`.
+fn ruling(seat: Seat, choice: u64, physical: bool) -> Command {
+    let reason = "random ruling".to_string();
+    match choice / 9 % 5 {
+        0 => Command::Misdeal {
+            reason,
+            deal: if physical {
+                Deal::Physical
+            } else {
+                Deal::Digital {
+                    seed: Seed::from_u64(choice),
+                }
+            },
+        },
+        1 => Command::Rule {
+            ruling: Ruling::KillHand { seat },
+            reason,
+        },
+        2 => Command::Rule {
+            ruling: Ruling::AwardPot {
+                seat: (choice % 11) as Seat,
+            },
+            reason,
+        },
+        3 => Command::Rule {
+            ruling: Ruling::ForfeitUndercall {
+                seat,
+                amount: choice / 45 % 500,
+            },
+            reason,
+        },
+        _ => Command::Penalize {
+            seat,
+            orbits: (choice / 45 % 3) as u8,
+        },
+    }
+}
+
 /// A command for this state chosen by `choice`: mostly sensible actions,
 /// sometimes nonsense.
 fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
@@ -86,6 +152,12 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
         };
     };
     if let Some(o) = state.options() {
+        if choice % 9 == 7 {
+            return push_chips(o.seat, choice);
+        }
+        if choice % 9 == 8 {
+            return ruling(o.seat, choice, physical);
+        }
         let action = match choice % 7 {
             0 => PlayerAction::Fold,
             1 | 2 => {
@@ -145,8 +217,12 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
     }
 }
 
-/// Runs the stream; returns how many hands ended.
-fn run(stacks: Vec<Chips>, choices: Vec<u64>, physical: bool) -> Result<usize, TestCaseError> {
+/// Runs the stream; returns the log.
+fn run(
+    stacks: Vec<Chips>,
+    choices: Vec<u64>,
+    physical: bool,
+) -> Result<Vec<TableEvent>, TestCaseError> {
     let mut state = TableState::default();
     let mut log = Vec::new();
     let apply = |state: &mut TableState, cmd: &Command, log: &mut Vec<TableEvent>| -> bool {
@@ -199,22 +275,45 @@ fn run(stacks: Vec<Chips>, choices: Vec<u64>, physical: bool) -> Result<usize, T
         invariants(&state, total)?;
     }
     prop_assert_eq!(replay(&log), state, "folding the log gives the live state");
-    Ok(log
-        .iter()
-        .filter(|e| matches!(e, TableEvent::HandEnded { .. }))
-        .count())
+    let deals = check_deals(&log);
+    prop_assert!(
+        deals.is_ok(),
+        "every digital deal follows its seed: {:?}",
+        deals
+    );
+    Ok(log)
+}
+
+fn count(log: &[TableEvent], what: fn(&TableEvent) -> bool) -> usize {
+    log.iter().filter(|e| what(e)).count()
 }
 
 #[test]
 fn the_streams_play_real_hands() {
     // The generator is worth something only if hands actually finish.
-    let choices: Vec<u64> = (0..3000u64)
+    let choices: Vec<u64> = (0..8000u64)
         .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7)
         .collect();
-    let digital = run(vec![1500; 6], choices.clone(), false).unwrap();
-    let physical = run(vec![1500; 6], choices, true).unwrap();
-    assert!(digital >= 10, "only {digital} digital hands ended");
-    assert!(physical >= 10, "only {physical} physical hands ended");
+    for physical in [false, true] {
+        let log = run(vec![1500; 6], choices.clone(), physical).unwrap();
+        let ended = count(&log, |e| matches!(e, TableEvent::HandEnded { .. }));
+        assert!(
+            ended >= 10,
+            "only {ended} hands ended (physical: {physical})"
+        );
+        // The rulings are exercised too, not only refused.
+        let read = count(&log, |e| matches!(e, TableEvent::ChipsRead { .. }));
+        let ruled = count(&log, |e| {
+            matches!(
+                e,
+                TableEvent::FloorRuled { .. }
+                    | TableEvent::MisdealDeclared { .. }
+                    | TableEvent::PenaltyGiven { .. }
+            )
+        });
+        assert!(read >= 10, "only {read} pushes of chips read");
+        assert!(ruled >= 3, "only {ruled} rulings");
+    }
 }
 
 proptest! {

@@ -1,0 +1,307 @@
+//! Misdeals (TDA 35, 36), floor rulings (TDA 1), penalties (TDA 71) and the
+//! deck commitment, as given events / when command / then events.
+
+mod common;
+
+use common::*;
+use felt_cards::Seed;
+use felt_table::*;
+
+use PlayerAction::*;
+
+fn misdeal(deal: Deal) -> Command {
+    Command::Misdeal {
+        reason: "two cards exposed in the deal".into(),
+        deal,
+    }
+}
+
+fn digital(n: u64) -> Deal {
+    Deal::Digital {
+        seed: Seed::from_u64(n),
+    }
+}
+
+/// Plays the current hand out with everyone folding to the last live hand.
+fn fold_around(t: &mut Table) {
+    while let Some(seat) = t.to_act() {
+        t.act(seat, Fold);
+    }
+    assert!(t.state.hand.is_none(), "the hand ended");
+}
+
+fn started(events: &[TableEvent]) -> Option<(u64, Seat, Option<Seat>, Seat)> {
+    events.iter().find_map(|e| match e {
+        TableEvent::HandStarted {
+            number,
+            button,
+            small_blind,
+            big_blind,
+            ..
+        } => Some((*number, *button, *small_blind, *big_blind)),
+        _ => None,
+    })
+}
+
+fn killed(events: &[TableEvent]) -> Vec<(Seat, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TableEvent::HandKilled { seat, reason } => Some((*seat, reason.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_misdeal_before_substantial_action_deals_an_exact_copy() {
+    let mut t = table(&[1000, 1000, 1000, 1000]);
+    let first = t.start(level(50, 100), Some(4));
+    t.act(3, Fold);
+    t.act(4, Fold);
+    // Two folds are not substantial action (TDA 36).
+    let events = t.ok(misdeal(Deal::Physical));
+    assert!(matches!(
+        &events[0],
+        TableEvent::MisdealDeclared { number: 1, reason } if reason == "two cards exposed in the deal"
+    ));
+    // The same hand number, button and blinds; every player back in.
+    assert_eq!(started(&events), started(&first));
+    assert_eq!(started(&events), Some((1, 4, Some(1), 2)));
+    assert_eq!(t.to_act(), Some(3));
+    assert_eq!(t.hand().pot(), 150);
+    assert_eq!(t.stack(1) + t.stack(2), 2000 - 150);
+    assert_eq!(t.state.chips_in_play(), 4000);
+    // The next hand moves the button as if the misdealt hand was one hand.
+    fold_around(&mut t);
+    let next = t.start(level(50, 100), None);
+    assert_eq!(started(&next), Some((2, 1, Some(2), 3)));
+    assert_eq!(replay(&t.log), t.state);
+}
+
+#[test]
+fn no_misdeal_after_substantial_action() {
+    let mut t = table(&[1000, 1000, 1000, 1000]);
+    t.start(level(50, 100), Some(4));
+    t.act(3, Call);
+    t.act(4, Fold);
+    // A call and a fold: two actions, one putting chips in (TDA 36).
+    assert_eq!(
+        t.refused(misdeal(Deal::Physical)),
+        "a misdeal cannot be declared after substantial action: the hand goes on (TDA 35, 36)"
+    );
+    let mut t = table(&[1000, 1000, 1000, 1000, 1000]);
+    t.start(level(50, 100), Some(5));
+    t.act(3, Fold);
+    t.act(4, Fold);
+    t.act(5, Fold);
+    // Any three actions.
+    assert!(
+        t.refused(misdeal(Deal::Physical))
+            .contains("substantial action")
+    );
+}
+
+#[test]
+fn a_digital_re_deal_needs_a_new_seed_and_deals_new_cards() {
+    let mut t = table(&[1000, 1000, 1000]);
+    t.ok(Command::StartHand {
+        level: level(50, 100),
+        deal: digital(1),
+        button: Some(3),
+    });
+    let before = t.hand().player(1).unwrap().hole;
+    assert_eq!(
+        t.refused(misdeal(digital(1))),
+        "the re-deal of a misdeal needs a new seed: the old one deals the same cards (TDA 35)"
+    );
+    t.ok(misdeal(digital(2)));
+    assert_ne!(t.hand().player(1).unwrap().hole, before);
+    // Both deals follow from their committed seeds.
+    assert_eq!(check_deals(&t.log), Ok(2));
+}
+
+#[test]
+fn the_misdeal_and_its_re_deal_count_once_for_a_penalty_and_the_dead_stay_dead() {
+    let mut t = table(&[1000, 1000, 1000, 1000]);
+    t.ok(Command::Penalize { seat: 4, orbits: 1 });
+    t.ok(Command::SetAbsent {
+        seat: 3,
+        absent: true,
+    });
+    t.start(level(50, 100), Some(1));
+    // Seat 3 comes back before the misdeal: its hand stays dead (TDA 35).
+    t.ok(Command::SetAbsent {
+        seat: 3,
+        absent: false,
+    });
+    let events = t.ok(misdeal(Deal::Physical));
+    let dead: Vec<Seat> = killed(&events).into_iter().map(|k| k.0).collect();
+    assert_eq!(dead, [3, 4]);
+    fold_around(&mut t);
+    assert_eq!(t.state.seat(4).unwrap().penalty_hands, 3);
+}
+
+#[test]
+fn a_penalty_is_one_hand_per_player_at_the_table_times_the_orbits() {
+    let mut t = table(&[1000, 1000, 1000]);
+    let events = t.ok(Command::Penalize { seat: 2, orbits: 2 });
+    assert_eq!(
+        events,
+        [TableEvent::PenaltyGiven {
+            seat: 2,
+            player: PlayerId(101),
+            hands: 6
+        }]
+    );
+    let mut button = Some(3);
+    for hand in 1..=6 {
+        let events = t.start(level(50, 100), button.take());
+        // Dealt in, posting when its turn comes, and dead (TDA 71).
+        let dead = killed(&events);
+        assert_eq!(dead.len(), 1, "hand {hand}");
+        assert_eq!(dead[0].0, 2);
+        assert!(dead[0].1.contains("TDA 71"));
+        fold_around(&mut t);
+        assert_eq!(t.state.seat(2).unwrap().penalty_hands, 6 - hand);
+    }
+    // Seat 2 posted its blinds while away: 2 big and 2 small blinds.
+    assert_eq!(t.stack(2), 1000 - 300);
+    // Served: seat 2 plays again.
+    let events = t.start(level(50, 100), None);
+    assert!(killed(&events).is_empty());
+}
+
+#[test]
+fn a_penalty_needs_a_player_and_an_orbit() {
+    let t = table(&[1000, 1000]);
+    assert_eq!(
+        t.refused(Command::Penalize { seat: 1, orbits: 0 }),
+        "a penalty is at least one orbit"
+    );
+    let mut t = table(&[1000, 1000, 1000]);
+    t.ok(Command::RemovePlayer { seat: 3 });
+    assert_eq!(
+        t.refused(Command::Penalize { seat: 3, orbits: 1 }),
+        "seat 3 is empty"
+    );
+}
+
+#[test]
+fn the_floor_kills_a_hand_with_a_reason() {
+    let mut t = table(&[1000, 1000, 1000]);
+    t.start(level(50, 100), Some(3));
+    let events = t.ok(Command::Rule {
+        ruling: Ruling::KillHand { seat: 1 },
+        reason: "exposed a card with action pending".into(),
+    });
+    assert_eq!(
+        events[0],
+        TableEvent::FloorRuled {
+            ruling: Ruling::KillHand { seat: 1 },
+            reason: "exposed a card with action pending".into()
+        }
+    );
+    assert_eq!(
+        killed(&events),
+        [(
+            1,
+            "killed by the floor: exposed a card with action pending (TDA 1)".to_string()
+        )]
+    );
+    assert!(t.hand().player(1).unwrap().folded);
+    // Seats 2 and 3 play on: the small blind stays in the pot.
+    assert_eq!(t.to_act(), Some(3));
+    t.act(3, Fold);
+    assert!(t.state.hand.is_none());
+    assert_eq!(t.stack(2), 1050);
+}
+
+#[test]
+fn the_floor_awards_a_contested_pot() {
+    let mut t = table(&[1000, 1000, 1000]);
+    t.start(level(50, 100), Some(3));
+    t.act(3, Call);
+    t.act(1, Call);
+    t.act(2, Check);
+    let events = t.ok(Command::Rule {
+        ruling: Ruling::AwardPot { seat: 3 },
+        reason: "seat 1 and 2 agreed to check it down (collusion)".into(),
+    });
+    assert!(matches!(events[0], TableEvent::FloorRuled { .. }));
+    assert!(events.contains(&TableEvent::PotAwarded {
+        pot: 0,
+        amount: 300,
+        eligible: vec![3],
+        shares: vec![Share {
+            seat: 3,
+            amount: 300,
+            rank: None
+        }]
+    }));
+    assert!(t.state.hand.is_none());
+    assert_eq!((t.stack(1), t.stack(2), t.stack(3)), (900, 900, 1200));
+}
+
+#[test]
+fn rulings_need_a_hand_and_a_live_seat() {
+    let mut t = table(&[1000, 1000, 1000]);
+    assert_eq!(
+        t.refused(Command::Rule {
+            ruling: Ruling::KillHand { seat: 1 },
+            reason: "x".into()
+        }),
+        "no hand is in progress"
+    );
+    t.start(level(50, 100), Some(3));
+    t.act(3, Fold);
+    assert_eq!(
+        t.refused(Command::Rule {
+            ruling: Ruling::KillHand { seat: 3 },
+            reason: "x".into()
+        }),
+        "seat 3 has no live hand"
+    );
+}
+
+#[test]
+fn when_every_hand_is_dead_every_chip_goes_back() {
+    let mut t = table(&[1000, 1000]);
+    for seat in [1, 2] {
+        t.ok(Command::SetAbsent { seat, absent: true });
+    }
+    t.start(level(50, 100), Some(1));
+    assert!(t.state.hand.is_none());
+    assert_eq!((t.stack(1), t.stack(2)), (1000, 1000));
+}
+
+#[test]
+fn a_deal_that_does_not_follow_its_seed_is_found() {
+    let mut t = table(&[1000, 1000, 1000]);
+    t.ok(Command::StartHand {
+        level: level(50, 100),
+        deal: digital(9),
+        button: Some(3),
+    });
+    fold_around(&mut t);
+    assert_eq!(check_deals(&t.log), Ok(1));
+    // A hole card swapped in the record.
+    let mut forged = t.log.clone();
+    for e in &mut forged {
+        if let TableEvent::HoleCardsDealt { cards } = e {
+            let hole = cards[0].1.as_mut().unwrap();
+            hole.swap(0, 1);
+        }
+    }
+    let err = check_deals(&forged).unwrap_err().to_string();
+    assert!(err.starts_with("hand 1: seat 1's card 1 is"), "{err}");
+    // A seed that is not the committed one.
+    let mut forged = t.log.clone();
+    for e in &mut forged {
+        if let TableEvent::HandStarted { deal, .. } = e {
+            *deal = digital(10);
+        }
+    }
+    let err = check_deals(&forged).unwrap_err().to_string();
+    assert!(err.contains("the seed's commitment is"), "{err}");
+}
