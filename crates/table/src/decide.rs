@@ -167,6 +167,31 @@ impl Decider {
                 let event = self.act(*seat, action)?;
                 self.emit(event);
             }
+            Command::ActOutOfTurn { seat, action } => {
+                self.check_seat(*seat)?;
+                let h = self.hand()?;
+                if h.to_act.is_none() {
+                    return Err(Rejection::NoActionPending { street: h.street });
+                }
+                if h.to_act == Some(*seat) {
+                    return Err(Rejection::NotOutOfTurn { seat: *seat });
+                }
+                let p = h.player(*seat).ok_or(Rejection::NotLive { seat: *seat })?;
+                if p.folded || p.all_in {
+                    return Err(Rejection::CannotAct { seat: *seat });
+                }
+                if h.out_of_turn.iter().any(|o| o.0 == *seat) {
+                    return Err(Rejection::AlreadyActedOutOfTurn { seat: *seat });
+                }
+                // Valid for what the seat faces now.
+                self.act_as(*seat, action)?;
+                let facing = h.current_bet;
+                self.emit(TableEvent::OutOfTurnAction {
+                    seat: *seat,
+                    action: *action,
+                    facing,
+                });
+            }
             Command::PushChips {
                 seat,
                 chips,
@@ -539,7 +564,16 @@ impl Decider {
             self.check_seat(seat)?;
             return Err(Rejection::OutOfTurn { seat, to_act });
         }
-        let p = h.player(seat).ok_or(Rejection::NotLive { seat })?;
+        self.act_as(seat, action)
+    }
+
+    /// An action by `seat` as if it were its turn.
+    fn act_as(&self, seat: Seat, action: &PlayerAction) -> Result<TableEvent, Rejection> {
+        let h = self.hand()?;
+        let p = h
+            .player(seat)
+            .filter(|p| !p.folded)
+            .ok_or(Rejection::NotLive { seat })?;
         let stack = self.state.seat(seat).map_or(0, |s| s.stack);
         let to_call = h.current_bet.saturating_sub(p.street);
         let max_to = p.street + stack;
@@ -644,7 +678,7 @@ impl Decider {
                 }
             }
             // Rewritten above to a call, bet or raise; kept total without a panic.
-            PlayerAction::AllIn => return self.act(seat, &PlayerAction::Raise { to: max_to }),
+            PlayerAction::AllIn => return self.act_as(seat, &PlayerAction::Raise { to: max_to }),
         })
     }
 
@@ -660,7 +694,12 @@ impl Decider {
                 return;
             }
             match h.phase {
-                Phase::Dealing | Phase::Betting => return,
+                Phase::Betting => {
+                    if !self.resolve_out_of_turn() {
+                        return;
+                    }
+                }
+                Phase::Dealing => return,
                 Phase::AwaitingBoard => {
                     if h.deck.is_none() {
                         return;
@@ -697,6 +736,34 @@ impl Decider {
                 }
             }
         }
+    }
+
+    /// When the action reaches a seat that acted out of turn: the action
+    /// stands if what it faces is unchanged (or it folded), else it is void
+    /// (TDA 53). Returns whether anything was resolved.
+    fn resolve_out_of_turn(&mut self) -> bool {
+        let Some(h) = self.state.hand.as_ref() else {
+            return false;
+        };
+        let Some(seat) = h.to_act else {
+            return false;
+        };
+        let Some(&(_, action, facing)) = h.out_of_turn.iter().find(|o| o.0 == seat) else {
+            return false;
+        };
+        let current = h.current_bet;
+        let void = |reason: String| TableEvent::OutOfTurnVoided { seat, reason };
+        let event = if action == PlayerAction::Fold || current == facing {
+            self.act_as(seat, &action).unwrap_or_else(|e| {
+                void(format!("the out-of-turn action is no longer possible: {e}"))
+            })
+        } else {
+            void(format!(
+                "the action changed from {facing} to {current} before seat {seat}'s turn: its out-of-turn action does not bind it (TDA 53)"
+            ))
+        };
+        self.emit(event);
+        true
     }
 
     /// Tables every live hand in showdown order (TDA 17): the last bettor or

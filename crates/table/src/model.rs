@@ -165,6 +165,15 @@ pub enum Command {
         seat: Seat,
         action: PlayerAction,
     },
+    /// An action taken out of turn (TDA 53). The action goes back to the
+    /// player whose turn it is; when it reaches this seat the action stands
+    /// if what the seat faces has not changed (checks, calls and folds in
+    /// between do not change it), and is void otherwise, the player then
+    /// having every option. A fold out of turn always stands.
+    ActOutOfTurn {
+        seat: Seat,
+        action: PlayerAction,
+    },
     /// Chips put out as the dealer sees them (TDA 40–46): the denominations
     /// of the new chips, what was declared first, and the chips of an
     /// earlier bet on this street still in front of the player (`None`: the
@@ -337,6 +346,19 @@ pub enum TableEvent {
     },
     /// A hand killed before it could act (absent player, TDA 30).
     HandKilled {
+        seat: Seat,
+        reason: String,
+    },
+    /// An action out of turn, held until the action reaches the seat (TDA 53).
+    OutOfTurnAction {
+        seat: Seat,
+        action: PlayerAction,
+        /// The bet the seat faced when it acted.
+        facing: Chips,
+    },
+    /// The action changed before it reached the seat: its out-of-turn
+    /// action does not bind it (TDA 53).
+    OutOfTurnVoided {
         seat: Seat,
         reason: String,
     },

@@ -105,4 +105,10 @@ pub enum Rejection {
     InvalidPenalty,
     #[error("seat {seat} is not in the current hand")]
     NotInHand { seat: Seat },
+    #[error("seat {seat} is to act: record its action in turn")]
+    NotOutOfTurn { seat: Seat },
+    #[error("seat {seat} has already acted out of turn: its action waits for its turn (TDA 53)")]
+    AlreadyActedOutOfTurn { seat: Seat },
+    #[error("seat {seat} has no action to take: it is all in or out of the hand")]
+    CannotAct { seat: Seat },
 }

@@ -82,6 +82,8 @@ pub struct HandState {
     /// (TDA 36) ends the time a misdeal can be called.
     pub actions: u32,
     pub chip_actions: u32,
+    /// Actions taken out of turn, waiting for the action to reach them (TDA 53).
+    pub out_of_turn: Vec<(Seat, PlayerAction, Chips)>,
     /// The table's blind positions before this hand, restored by a misdeal.
     pub(crate) previous_blinds: (Option<Seat>, Option<Seat>),
 }
@@ -355,6 +357,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 opening_bet: 0,
                 actions: 0,
                 chip_actions: 0,
+                out_of_turn: Vec::new(),
                 previous_blinds,
             });
         }
@@ -426,6 +429,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             };
             commit(state, *seat, amount, true);
             let Some(h) = state.hand.as_mut() else { return };
+            h.out_of_turn.retain(|o| o.0 != *seat);
             h.actions += 1;
             h.chip_actions += u32::from(amount > 0);
             let before = h.current_bet;
@@ -470,6 +474,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 h.street = *street;
                 h.current_bet = 0;
                 h.opening_bet = 0;
+                h.out_of_turn.clear();
                 h.min_raise = h.level.big_blind;
                 h.aggressor = None;
                 for p in h.players.iter_mut().flatten() {
@@ -515,6 +520,8 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         }
         TableEvent::MisdealDeclared { .. }
         | TableEvent::UndercallForfeited { .. }
+        | TableEvent::OutOfTurnAction { .. }
+        | TableEvent::OutOfTurnVoided { .. }
         | TableEvent::PenaltyGiven { .. } => apply_ruling(state, event),
         // Records of how a ruling was reached; their effects are events of their own.
         TableEvent::ChipsRead { .. } | TableEvent::FloorRuled { .. } => {}
@@ -565,6 +572,20 @@ fn apply_ruling(state: &mut TableState, event: &TableEvent) {
                 if h.to_act == Some(*seat) {
                     h.pass_action(*seat, size);
                 }
+            }
+        }
+        TableEvent::OutOfTurnAction {
+            seat,
+            action,
+            facing,
+        } => {
+            if let Some(h) = state.hand.as_mut() {
+                h.out_of_turn.push((*seat, *action, *facing));
+            }
+        }
+        TableEvent::OutOfTurnVoided { seat, .. } => {
+            if let Some(h) = state.hand.as_mut() {
+                h.out_of_turn.retain(|o| o.0 != *seat);
             }
         }
         TableEvent::PenaltyGiven { seat, hands, .. } => {

@@ -548,3 +548,146 @@ fn the_reading_is_recorded_with_its_rule() {
         }
     ));
 }
+
+// TDA 53: action out of turn.
+
+fn out_of_turn(t: &mut Table, seat: Seat, action: PlayerAction) -> Vec<TableEvent> {
+    t.ok(Command::ActOutOfTurn { seat, action })
+}
+
+/// Rule 53 example 1: blinds 50-100; on the flop seat 3 bets 300, seat 4
+/// folds, and with seat 5 to act seat 6 says "raise to 800".
+fn rule_53_example_1() -> Table {
+    let mut t = on_the_flop(&[20_000; 7], 50, 100);
+    t.act(1, Check);
+    t.act(2, Check);
+    t.act(3, Bet { to: 300 });
+    t.act(4, Fold);
+    let events = out_of_turn(&mut t, 6, Raise { to: 800 });
+    assert_eq!(
+        events,
+        [TableEvent::OutOfTurnAction {
+            seat: 6,
+            action: Raise { to: 800 },
+            facing: 300
+        }]
+    );
+    // The action goes back to seat 5; no chip has moved.
+    assert_eq!(t.to_act(), Some(5));
+    assert_eq!(t.street_bet(6), 0);
+    t
+}
+
+#[test]
+fn rule_53_example_1_a_call_does_not_change_the_action_so_the_raise_stands() {
+    let mut t = rule_53_example_1();
+    let events = t.act(5, Call);
+    assert!(events.contains(&TableEvent::ActionTaken {
+        seat: 6,
+        action: ActionTaken::Raise {
+            to: 800,
+            amount: 800
+        },
+        all_in: false
+    }));
+    assert_eq!(t.street_bet(6), 800);
+    assert_eq!(t.to_act(), Some(7));
+}
+
+#[test]
+fn rule_53_example_1_a_raise_changes_the_action_and_frees_the_out_of_turn_player() {
+    let mut t = rule_53_example_1();
+    let events = t.act(5, Raise { to: 600 });
+    assert!(matches!(
+        events.last(),
+        Some(TableEvent::OutOfTurnVoided { seat: 6, reason })
+            if reason == "the action changed from 300 to 600 before seat 6's turn: its out-of-turn action does not bind it (TDA 53)"
+    ));
+    assert_eq!(t.to_act(), Some(6));
+    assert_eq!(t.street_bet(6), 0);
+    // Every option: here a fold.
+    t.act(6, Fold);
+}
+
+#[test]
+fn rule_53_example_2_a_check_out_of_turn_stands_unless_there_is_a_bet() {
+    let mut t = on_the_flop(&[20_000; 7], 50, 100);
+    for seat in 1..=4 {
+        t.act(seat, Check);
+    }
+    out_of_turn(&mut t, 6, Check);
+    t.act(5, Check);
+    assert_eq!(t.to_act(), Some(7));
+    assert!(t.hand().player(6).unwrap().acted);
+
+    let mut t = on_the_flop(&[20_000; 7], 50, 100);
+    for seat in 1..=4 {
+        t.act(seat, Check);
+    }
+    out_of_turn(&mut t, 6, Check);
+    t.act(5, Bet { to: 200 });
+    assert_eq!(t.to_act(), Some(6));
+    assert_eq!(t.state.options().unwrap().to_call, 200);
+}
+
+#[test]
+fn rule_53_a_fold_out_of_turn_stands_even_when_the_action_changes() {
+    let mut t = rule_53_example_1();
+    out_of_turn(&mut t, 7, Fold);
+    t.act(5, Raise { to: 900 });
+    t.act(6, Call);
+    assert!(t.hand().player(7).unwrap().folded);
+    assert_eq!(t.to_act(), Some(1));
+}
+
+#[test]
+fn rule_53_b_substantial_action_out_of_turn_stands_and_the_floor_rules_on_the_skipped_hand() {
+    // Blinds 100-200: seat 3 bets 600, seat 4 is skipped as seat 5 calls and
+    // seat 6 folds out of turn; the floor kills seat 4's hand.
+    let mut t = on_the_flop(&[20_000; 7], 100, 200);
+    t.act(1, Check);
+    t.act(2, Check);
+    t.act(3, Bet { to: 600 });
+    out_of_turn(&mut t, 5, Call);
+    out_of_turn(&mut t, 6, Fold);
+    t.ok(Command::Rule {
+        ruling: Ruling::KillHand { seat: 4 },
+        reason: "skipped, did not speak before substantial action (TDA 53)".into(),
+    });
+    assert_eq!(t.street_bet(5), 600);
+    assert!(t.hand().player(6).unwrap().folded);
+    assert_eq!(t.to_act(), Some(7));
+}
+
+#[test]
+fn out_of_turn_actions_are_checked_like_any_other() {
+    let mut t = rule_53_example_1();
+    assert_eq!(
+        t.refused(Command::ActOutOfTurn {
+            seat: 7,
+            action: Raise { to: 500 }
+        }),
+        "raise to 500 is below the minimum raise to 600 (TDA 43)"
+    );
+    assert_eq!(
+        t.refused(Command::ActOutOfTurn {
+            seat: 5,
+            action: Call
+        }),
+        "seat 5 is to act: record its action in turn"
+    );
+    assert_eq!(
+        t.refused(Command::ActOutOfTurn {
+            seat: 6,
+            action: Call
+        }),
+        "seat 6 has already acted out of turn: its action waits for its turn (TDA 53)"
+    );
+    assert_eq!(
+        t.refused(Command::ActOutOfTurn {
+            seat: 4,
+            action: Call
+        }),
+        "seat 4 has no action to take: it is all in or out of the hand"
+    );
+}

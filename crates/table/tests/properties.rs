@@ -54,10 +54,22 @@ fn push_chips(seat: Seat, choice: u64) -> Command {
     }
 }
 
-/// A misdeal, a floor ruling or a penalty, chosen by `choice`.
+/// A misdeal, a floor ruling, a penalty or an action out of turn, chosen
+/// by `choice`.
 fn ruling(seat: Seat, choice: u64, physical: bool) -> Command {
     let reason = "random ruling".to_string();
-    match choice / 9 % 5 {
+    match choice / 9 % 7 {
+        5 | 6 => Command::ActOutOfTurn {
+            seat: (choice / 63 % 11) as Seat,
+            action: match choice / 693 % 4 {
+                0 => PlayerAction::Fold,
+                1 => PlayerAction::Check,
+                2 => PlayerAction::Call,
+                _ => PlayerAction::Raise {
+                    to: choice / 2772 % 3000,
+                },
+            },
+        },
         0 => Command::Misdeal {
             reason,
             deal: if physical {
@@ -309,6 +321,7 @@ fn the_streams_play_real_hands() {
                 TableEvent::FloorRuled { .. }
                     | TableEvent::MisdealDeclared { .. }
                     | TableEvent::PenaltyGiven { .. }
+                    | TableEvent::OutOfTurnAction { .. }
             )
         });
         assert!(read >= 10, "only {read} pushes of chips read");
