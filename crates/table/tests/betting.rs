@@ -661,7 +661,7 @@ fn rule_53_b_substantial_action_out_of_turn_stands_and_the_floor_rules_on_the_sk
 
 #[test]
 fn out_of_turn_actions_are_checked_like_any_other() {
-    let mut t = rule_53_example_1();
+    let t = rule_53_example_1();
     assert_eq!(
         t.refused(Command::ActOutOfTurn {
             seat: 7,
