@@ -47,7 +47,11 @@ pub fn export(events: &[TableEvent]) -> Result<String, PhhError> {
     let mut finishing: Option<Vec<Chips>> = None;
     for e in events {
         match e {
-            TableEvent::AntePosted { seat, amount } => antes[p(*seat)? - 1] += amount,
+            TableEvent::AntePosted { seat, amount } => {
+                // Heads-up the format applies antes reversed, like blinds.
+                let i = p(*seat)? - 1;
+                antes[if heads_up { 1 - i } else { i }] += amount;
+            }
             TableEvent::BlindPosted {
                 seat,
                 blind,

@@ -171,9 +171,10 @@ pub fn level_of(hand: &PhhHand) -> Result<Level, PhhError> {
         .enumerate()
         .filter(|a| a.1 > 0)
         .collect();
-    // The big blind's position: p2, or p1 heads-up (the button posts the
-    // small blind, so the other player is the big blind).
-    let bb_position = if n == 2 { 0 } else { 1 };
+    // The big blind's ante is the second entry: p2's, or heads-up, where
+    // the format (as PokerKit) applies antes and blinds reversed, p1's — the
+    // big blind, since the button posts the small blind.
+    let bb_position = 1;
     let (ante, ante_format) = match nonzero.as_slice() {
         [] => (0, AnteFormat::None),
         [(i, a)] if *i == bb_position && n > 1 => (*a, AnteFormat::BigBlind),
@@ -274,6 +275,13 @@ pub fn replay(hand: &PhhHand, rules: HouseRules) -> Result<Replay, PhhError> {
             [player, "cc"] => {
                 let seat = seat_of(player)?;
                 let to_call = r.state.hand.as_ref().map_or(0, |h| h.to_call(seat));
+                let nobody_to_act = r.state.hand.as_ref().is_some_and(|h| h.to_act.is_none());
+                if nobody_to_act && to_call == 0 {
+                    // PokerKit asks the last player with chips to check
+                    // when nobody is left to bet against; felt closes the
+                    // betting instead. The check changes nothing.
+                    continue;
+                }
                 Command::Act {
                     seat,
                     action: if to_call == 0 {

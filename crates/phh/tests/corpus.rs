@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use felt_phh::{PhhHand, Verdict, replay, verify};
-use felt_table::{HouseRules, ShortBigBlind, TableEvent};
+use felt_table::{HouseRules, TableEvent};
 
 fn corpus() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/phh");
@@ -16,9 +16,7 @@ fn corpus() -> PathBuf {
 }
 
 fn pokerkit_rules() -> HouseRules {
-    HouseRules {
-        short_big_blind: ShortBigBlind::CallAmountPosted,
-    }
+    HouseRules::POKERKIT
 }
 
 #[test]

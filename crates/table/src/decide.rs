@@ -837,45 +837,62 @@ impl Decider {
         let ranks: Vec<(Seat, Option<HandRank>)> = (1..=size)
             .filter_map(|s| h.player(s).map(|p| (s, rank_of(&h, p.hole))))
             .collect();
+        let rank = |s: &Seat| ranks.iter().find(|r| r.0 == *s).and_then(|r| r.1);
         // Seats in order from the first left of the button: odd chips (TDA 20).
         let order: Vec<Seat> = self.state.seats_after(h.button).collect();
+        let mut awards: Vec<Award> = pots
+            .into_iter()
+            .enumerate()
+            .map(|(pot, (amount, eligible))| {
+                let best = eligible.iter().filter_map(rank).max();
+                let mut winners: Vec<Seat> = if eligible.len() > 1 && best.is_some() {
+                    eligible
+                        .iter()
+                        .copied()
+                        .filter(|s| rank(s) == best)
+                        .collect()
+                } else {
+                    eligible.clone()
+                };
+                winners.sort_by_key(|w| order.iter().position(|s| s == w));
+                Award {
+                    pot,
+                    amount,
+                    contested: eligible.len() > 1,
+                    eligible,
+                    winners,
+                }
+            })
+            .collect();
+        let odd_chips = self.state.rules.odd_chips;
+        if odd_chips == OddChips::AllToTheFirstWinner {
+            awards = merge_alike(awards);
+        }
         let chip = h.level.smallest_chip.max(1);
-        for (i, (amount, eligible)) in pots.iter().enumerate().rev() {
-            let contested = eligible.len() > 1;
-            let rank = |s: &Seat| ranks.iter().find(|r| r.0 == *s).and_then(|r| r.1);
-            let best = eligible.iter().filter_map(rank).max();
-            let mut winners: Vec<Seat> = if contested {
-                eligible
-                    .iter()
-                    .copied()
-                    .filter(|s| rank(s) == best && best.is_some())
-                    .collect()
-            } else {
-                eligible.clone()
-            };
-            if winners.is_empty() {
-                winners = eligible.clone();
-            }
-            winners.sort_by_key(|w| order.iter().position(|s| s == w));
-            let n = winners.len() as Chips;
-            let each = amount / (n * chip) * chip;
-            let mut rest = amount - each * n;
-            let shares = winners
+        for award in awards.into_iter().rev() {
+            let n = award.winners.len() as Chips;
+            let each = award.amount / (n * chip) * chip;
+            let mut rest = award.amount - each * n;
+            let shares = award
+                .winners
                 .iter()
                 .map(|&seat| {
-                    let odd = rest.min(chip);
+                    let odd = match odd_chips {
+                        OddChips::OneEachFromTheButton => rest.min(chip),
+                        OddChips::AllToTheFirstWinner => rest,
+                    };
                     rest -= odd;
                     Share {
                         seat,
                         amount: each + odd,
-                        rank: if contested { rank(&seat) } else { None },
+                        rank: if award.contested { rank(&seat) } else { None },
                     }
                 })
                 .collect();
             self.emit(TableEvent::PotAwarded {
-                pot: i,
-                amount: *amount,
-                eligible: eligible.clone(),
+                pot: award.pot,
+                amount: award.amount,
+                eligible: award.eligible,
                 shares,
             });
         }
@@ -909,6 +926,38 @@ impl Decider {
             busted,
         });
     }
+}
+
+/// A pot with its winners, before the chips are split.
+struct Award {
+    pot: usize,
+    amount: Chips,
+    eligible: Vec<Seat>,
+    contested: bool,
+    winners: Vec<Seat>,
+}
+
+/// PokerKit's way: pots whose contenders (eligible players who win some
+/// pot) are the same are awarded as one, so their odd chips are counted
+/// together. Each merged pot keeps the number of its first pot.
+fn merge_alike(awards: Vec<Award>) -> Vec<Award> {
+    let contenders: Vec<Seat> = awards.iter().flat_map(|a| a.winners.clone()).collect();
+    let key = |a: &Award| -> Vec<Seat> {
+        a.eligible
+            .iter()
+            .copied()
+            .filter(|s| contenders.contains(s))
+            .collect()
+    };
+    let mut merged: Vec<(Vec<Seat>, Award)> = Vec::new();
+    for award in awards {
+        let k = key(&award);
+        match merged.iter_mut().find(|(key, _)| *key == k) {
+            Some((_, into)) => into.amount += award.amount,
+            None => merged.push((k, award)),
+        }
+    }
+    merged.into_iter().map(|(_, a)| a).collect()
 }
 
 /// Main pot first: each level of the live players' bets makes a pot that

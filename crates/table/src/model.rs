@@ -63,11 +63,32 @@ pub enum ShortBigBlind {
     CallAmountPosted,
 }
 
+/// Who gets the chips of a split pot that do not divide evenly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum OddChips {
+    /// TDA 20: split as evenly as the smallest chip in play allows, the odd
+    /// chips one at a time from the first winner left of the button.
+    #[default]
+    OneEachFromTheButton,
+    /// PokerKit: every odd chip to the first winner left of the button.
+    AllToTheFirstWinner,
+}
+
 /// Where rule books differ, a per-tournament choice; defaults are TDA 2019
 /// and live practice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct HouseRules {
     pub short_big_blind: ShortBigBlind,
+    pub odd_chips: OddChips,
+}
+
+impl HouseRules {
+    /// PokerKit's behaviour, the reference of the PHH format: how online
+    /// hands were played.
+    pub const POKERKIT: HouseRules = HouseRules {
+        short_big_blind: ShortBigBlind::CallAmountPosted,
+        odd_chips: OddChips::AllToTheFirstWinner,
+    };
 }
 
 /// How cards reach the players.

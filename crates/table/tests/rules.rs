@@ -255,6 +255,7 @@ fn the_big_blind_ante_is_posted_first_and_never_reduced() {
 fn a_short_big_blind_is_called_for_what_it_posted_under_the_pokerkit_rule() {
     let rules = HouseRules {
         short_big_blind: ShortBigBlind::CallAmountPosted,
+        ..HouseRules::default()
     };
     let mut t = table_with(&[1000, 70, 1000], rules);
     t.start(level(50, 100), Some(3));

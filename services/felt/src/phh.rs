@@ -6,12 +6,13 @@ use std::time::Instant;
 
 use clap::{Subcommand, ValueEnum};
 use felt_phh::Verdict;
-use felt_table::{HouseRules, ShortBigBlind};
+use felt_table::HouseRules;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub(crate) enum Rules {
     /// PokerKit's behaviour, the format's reference (online play): a big
-    /// blind all-in for less is called for what it posted.
+    /// blind all-in for less is called for what it posted, and pots with
+    /// the same contenders are split as one, odd chips to the first winner.
     Pokerkit,
     /// The live convention: everyone calls the full big blind.
     Live,
@@ -19,11 +20,9 @@ pub(crate) enum Rules {
 
 impl Rules {
     fn house_rules(self) -> HouseRules {
-        HouseRules {
-            short_big_blind: match self {
-                Rules::Pokerkit => ShortBigBlind::CallAmountPosted,
-                Rules::Live => ShortBigBlind::CallFullBlind,
-            },
+        match self {
+            Rules::Pokerkit => HouseRules::POKERKIT,
+            Rules::Live => HouseRules::default(),
         }
     }
 }
