@@ -17,7 +17,7 @@ pub use export::export;
 use felt_cards::Card;
 use felt_table::{
     AnteFormat, Chips, Command, Deal, HouseRules, Level, PlayerAction, PlayerId, Rejection, Seat,
-    TableEvent, TableState, decide,
+    TableEvent, TableState, execute,
 };
 use serde::Deserialize;
 
@@ -132,15 +132,12 @@ struct Runner {
 
 impl Runner {
     fn run(&mut self, index: usize, action: &str, command: &Command) -> Result<(), PhhError> {
-        let events = decide(&self.state, command).map_err(|rejection| PhhError::Refused {
+        let events = execute(&mut self.state, command).map_err(|rejection| PhhError::Refused {
             index,
             action: action.to_string(),
             rejection,
         })?;
-        for e in events {
-            self.state.apply(&e);
-            self.events.push(e);
-        }
+        self.events.extend(events);
         Ok(())
     }
 }
@@ -249,14 +246,21 @@ pub fn replay(hand: &PhhHand, rules: HouseRules) -> Result<Replay, PhhError> {
             action: line.clone(),
             reason: reason.to_string(),
         };
-        let words: Vec<&str> = text.split_whitespace().collect();
+        // At most four words ("d dh p1 AcKd"); a fifth makes it no action.
+        let mut buf = [""; 5];
+        let mut len = 0;
+        for word in text.split_whitespace().take(5) {
+            buf[len] = word;
+            len += 1;
+        }
+        let words = &buf[..len];
         let seat_of = |w: &str| -> Result<Seat, PhhError> {
             w.strip_prefix('p')
                 .and_then(|n| n.parse::<Seat>().ok())
                 .filter(|&s| s >= 1 && usize::from(s) <= n)
                 .ok_or_else(|| bad("expected a player p1..pN"))
         };
-        let command = match words.as_slice() {
+        let command = match words {
             ["d", "dh", player, cards] => {
                 let seat = seat_of(player)?;
                 if cards.contains('?') {

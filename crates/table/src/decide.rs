@@ -10,8 +10,18 @@ use crate::state::{HandState, Phase, TableState, apply};
 /// Decides a command. On success the events, applied in order with
 /// [`crate::evolve`], give the new state; on rejection nothing changes.
 pub fn decide(state: &TableState, command: &Command) -> Result<Vec<TableEvent>, Rejection> {
+    let mut scratch = state.clone();
+    execute(&mut scratch, command)
+}
+
+/// Decides a command and, when it is accepted, moves `state` to where its
+/// events lead (what folding them with [`crate::evolve`] gives), applying
+/// each event once, in place. On rejection `state` is unchanged: every
+/// command is checked in full before its first event (the property tests
+/// hold `execute` to this).
+pub fn execute(state: &mut TableState, command: &Command) -> Result<Vec<TableEvent>, Rejection> {
     let mut d = Decider {
-        state: state.clone(),
+        state,
         events: Vec::new(),
     };
     d.command(command)?;
@@ -19,12 +29,12 @@ pub fn decide(state: &TableState, command: &Command) -> Result<Vec<TableEvent>, 
     Ok(d.events)
 }
 
-struct Decider {
-    state: TableState,
+struct Decider<'a> {
+    state: &'a mut TableState,
     events: Vec<TableEvent>,
 }
 
-impl Decider {
+impl Decider<'_> {
     fn emit(&mut self, event: TableEvent) {
         apply(&mut self.state, &event);
         self.events.push(event);
@@ -1022,13 +1032,16 @@ fn same_cards(a: &[Card; 2], b: &[Card; 2]) -> bool {
 
 /// New cards must be distinct and not already on the board or in a known hand.
 fn check_new_cards(h: &HandState, cards: &[Card]) -> Result<(), Rejection> {
-    let mut seen: Vec<Card> = h.board.clone();
-    seen.extend(h.players.iter().flatten().filter_map(|p| p.hole).flatten());
-    for &card in cards {
-        if seen.contains(&card) {
-            return Err(Rejection::DuplicateCard { card });
+    let bit = |c: &Card| 1u64 << c.index();
+    let mut seen: u64 = h.board.iter().map(bit).fold(0, |a, b| a | b);
+    for p in h.players.iter().flatten() {
+        seen |= p.hole.iter().flatten().map(bit).fold(0, |a, b| a | b);
+    }
+    for card in cards {
+        if seen & bit(card) != 0 {
+            return Err(Rejection::DuplicateCard { card: *card });
         }
-        seen.push(card);
+        seen |= bit(card);
     }
     Ok(())
 }

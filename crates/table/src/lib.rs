@@ -19,7 +19,7 @@ mod rejection;
 mod state;
 
 pub use audit::{DealError, check_deals};
-pub use decide::decide;
+pub use decide::{decide, execute};
 pub use model::*;
 pub use rejection::Rejection;
 pub use state::{HandState, InHand, Options, Phase, SeatState, TableState, evolve};

@@ -279,11 +279,20 @@ fn run(
             Command::RemovePlayer { seat } => state.seat(*seat).map_or(0, |s| s.stack),
             _ => 0,
         };
+        // `execute` decides and applies in place: the same events, the same
+        // state, and nothing changed on a rejection.
+        let mut in_place = before.clone();
+        let executed = execute(&mut in_place, &cmd);
+        let logged = log.len();
         if apply(&mut state, &cmd, &mut log) {
             total = total + seated - removed;
+            let executed = executed.ok();
+            prop_assert_eq!(executed.as_deref(), Some(&log[logged..]));
         } else {
             prop_assert_eq!(&state, &before, "a rejected command changes nothing");
+            prop_assert!(executed.is_err());
         }
+        prop_assert_eq!(&in_place, &state);
         invariants(&state, total)?;
     }
     prop_assert_eq!(replay(&log), state, "folding the log gives the live state");

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::{Subcommand, ValueEnum};
@@ -84,15 +85,31 @@ fn verify(paths: &[PathBuf], rules: HouseRules, jobs: usize) -> anyhow::Result<E
         .map(|f| std::fs::read_to_string(&f).map(|t| (f, t)))
         .collect::<Result<_, _>>()?;
     let start = Instant::now();
-    let chunk = texts.len().div_ceil(jobs).max(1);
-    let verdicts: Vec<Verdict> = std::thread::scope(|s| {
-        let workers: Vec<_> = texts
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|(_, t)| felt_phh::verify(t, rules))
-                        .collect::<Vec<_>>()
+    // Threads take batches of hands in turn, so a folder of long hands does
+    // not leave one thread working alone at the end.
+    const BATCH: usize = 64;
+    let next = AtomicUsize::new(0);
+    let mut verdicts: Vec<(usize, Verdict)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let from = next.fetch_add(BATCH, Ordering::Relaxed);
+                        let Some(batch) = texts.get(from..(from + BATCH).min(texts.len())) else {
+                            break;
+                        };
+                        if batch.is_empty() {
+                            break;
+                        }
+                        done.extend(
+                            batch
+                                .iter()
+                                .enumerate()
+                                .map(|(i, (_, t))| (from + i, felt_phh::verify(t, rules))),
+                        );
+                    }
+                    done
                 })
             })
             .collect();
@@ -101,6 +118,8 @@ fn verify(paths: &[PathBuf], rules: HouseRules, jobs: usize) -> anyhow::Result<E
             .flat_map(|w| w.join().unwrap_or_default())
             .collect()
     });
+    verdicts.sort_unstable_by_key(|v| v.0);
+    let verdicts = verdicts.into_iter().map(|v| v.1);
     let took = start.elapsed();
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     for ((path, _), verdict) in texts.iter().zip(verdicts) {
