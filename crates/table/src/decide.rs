@@ -36,7 +36,7 @@ struct Decider<'a> {
 
 impl Decider<'_> {
     fn emit(&mut self, event: TableEvent) {
-        apply(&mut self.state, &event);
+        apply(self.state, &event);
         self.events.push(event);
     }
 
