@@ -44,7 +44,7 @@ def table(rng):
         antes = 0
     stacks = []
     for _ in range(players):
-        depth = rng.choice([0.5, 1, 3, 8, 20, 60, 150])
+        depth = rng.choice([0.1, 0.5, 1, 3, 8, 20, 60, 150])
         stacks.append(max(1, int(big * depth * rng.uniform(0.5, 1.5))))
     return players, small, big, antes, stacks, kind == "per-player"
 

@@ -442,3 +442,31 @@ fn a_busted_player_is_reported_with_the_stack_they_started_with() {
     );
     assert!(t.state.seat(2).is_none());
 }
+
+#[test]
+fn a_player_all_in_for_part_of_the_ante_wins_only_what_they_matched() {
+    let mut t = table(&[40, 1000, 1000]);
+    let lvl = Level {
+        ante: 100,
+        ante_format: AnteFormat::PerPlayer,
+        ..level(50, 100)
+    };
+    t.start(lvl, Some(3));
+    assert_eq!(t.stack(1), 0);
+    t.act(3, Call);
+    t.act(2, Check);
+    for board in ["2c 7d 9h", "Jd", "3s"] {
+        t.board(board);
+        t.act(2, Check);
+        t.act(3, Check);
+    }
+    t.show(1, "Ah As");
+    t.show(2, "Kh Ks");
+    t.show(3, "Qh Qs");
+    // Seat 1 matched 40 from each player: a main pot of 120.
+    assert_eq!(
+        t.awards(),
+        [(1, 320, vec![(2, 320)]), (0, 120, vec![(1, 120)])]
+    );
+    assert_eq!((t.stack(1), t.stack(2), t.stack(3)), (120, 1120, 800));
+}
