@@ -1,0 +1,406 @@
+//! The conformance suite every backend passes: the same tests, run against
+//! each implementation of [`EventLog`] (see `tests/embedded.rs` and
+//! `tests/nats.rs`, which expand [`conformance_tests!`](crate::conformance_tests)).
+//!
+//! A backend provides a [`Harness`]: a log, and a way to restart it on the
+//! same storage (for the embedded log, reopening the file; for NATS, killing
+//! the server and starting it again).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Decision, EventLog, Expected, Filter, LogError, NewEvent, StreamId, verify_chain};
+
+/// A backend under test.
+pub trait Harness: Send + Sync {
+    type Log: EventLog + 'static;
+    /// The current log.
+    fn log(&self) -> Arc<Self::Log>;
+    /// Stops the log (and, where there is one, its server) abruptly and
+    /// opens it again on the same storage.
+    fn restart(&mut self) -> impl Future<Output = ()> + Send;
+}
+
+/// The test payload.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chip {
+    pub n: u64,
+}
+
+pub fn stream(kind: &str, id: &str) -> StreamId {
+    StreamId::new("t1", kind, id).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A decision of `count` events numbered from `n`.
+pub fn decision(command: &str, n: u64, count: u64) -> Decision {
+    Decision {
+        command_id: command.into(),
+        causation_id: Some(format!("cause-{command}")),
+        correlation_id: Some("corr".into()),
+        recorded_at: 1_764_500_000_000 + n as i64,
+        events: (n..n + count)
+            .map(|k| NewEvent::encode("Chip", 1, &Chip { n: k }).unwrap_or_else(|e| panic!("{e}")))
+            .collect(),
+    }
+}
+
+pub async fn append_and_read_back<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "1");
+    let a = log
+        .append(&s, Expected::NoStream, decision("c1", 1, 3))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((a.first, a.last, a.duplicate), (1, 3, false));
+    let b = log
+        .append(&s, Expected::Exactly(3), decision("c2", 4, 2))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((b.first, b.last), (4, 5));
+    assert!(b.position > a.position);
+    let events = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
+    let ns: Vec<u64> = events
+        .iter()
+        .map(|e| e.decode::<Chip>().unwrap_or_else(|e| panic!("{e}")).n)
+        .collect();
+    assert_eq!(ns, [1, 2, 3, 4, 5]);
+    let seqs: Vec<u64> = events.iter().map(|e| e.sequence).collect();
+    assert_eq!(seqs, [1, 2, 3, 4, 5]);
+    let first = &events[0];
+    assert_eq!(first.command_id, "c1");
+    assert_eq!(first.causation_id.as_deref(), Some("cause-c1"));
+    assert_eq!(first.correlation_id.as_deref(), Some("corr"));
+    assert_eq!(first.recorded_at, 1_764_500_000_001);
+    assert_eq!(first.event_type, "Chip");
+    assert_eq!(first.stream, s);
+    let tail = log.read(&s, 4).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(tail.len(), 2);
+    assert_eq!(log.version(&s).await, Ok(5));
+    assert_eq!(log.version(&stream("table", "none")).await, Ok(0));
+    assert_eq!(log.read(&stream("table", "none"), 1).await, Ok(vec![]));
+}
+
+pub async fn a_stale_version_is_a_conflict_that_says_the_actual_one<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "2");
+    log.append(&s, Expected::NoStream, decision("c1", 1, 2))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = log
+        .append(&s, Expected::Exactly(1), decision("c2", 3, 1))
+        .await
+        .expect_err("stale");
+    assert_eq!(
+        err,
+        LogError::Conflict {
+            stream: "t1.table.2".into(),
+            expected: Expected::Exactly(1),
+            actual: 2
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "stream t1.table.2 is at version 2, the append expected version 1"
+    );
+    let err = log
+        .append(&s, Expected::NoStream, decision("c3", 3, 1))
+        .await
+        .expect_err("exists");
+    assert!(matches!(err, LogError::Conflict { actual: 2, .. }));
+    // Nothing was stored by the refused appends.
+    assert_eq!(log.version(&s).await, Ok(2));
+    let any = log
+        .append(&s, Expected::Any, decision("c4", 3, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(any.last, 3);
+    assert_eq!(
+        log.append(
+            &s,
+            Expected::Any,
+            Decision {
+                events: vec![],
+                ..decision("c5", 0, 0)
+            }
+        )
+        .await,
+        Err(LogError::EmptyDecision)
+    );
+}
+
+pub async fn a_retried_command_is_stored_once_and_gets_the_first_answer<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "3");
+    let first = log
+        .append(&s, Expected::NoStream, decision("same", 1, 2))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The client never saw the answer and sends the command again, with the
+    // expectation it had then.
+    let again = log
+        .append(&s, Expected::NoStream, decision("same", 1, 2))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(again.duplicate);
+    assert_eq!(
+        (again.first, again.last, again.position),
+        (first.first, first.last, first.position)
+    );
+    assert_eq!(log.version(&s).await, Ok(2));
+    // After other decisions, a retry of the last one still answers the same.
+    let second = log
+        .append(&s, Expected::Exactly(2), decision("other", 3, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let retry = log
+        .append(&s, Expected::Exactly(2), decision("other", 3, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (retry.first, retry.position),
+        (second.first, second.position)
+    );
+    assert!(retry.duplicate);
+    assert_eq!(log.read(&s, 1).await.map(|e| e.len()), Ok(3));
+}
+
+pub async fn concurrent_appenders_to_one_stream_never_lose_or_double<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "4");
+    let writers = 8;
+    let each = 20;
+    let mut tasks = Vec::new();
+    for w in 0..writers {
+        let log = log.clone();
+        let s = s.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut won = Vec::new();
+            let mut done = 0;
+            while done < each {
+                let version = log.version(&s).await.unwrap_or_else(|e| panic!("{e}"));
+                let d = decision(&format!("w{w}-{done}"), w * 1000 + done, 1);
+                match log.append(&s, Expected::Exactly(version), d).await {
+                    Ok(a) => {
+                        assert_eq!(a.first, version + 1);
+                        won.push(a.first);
+                        done += 1;
+                    }
+                    Err(LogError::Conflict { actual, .. }) => assert!(actual > version),
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            won
+        }));
+    }
+    let mut won = Vec::new();
+    for t in tasks {
+        won.extend(t.await.unwrap_or_else(|e| panic!("{e}")));
+    }
+    won.sort_unstable();
+    let total = writers * each;
+    // Exactly one writer won each version.
+    assert_eq!(won, (1..=total).collect::<Vec<_>>());
+    let events = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(events.len() as u64, total);
+    assert_eq!(verify_chain(&events), Ok(()));
+}
+
+pub async fn subscriptions_deliver_in_order_from_a_position<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let tables = [stream("table", "5"), stream("table", "6")];
+    let clock = stream("clock", "1");
+    let mut positions = Vec::new();
+    for i in 0..6u64 {
+        let s = &tables[(i % 2) as usize];
+        let expected = if i < 2 {
+            Expected::NoStream
+        } else {
+            Expected::Any
+        };
+        let a = log
+            .append(s, expected, decision(&format!("d{i}"), i * 10, 2))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        positions.push(a.position);
+        log.append(&clock, Expected::Any, decision(&format!("k{i}"), i, 1))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    // Every table decision, in order.
+    let mut sub = log
+        .subscribe(Filter::kind("table"), 0)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut seen = Vec::new();
+    for _ in 0..6 {
+        let c = next(&mut sub).await;
+        assert_eq!(c.stream.kind, "table");
+        assert_eq!(c.envelopes.len(), 2);
+        seen.push(c.position);
+    }
+    assert_eq!(seen, positions);
+    // From a recorded position: only what came after it.
+    let mut sub = log
+        .subscribe(Filter::kind("table"), positions[3])
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(next(&mut sub).await.position, positions[4]);
+    assert_eq!(next(&mut sub).await.position, positions[5]);
+    // And what is appended while it waits.
+    let later = log
+        .append(&tables[0], Expected::Any, decision("late", 99, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(next(&mut sub).await.position, later.position);
+    // A tournament filter sees the clock too.
+    let mut all = log
+        .subscribe(Filter::tournament("t1"), 0)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut kinds = Vec::new();
+    for _ in 0..13 {
+        kinds.push(next(&mut all).await.stream.kind);
+    }
+    assert_eq!(kinds.iter().filter(|k| *k == "clock").count(), 6);
+    let mut other = log
+        .subscribe(Filter::tournament("t2"), 0)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let nothing = tokio::time::timeout(std::time::Duration::from_millis(200), other.next()).await;
+    assert!(
+        nothing.is_err(),
+        "another tournament's subscription got {nothing:?}"
+    );
+}
+
+async fn next(sub: &mut crate::Subscription) -> crate::Committed {
+    tokio::time::timeout(std::time::Duration::from_secs(10), sub.next())
+        .await
+        .unwrap_or_else(|_| panic!("no decision within 10 s"))
+        .unwrap_or_else(|| panic!("the subscription ended"))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+pub async fn everything_acknowledged_survives_a_restart_and_subscriptions_resume<H: Harness>(
+    h: &mut H,
+) {
+    let s = stream("table", "7");
+    let mut last = None;
+    {
+        let log = h.log();
+        for i in 0..10u64 {
+            let expected = if i == 0 {
+                Expected::NoStream
+            } else {
+                Expected::Exactly(i * 2)
+            };
+            last = Some(
+                log.append(&s, expected, decision(&format!("r{i}"), i * 2, 2))
+                    .await
+                    .unwrap_or_else(|e| panic!("{e}")),
+            );
+        }
+    }
+    let recorded = last.map_or(0, |a| a.position);
+    h.restart().await;
+    let log = h.log();
+    assert_eq!(log.version(&s).await, Ok(20));
+    let events = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(events.len(), 20);
+    assert_eq!(verify_chain(&events), Ok(()));
+    // The stream continues at the right version after the restart.
+    let a = log
+        .append(&s, Expected::Exactly(20), decision("after", 100, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(a.first, 21);
+    // A consumer that recorded the last position before the restart
+    // resumes with the next decision.
+    let mut sub = log
+        .subscribe(Filter::all(), recorded)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let c = next(&mut sub).await;
+    assert_eq!(c.position, a.position);
+    assert_eq!(c.envelopes[0].command_id, "after");
+    // A retry of a command from before the restart is still stored once.
+    let retry = log
+        .append(&s, Expected::Exactly(21), decision("after", 100, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(retry.duplicate);
+    assert_eq!(log.version(&s).await, Ok(21));
+}
+
+pub async fn the_hash_chain_verifies_and_finds_a_change<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "8");
+    for i in 0..5u64 {
+        log.append(&s, Expected::Any, decision(&format!("h{i}"), i, 3))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let mut events = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(verify_chain(&events), Ok(()));
+    assert_eq!(events[0].prev_hash, crate::Hash::default());
+    events[6].payload = rmp_serde::to_vec_named(&Chip { n: 999 }).unwrap_or_default();
+    let err = verify_chain(&events).expect_err("changed");
+    assert_eq!(
+        err.sequence, 8,
+        "the event after the changed one no longer follows"
+    );
+    let mut events = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
+    events.remove(3);
+    assert_eq!(verify_chain(&events).map_err(|e| e.sequence), Err(5));
+}
+
+pub async fn a_large_stream_reads_back_whole<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "9");
+    let mut version = 0;
+    for i in 0..400u64 {
+        let a = log
+            .append(
+                &s,
+                Expected::Exactly(version),
+                decision(&format!("l{i}"), version + 1, 5),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        version = a.last;
+    }
+    let events = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(events.len(), 2000);
+    assert_eq!(verify_chain(&events), Ok(()));
+    assert_eq!(events[1999].decode::<Chip>(), Ok(Chip { n: 2000 }));
+    assert_eq!(log.read(&s, 1990).await.map(|e| e.len()), Ok(11));
+}
+
+/// One `#[tokio::test]` per conformance test, each with a fresh harness
+/// from `$setup` (an async fn returning a [`Harness`]).
+#[macro_export]
+macro_rules! conformance_tests {
+    ($setup:path) => {
+        $crate::conformance_tests!(@each $setup;
+            append_and_read_back,
+            a_stale_version_is_a_conflict_that_says_the_actual_one,
+            a_retried_command_is_stored_once_and_gets_the_first_answer,
+            concurrent_appenders_to_one_stream_never_lose_or_double,
+            subscriptions_deliver_in_order_from_a_position,
+            everything_acknowledged_survives_a_restart_and_subscriptions_resume,
+            the_hash_chain_verifies_and_finds_a_change,
+            a_large_stream_reads_back_whole
+        );
+    };
+    (@each $setup:path; $($name:ident),*) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                let mut harness = $setup().await;
+                $crate::conformance::$name(&mut harness).await;
+            }
+        )*
+    };
+}

@@ -1,0 +1,320 @@
+//! The versioned envelope, its hash chain and upcasting.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::{LogError, StreamId};
+
+/// A SHA-256 digest.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Hash(pub [u8; 32]);
+
+impl fmt::Display for Hash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl fmt::Debug for Hash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Hash({self})")
+    }
+}
+
+/// One stored event with everything an auditor needs to place it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// The version of the payload's schema for this event type.
+    pub schema_version: u16,
+    pub event_type: String,
+    pub stream: StreamId,
+    /// 1 for the stream's first event.
+    pub sequence: u64,
+    pub command_id: String,
+    pub causation_id: Option<String>,
+    pub correlation_id: Option<String>,
+    /// Milliseconds since the Unix epoch, as handed in with the decision.
+    pub recorded_at: i64,
+    /// The hash of the stream's previous envelope (zero for the first).
+    pub prev_hash: Hash,
+    /// The event, MessagePack with field names.
+    #[serde(with = "serde_bytes")]
+    pub payload: Vec<u8>,
+}
+
+impl Envelope {
+    /// SHA-256 over the envelope's fields in a fixed order (MessagePack of
+    /// the tuple: stream key, sequence, event type, schema version, command,
+    /// causation and correlation ids, recorded time, previous hash, payload).
+    pub fn hash(&self) -> Hash {
+        let fields = (
+            self.stream.key(),
+            self.sequence,
+            &self.event_type,
+            self.schema_version,
+            &self.command_id,
+            &self.causation_id,
+            &self.correlation_id,
+            self.recorded_at,
+            self.prev_hash.0,
+            serde_bytes::Bytes::new(&self.payload),
+        );
+        let mut h = Sha256::new();
+        // Encoding a tuple of plain values into a Vec cannot fail.
+        h.update(rmp_serde::to_vec(&fields).unwrap_or_default());
+        Hash(h.finalize().into())
+    }
+
+    /// Decodes the payload as it is stored. Newer fields the type does not
+    /// know are skipped.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, LogError> {
+        rmp_serde::from_slice(&self.payload).map_err(|e| LogError::Decode {
+            what: format!(
+                "{} v{} at {} #{}",
+                self.event_type, self.schema_version, self.stream, self.sequence
+            ),
+            reason: e.to_string(),
+        })
+    }
+
+    /// Encodes envelopes for storage (MessagePack with field names).
+    pub fn encode_all(envelopes: &[Envelope]) -> Result<Vec<u8>, LogError> {
+        rmp_serde::to_vec_named(envelopes).map_err(|e| LogError::Encode(e.to_string()))
+    }
+
+    pub fn decode_all(bytes: &[u8]) -> Result<Vec<Envelope>, LogError> {
+        rmp_serde::from_slice(bytes).map_err(|e| LogError::Decode {
+            what: "envelopes".into(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// Where a stream's hash chain breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("stream {stream}: event {sequence} {reason}")]
+pub struct ChainBreak {
+    pub stream: String,
+    pub sequence: u64,
+    pub reason: String,
+}
+
+/// Walks a stream's envelopes from its first and reports the first one that
+/// does not follow: a sequence out of place or a previous hash that is not
+/// the hash of the envelope before it.
+pub fn verify_chain(envelopes: &[Envelope]) -> Result<(), ChainBreak> {
+    let mut prev = Hash::default();
+    for (i, env) in envelopes.iter().enumerate() {
+        let expected = i as u64 + 1;
+        let brk = |reason: String| ChainBreak {
+            stream: env.stream.to_string(),
+            sequence: env.sequence,
+            reason,
+        };
+        if env.sequence != expected {
+            return Err(brk(format!("is out of place: expected event {expected}")));
+        }
+        if env.prev_hash != prev {
+            return Err(brk(format!(
+                "does not follow: its previous hash is {}, the event before hashes to {prev}",
+                env.prev_hash
+            )));
+        }
+        prev = env.hash();
+    }
+    Ok(())
+}
+
+type Upcast = fn(Vec<u8>) -> Result<Vec<u8>, LogError>;
+
+/// Upcasters take an event's payload from one schema version to the next,
+/// so that code reading only the newest version can read every version the
+/// log holds.
+#[derive(Default)]
+pub struct Upcasters {
+    steps: HashMap<(String, u16), Upcast>,
+}
+
+impl fmt::Debug for Upcasters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Upcasters")
+            .field("steps", &self.steps.len())
+            .finish()
+    }
+}
+
+impl Upcasters {
+    pub fn new() -> Upcasters {
+        Upcasters::default()
+    }
+
+    /// Registers the step from `from_version` to `from_version + 1`.
+    pub fn register(&mut self, event_type: &str, from_version: u16, step: Upcast) -> &mut Self {
+        self.steps.insert((event_type.into(), from_version), step);
+        self
+    }
+
+    /// Decodes an envelope's payload as schema version `to`, upcasting it
+    /// step by step from the version it was stored with.
+    pub fn decode<T: DeserializeOwned>(&self, env: &Envelope, to: u16) -> Result<T, LogError> {
+        let mut payload = env.payload.clone();
+        let mut version = env.schema_version;
+        while version < to {
+            let step = self
+                .steps
+                .get(&(env.event_type.clone(), version))
+                .ok_or_else(|| LogError::NoUpcaster {
+                    event_type: env.event_type.clone(),
+                    version,
+                })?;
+            payload = step(payload)?;
+            version += 1;
+        }
+        rmp_serde::from_slice(&payload).map_err(|e| LogError::Decode {
+            what: format!(
+                "{} v{to} at {} #{}",
+                env.event_type, env.stream, env.sequence
+            ),
+            reason: e.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Decision, NewEvent, envelopes_for};
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct SeatedV1 {
+        seat: u8,
+        stack: u64,
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct SeatedV2 {
+        seat: u8,
+        stack: u64,
+        nickname: String,
+    }
+
+    /// Version 3 renamed `stack` to `chips`.
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct SeatedV3 {
+        seat: u8,
+        chips: u64,
+        nickname: String,
+    }
+
+    fn envelope(event: NewEvent) -> Envelope {
+        let stream = crate::StreamId::new("t", "table", "1").unwrap();
+        let decision = Decision {
+            command_id: "c".into(),
+            causation_id: None,
+            correlation_id: None,
+            recorded_at: 0,
+            events: vec![event],
+        };
+        envelopes_for(&stream, 0, Hash::default(), &decision).remove(0)
+    }
+
+    #[test]
+    fn an_older_reader_skips_fields_it_does_not_know() {
+        let newer = NewEvent::encode(
+            "Seated",
+            2,
+            &SeatedV2 {
+                seat: 3,
+                stack: 500,
+                nickname: "Ivey".into(),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            envelope(newer).decode::<SeatedV1>(),
+            Ok(SeatedV1 {
+                seat: 3,
+                stack: 500
+            })
+        );
+    }
+
+    fn v1_to_v2(payload: Vec<u8>) -> Result<Vec<u8>, LogError> {
+        let v1: SeatedV1 =
+            rmp_serde::from_slice(&payload).map_err(|e| LogError::Encode(e.to_string()))?;
+        rmp_serde::to_vec_named(&SeatedV2 {
+            seat: v1.seat,
+            stack: v1.stack,
+            nickname: String::new(),
+        })
+        .map_err(|e| LogError::Encode(e.to_string()))
+    }
+
+    fn v2_to_v3(payload: Vec<u8>) -> Result<Vec<u8>, LogError> {
+        let v2: SeatedV2 =
+            rmp_serde::from_slice(&payload).map_err(|e| LogError::Encode(e.to_string()))?;
+        rmp_serde::to_vec_named(&SeatedV3 {
+            seat: v2.seat,
+            chips: v2.stack,
+            nickname: v2.nickname,
+        })
+        .map_err(|e| LogError::Encode(e.to_string()))
+    }
+
+    #[test]
+    fn upcasters_bring_every_stored_version_to_the_newest() {
+        let mut up = Upcasters::new();
+        up.register("Seated", 1, v1_to_v2)
+            .register("Seated", 2, v2_to_v3);
+        let v1 = envelope(NewEvent::encode("Seated", 1, &SeatedV1 { seat: 2, stack: 70 }).unwrap());
+        assert_eq!(
+            up.decode::<SeatedV3>(&v1, 3),
+            Ok(SeatedV3 {
+                seat: 2,
+                chips: 70,
+                nickname: String::new()
+            })
+        );
+        let v3 = envelope(
+            NewEvent::encode(
+                "Seated",
+                3,
+                &SeatedV3 {
+                    seat: 1,
+                    chips: 9,
+                    nickname: "x".into(),
+                },
+            )
+            .unwrap(),
+        );
+        assert_eq!(up.decode::<SeatedV3>(&v3, 3).map(|s| s.chips), Ok(9));
+        let missing = Upcasters::new().decode::<SeatedV3>(&v1, 3).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            "no upcaster takes Seated from schema version 1"
+        );
+    }
+
+    #[test]
+    fn the_hash_covers_every_field() {
+        let base =
+            envelope(NewEvent::encode("Seated", 1, &SeatedV1 { seat: 2, stack: 70 }).unwrap());
+        let h = base.hash();
+        let mut changed = base.clone();
+        changed.recorded_at += 1;
+        assert_ne!(changed.hash(), h);
+        let mut changed = base.clone();
+        changed.command_id.push('x');
+        assert_ne!(changed.hash(), h);
+        let mut changed = base.clone();
+        changed.prev_hash.0[0] ^= 1;
+        assert_ne!(changed.hash(), h);
+        let mut changed = base;
+        changed.payload.push(0);
+        assert_ne!(changed.hash(), h);
+    }
+}

@@ -1,0 +1,335 @@
+//! The event log: where every service stores its facts.
+//!
+//! One trait, [`EventLog`], with two backends: [`EmbeddedLog`] on redb for
+//! one machine, and [`NatsLog`] on NATS JetStream for a deployment. A
+//! conformance suite (feature `test-util`, module [`conformance`]) holds both
+//! to the same behaviour.
+//!
+//! The unit of writing is a [`Decision`]: the events one command produced,
+//! appended to one stream atomically, with an expected version and the
+//! command id as idempotency key. Each event is stored in an [`Envelope`]
+//! that carries the SHA-256 of the previous envelope of its stream, so an
+//! auditor can check that nothing was changed or removed
+//! ([`verify_chain`]).
+//!
+//! The crate knows nothing of poker: payloads are MessagePack bytes that
+//! the caller encodes and decodes (see [`NewEvent::encode`] and
+//! [`Envelope::decode`]). It reads no clock: the recorded time is handed in.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+mod embedded;
+mod envelope;
+mod nats;
+
+#[cfg(any(test, feature = "test-util"))]
+pub mod conformance;
+
+use std::fmt;
+use std::future::Future;
+
+use serde::{Deserialize, Serialize};
+
+pub use embedded::EmbeddedLog;
+pub use envelope::{ChainBreak, Envelope, Hash, Upcasters, verify_chain};
+pub use nats::{NatsLog, NatsSettings};
+
+/// Why the log refused or failed an operation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogError {
+    #[error("stream {stream} is at version {actual}, the append expected {expected}")]
+    Conflict {
+        stream: String,
+        expected: Expected,
+        actual: u64,
+    },
+    #[error("invalid stream id {input:?}: {reason}")]
+    InvalidStreamId { input: String, reason: String },
+    #[error("a decision needs at least one event and a command id")]
+    EmptyDecision,
+    #[error("storage failed: {0}")]
+    Storage(String),
+    #[error("nats failed: {0}")]
+    Nats(String),
+    #[error("cannot encode: {0}")]
+    Encode(String),
+    #[error("cannot decode {what}: {reason}")]
+    Decode { what: String, reason: String },
+    #[error("no upcaster takes {event_type} from schema version {version}")]
+    NoUpcaster { event_type: String, version: u16 },
+    #[error("the log is closed")]
+    Closed,
+}
+
+/// One aggregate's stream: `felt.<tournament>.<kind>.<id>` on NATS.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct StreamId {
+    pub tournament: String,
+    pub kind: String,
+    pub id: String,
+}
+
+impl StreamId {
+    /// A stream id; each part is letters, digits, `-` or `_`.
+    pub fn new(tournament: &str, kind: &str, id: &str) -> Result<StreamId, LogError> {
+        for part in [tournament, kind, id] {
+            if part.is_empty()
+                || !part
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            {
+                return Err(LogError::InvalidStreamId {
+                    input: format!("{tournament}.{kind}.{id}"),
+                    reason: format!("{part:?} must be letters, digits, '-' or '_'"),
+                });
+            }
+        }
+        Ok(StreamId {
+            tournament: tournament.into(),
+            kind: kind.into(),
+            id: id.into(),
+        })
+    }
+
+    /// `tournament.kind.id`: the stream's key in storage.
+    pub fn key(&self) -> String {
+        format!("{}.{}.{}", self.tournament, self.kind, self.id)
+    }
+
+    /// The NATS subject the stream's decisions are published on.
+    pub fn subject(&self) -> String {
+        format!("felt.{}", self.key())
+    }
+}
+
+impl fmt::Display for StreamId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.tournament, self.kind, self.id)
+    }
+}
+
+/// What an append expects of the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Expected {
+    /// The stream has no events yet.
+    NoStream,
+    /// The stream's last event has exactly this sequence.
+    Exactly(u64),
+    /// Whatever the stream holds.
+    Any,
+}
+
+impl Expected {
+    fn allows(self, version: u64) -> bool {
+        match self {
+            Expected::NoStream => version == 0,
+            Expected::Exactly(v) => version == v,
+            Expected::Any => true,
+        }
+    }
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expected::NoStream => f.write_str("no stream"),
+            Expected::Exactly(v) => write!(f, "version {v}"),
+            Expected::Any => f.write_str("any version"),
+        }
+    }
+}
+
+/// An event to append: its type, schema version and MessagePack payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewEvent {
+    pub event_type: String,
+    pub schema_version: u16,
+    pub payload: Vec<u8>,
+}
+
+impl NewEvent {
+    /// Encodes a payload as MessagePack with field names, so that readers
+    /// of an older schema skip fields they do not know.
+    pub fn encode<T: Serialize>(
+        event_type: &str,
+        schema_version: u16,
+        payload: &T,
+    ) -> Result<NewEvent, LogError> {
+        Ok(NewEvent {
+            event_type: event_type.into(),
+            schema_version,
+            payload: rmp_serde::to_vec_named(payload)
+                .map_err(|e| LogError::Encode(e.to_string()))?,
+        })
+    }
+}
+
+/// The events one command produced, appended together or not at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// The client-chosen command id: the idempotency key.
+    pub command_id: String,
+    pub causation_id: Option<String>,
+    pub correlation_id: Option<String>,
+    /// When the command was decided, in milliseconds since the Unix epoch,
+    /// as the caller's clock says.
+    pub recorded_at: i64,
+    pub events: Vec<NewEvent>,
+}
+
+/// The answer to an append.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Appended {
+    /// Sequences of the decision's first and last events in their stream;
+    /// `last` is the stream's version after it.
+    pub first: u64,
+    pub last: u64,
+    /// The decision's place in the whole log.
+    pub position: u64,
+    /// The command had been appended before: this is the first answer.
+    pub duplicate: bool,
+}
+
+/// A decision as it was committed, for subscribers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Committed {
+    /// Position in the whole log: resume a subscription after it.
+    pub position: u64,
+    pub stream: StreamId,
+    pub envelopes: Vec<Envelope>,
+}
+
+/// Which streams a subscription follows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    pub tournament: Option<String>,
+    pub kind: Option<String>,
+}
+
+impl Filter {
+    pub fn all() -> Filter {
+        Filter::default()
+    }
+
+    pub fn kind(kind: &str) -> Filter {
+        Filter {
+            tournament: None,
+            kind: Some(kind.into()),
+        }
+    }
+
+    pub fn tournament(tournament: &str) -> Filter {
+        Filter {
+            tournament: Some(tournament.into()),
+            kind: None,
+        }
+    }
+
+    pub fn matches(&self, stream: &StreamId) -> bool {
+        self.tournament
+            .as_ref()
+            .is_none_or(|t| *t == stream.tournament)
+            && self.kind.as_ref().is_none_or(|k| *k == stream.kind)
+    }
+
+    /// The NATS subject filter.
+    pub fn subject(&self) -> String {
+        format!(
+            "felt.{}.{}.*",
+            self.tournament.as_deref().unwrap_or("*"),
+            self.kind.as_deref().unwrap_or("*")
+        )
+    }
+}
+
+/// A live subscription: every committed decision that matches its filter,
+/// in log order, from a position on, without gaps.
+#[derive(Debug)]
+pub struct Subscription {
+    inner: SubscriptionInner,
+}
+
+#[derive(Debug)]
+enum SubscriptionInner {
+    Embedded(embedded::EmbeddedSubscription),
+    Nats(Box<nats::NatsSubscription>),
+}
+
+impl Subscription {
+    /// The next decision; waits for one to be committed. `None` when the
+    /// log was closed.
+    pub async fn next(&mut self) -> Option<Result<Committed, LogError>> {
+        match &mut self.inner {
+            SubscriptionInner::Embedded(s) => s.next().await,
+            SubscriptionInner::Nats(s) => s.next().await,
+        }
+    }
+}
+
+/// The event log. Every backend passes the [`conformance`] suite.
+pub trait EventLog: Send + Sync {
+    /// Appends a decision's events to one stream, atomically: all or none.
+    /// A stale `expected` version is a [`LogError::Conflict`] naming the
+    /// actual version. A command id already appended to the stream answers
+    /// with the first append's result (`duplicate: true`) and stores nothing.
+    fn append(
+        &self,
+        stream: &StreamId,
+        expected: Expected,
+        decision: Decision,
+    ) -> impl Future<Output = Result<Appended, LogError>> + Send;
+
+    /// The stream's events with sequence `from` or later, in order
+    /// (sequences start at 1).
+    fn read(
+        &self,
+        stream: &StreamId,
+        from: u64,
+    ) -> impl Future<Output = Result<Vec<Envelope>, LogError>> + Send;
+
+    /// The stream's version: its last event's sequence, 0 if none.
+    fn version(&self, stream: &StreamId) -> impl Future<Output = Result<u64, LogError>> + Send;
+
+    /// Follows every decision matching `filter` committed after `position`
+    /// (0: from the beginning).
+    fn subscribe(
+        &self,
+        filter: Filter,
+        after: u64,
+    ) -> impl Future<Output = Result<Subscription, LogError>> + Send;
+}
+
+/// Builds the envelopes of a decision appended after `version`, chained to
+/// `last_hash`.
+pub(crate) fn envelopes_for(
+    stream: &StreamId,
+    version: u64,
+    mut last_hash: Hash,
+    decision: &Decision,
+) -> Vec<Envelope> {
+    let mut out = Vec::with_capacity(decision.events.len());
+    for (i, e) in decision.events.iter().enumerate() {
+        let env = Envelope {
+            schema_version: e.schema_version,
+            event_type: e.event_type.clone(),
+            stream: stream.clone(),
+            sequence: version + 1 + i as u64,
+            command_id: decision.command_id.clone(),
+            causation_id: decision.causation_id.clone(),
+            correlation_id: decision.correlation_id.clone(),
+            recorded_at: decision.recorded_at,
+            prev_hash: last_hash,
+            payload: e.payload.clone(),
+        };
+        last_hash = env.hash();
+        out.push(env);
+    }
+    out
+}
+
+pub(crate) fn check_decision(decision: &Decision) -> Result<(), LogError> {
+    if decision.events.is_empty() || decision.command_id.is_empty() {
+        return Err(LogError::EmptyDecision);
+    }
+    Ok(())
+}

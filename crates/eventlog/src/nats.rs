@@ -1,0 +1,342 @@
+//! The NATS JetStream backend: one JetStream stream per deployment, one
+//! subject per aggregate (`felt.<tournament>.<kind>.<id>`), one message per
+//! decision (its envelopes, MessagePack), optimistic concurrency with
+//! `Nats-Expected-Last-Subject-Sequence` and deduplication with
+//! `Nats-Msg-Id`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use async_nats::jetstream::consumer::{DeliverPolicy, pull};
+use async_nats::jetstream::context::PublishErrorKind;
+use async_nats::jetstream::message::PublishMessage;
+use async_nats::jetstream::stream::{self, DirectGetErrorKind, StorageType};
+use async_nats::jetstream::{self, Context};
+use futures::StreamExt;
+
+use crate::{
+    Appended, Committed, Decision, Envelope, EventLog, Expected, Filter, Hash, LogError, StreamId,
+    Subscription, SubscriptionInner, check_decision, envelopes_for,
+};
+
+/// How felt's JetStream stream is set up. Production runs 3 replicas on a
+/// cluster whose servers have `sync_interval: always` (see `deploy/`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NatsSettings {
+    /// The JetStream stream holding every subject under `felt.>`.
+    pub stream: String,
+    pub replicas: usize,
+    /// File storage (durable) or memory (tests, benchmarks of the network).
+    pub file_storage: bool,
+    /// How long NATS remembers a message id to drop a duplicate publish;
+    /// older retries are caught by the command id in the stream.
+    pub duplicate_window: Duration,
+}
+
+impl Default for NatsSettings {
+    fn default() -> NatsSettings {
+        NatsSettings {
+            stream: "FELT".into(),
+            replicas: 1,
+            file_storage: true,
+            duplicate_window: Duration::from_secs(120),
+        }
+    }
+}
+
+fn nats<E: std::fmt::Display>(e: E) -> LogError {
+    LogError::Nats(e.to_string())
+}
+
+/// Where a stream ends: its version, the JetStream sequence of its last
+/// message and the hash of its last envelope.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Tip {
+    version: u64,
+    message: u64,
+    hash: Hash,
+}
+
+/// The log on NATS JetStream.
+pub struct NatsLog {
+    js: Context,
+    stream: stream::Stream,
+    tips: Mutex<HashMap<String, (Tip, String)>>,
+}
+
+impl std::fmt::Debug for NatsLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NatsLog").finish_non_exhaustive()
+    }
+}
+
+impl NatsLog {
+    /// Connects and creates felt's stream if it does not exist.
+    pub async fn connect(url: &str, settings: &NatsSettings) -> Result<NatsLog, LogError> {
+        let client = async_nats::ConnectOptions::new()
+            .connection_timeout(Duration::from_secs(5))
+            .retry_on_initial_connect()
+            .connect(url)
+            .await
+            .map_err(nats)?;
+        let js = jetstream::new(client);
+        let stream = js
+            .get_or_create_stream(stream::Config {
+                name: settings.stream.clone(),
+                subjects: vec!["felt.>".into()],
+                storage: if settings.file_storage {
+                    StorageType::File
+                } else {
+                    StorageType::Memory
+                },
+                num_replicas: settings.replicas,
+                duplicate_window: settings.duplicate_window,
+                allow_direct: true,
+                ..Default::default()
+            })
+            .await
+            .map_err(nats)?;
+        Ok(NatsLog {
+            js,
+            stream,
+            tips: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn cached(&self, key: &str) -> Option<(Tip, String)> {
+        self.tips.lock().ok()?.get(key).cloned()
+    }
+
+    fn remember(&self, key: &str, tip: Tip, command: &str) {
+        if let Ok(mut tips) = self.tips.lock() {
+            tips.insert(key.to_string(), (tip, command.to_string()));
+        }
+    }
+
+    fn forget(&self, key: &str) {
+        if let Ok(mut tips) = self.tips.lock() {
+            tips.remove(key);
+        }
+    }
+
+    /// The stream's tip as the server has it, and its last command id.
+    async fn fetch_tip(&self, stream: &StreamId) -> Result<(Tip, String), LogError> {
+        match self
+            .stream
+            .direct_get_last_for_subject(stream.subject())
+            .await
+        {
+            Ok(msg) => {
+                let envs = Envelope::decode_all(&msg.payload)?;
+                let last = envs.last().ok_or_else(|| LogError::Decode {
+                    what: format!("message {}", msg.sequence),
+                    reason: "no envelopes".into(),
+                })?;
+                let tip = Tip {
+                    version: last.sequence,
+                    message: msg.sequence,
+                    hash: last.hash(),
+                };
+                let command = last.command_id.clone();
+                self.remember(&stream.key(), tip, &command);
+                Ok((tip, command))
+            }
+            Err(e) if e.kind() == DirectGetErrorKind::NotFound => {
+                Ok((Tip::default(), String::new()))
+            }
+            Err(e) => Err(nats(e)),
+        }
+    }
+
+    async fn tip(&self, stream: &StreamId) -> Result<(Tip, String), LogError> {
+        match self.cached(&stream.key()) {
+            Some(t) => Ok(t),
+            None => self.fetch_tip(stream).await,
+        }
+    }
+
+    /// The answer an earlier append of a command got, from its message.
+    async fn answer_of(&self, message: u64) -> Result<Appended, LogError> {
+        let msg = self.stream.direct_get(message).await.map_err(nats)?;
+        let envs = Envelope::decode_all(&msg.payload)?;
+        match (envs.first(), envs.last()) {
+            (Some(first), Some(last)) => Ok(Appended {
+                first: first.sequence,
+                last: last.sequence,
+                position: message,
+                duplicate: true,
+            }),
+            _ => Err(LogError::Decode {
+                what: format!("message {message}"),
+                reason: "no envelopes".into(),
+            }),
+        }
+    }
+}
+
+impl EventLog for NatsLog {
+    async fn append(
+        &self,
+        stream: &StreamId,
+        expected: Expected,
+        decision: Decision,
+    ) -> Result<Appended, LogError> {
+        check_decision(&decision)?;
+        let key = stream.key();
+        let mut fresh = false;
+        let (mut tip, mut last_command) = self.tip(stream).await?;
+        loop {
+            if last_command == decision.command_id && tip.version > 0 {
+                // A retry of the last decision, its first answer lost.
+                return self.answer_of(tip.message).await;
+            }
+            if !expected.allows(tip.version) {
+                if !fresh {
+                    // The cache may be behind another writer: ask the server.
+                    (tip, last_command) = self.fetch_tip(stream).await?;
+                    fresh = true;
+                    continue;
+                }
+                return Err(LogError::Conflict {
+                    stream: key,
+                    expected,
+                    actual: tip.version,
+                });
+            }
+            let envs = envelopes_for(stream, tip.version, tip.hash, &decision);
+            let payload = Envelope::encode_all(&envs)?;
+            let publish = PublishMessage::build()
+                .payload(payload.into())
+                .message_id(format!("{key}:{}", decision.command_id))
+                .expected_last_subject_sequence(tip.message);
+            let ack = self
+                .js
+                .send_publish(stream.subject(), publish)
+                .await
+                .map_err(nats)?
+                .await;
+            match ack {
+                Ok(ack) if ack.duplicate => {
+                    self.forget(&key);
+                    return self.answer_of(ack.sequence).await;
+                }
+                Ok(ack) => {
+                    let last = envs.last().map_or(tip.hash, Envelope::hash);
+                    let appended = Appended {
+                        first: tip.version + 1,
+                        last: tip.version + envs.len() as u64,
+                        position: ack.sequence,
+                        duplicate: false,
+                    };
+                    self.remember(
+                        &key,
+                        Tip {
+                            version: appended.last,
+                            message: ack.sequence,
+                            hash: last,
+                        },
+                        &decision.command_id,
+                    );
+                    return Ok(appended);
+                }
+                Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                    // Another writer got there first: look again.
+                    tracing::debug!(stream = %key, "append raced another writer");
+                    (tip, last_command) = self.fetch_tip(stream).await?;
+                    fresh = true;
+                }
+                Err(e) => {
+                    self.forget(&key);
+                    return Err(nats(e));
+                }
+            }
+        }
+    }
+
+    async fn read(&self, stream: &StreamId, from: u64) -> Result<Vec<Envelope>, LogError> {
+        let subject = stream.subject();
+        let mut out = Vec::new();
+        let mut next = 1;
+        loop {
+            match self
+                .stream
+                .direct_get_next_for_subject(subject.clone(), Some(next))
+                .await
+            {
+                Ok(msg) => {
+                    next = msg.sequence + 1;
+                    out.extend(
+                        Envelope::decode_all(&msg.payload)?
+                            .into_iter()
+                            .filter(|e| e.sequence >= from),
+                    );
+                }
+                Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(out),
+                Err(e) => return Err(nats(e)),
+            }
+        }
+    }
+
+    async fn version(&self, stream: &StreamId) -> Result<u64, LogError> {
+        Ok(self.fetch_tip(stream).await?.0.version)
+    }
+
+    async fn subscribe(&self, filter: Filter, after: u64) -> Result<Subscription, LogError> {
+        let consumer = self
+            .stream
+            .create_consumer(pull::OrderedConfig {
+                filter_subject: filter.subject(),
+                deliver_policy: DeliverPolicy::ByStartSequence {
+                    start_sequence: after + 1,
+                },
+                ..Default::default()
+            })
+            .await
+            .map_err(nats)?;
+        let messages = consumer.messages().await.map_err(nats)?;
+        Ok(Subscription {
+            inner: SubscriptionInner::Nats(Box::new(NatsSubscription { messages })),
+        })
+    }
+}
+
+/// An ordered consumer: JetStream redelivers from the last sequence seen
+/// after a disconnect, so the subscriber sees no gap.
+pub(crate) struct NatsSubscription {
+    messages: pull::Ordered,
+}
+
+impl std::fmt::Debug for NatsSubscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NatsSubscription").finish_non_exhaustive()
+    }
+}
+
+impl NatsSubscription {
+    pub(crate) async fn next(&mut self) -> Option<Result<Committed, LogError>> {
+        let msg = match self.messages.next().await? {
+            Ok(m) => m,
+            Err(e) => return Some(Err(nats(e))),
+        };
+        let position = match msg.info() {
+            Ok(info) => info.stream_sequence,
+            Err(e) => return Some(Err(nats(e))),
+        };
+        Some(Envelope::decode_all(&msg.payload).and_then(|envelopes| {
+            let stream =
+                envelopes
+                    .first()
+                    .map(|e| e.stream.clone())
+                    .ok_or_else(|| LogError::Decode {
+                        what: format!("message {position}"),
+                        reason: "no envelopes".into(),
+                    })?;
+            Ok(Committed {
+                position,
+                stream,
+                envelopes,
+            })
+        }))
+    }
+}

@@ -1,0 +1,43 @@
+//! The conformance suite against NATS JetStream, on a real nats-server
+//! started for each test.
+
+use std::sync::Arc;
+
+use felt_eventlog::conformance::Harness;
+use felt_eventlog::{NatsLog, NatsSettings};
+use felt_testkit::NatsServer;
+
+struct Nats {
+    server: NatsServer,
+    log: Arc<NatsLog>,
+}
+
+async fn connect(server: &NatsServer) -> Arc<NatsLog> {
+    Arc::new(
+        NatsLog::connect(&server.url(), &NatsSettings::default())
+            .await
+            .expect("connect to nats-server"),
+    )
+}
+
+impl Harness for Nats {
+    type Log = NatsLog;
+
+    fn log(&self) -> Arc<NatsLog> {
+        self.log.clone()
+    }
+
+    async fn restart(&mut self) {
+        // kill -9 the server, start it on the same store, connect again.
+        self.server.restart().expect("restart nats-server");
+        self.log = connect(&self.server).await;
+    }
+}
+
+async fn setup() -> Nats {
+    let server = NatsServer::start().expect("start nats-server");
+    let log = connect(&server).await;
+    Nats { server, log }
+}
+
+felt_eventlog::conformance_tests!(setup);
