@@ -15,14 +15,14 @@ use crate::{
     Subscription, SubscriptionInner, check_decision, envelopes_for,
 };
 
-/// (stream key, sequence) -> envelope (MessagePack).
-const EVENTS: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new("events");
-/// stream key -> (version, hash of the last envelope).
-const STREAMS: TableDefinition<&str, (u64, [u8; 32])> = TableDefinition::new("streams");
-/// position -> (stream key, first sequence, last sequence): the log's order.
-const COMMITS: TableDefinition<u64, (&str, u64, u64)> = TableDefinition::new("commits");
-/// (stream key, command id) -> (first, last, position): idempotency.
-const COMMANDS: TableDefinition<(&str, &str), (u64, u64, u64)> = TableDefinition::new("commands");
+/// position -> a decision's envelopes ([`Envelope::encode_all`]), in the
+/// order the log committed them: appends go to the right edge of the tree.
+const LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("log");
+/// (stream key, first sequence) -> (position, last sequence, hash of the
+/// last envelope): each stream's decisions; its last entry is its tip.
+const INDEX: TableDefinition<(&[u8], u64), (u64, u64, [u8; 32])> = TableDefinition::new("index");
+/// (stream key, command id) -> position: idempotency.
+const COMMANDS: TableDefinition<(&[u8], &[u8]), u64> = TableDefinition::new("commands");
 
 /// Most decisions committed in one transaction.
 const GROUP: usize = 1024;
@@ -79,17 +79,15 @@ impl EmbeddedLog {
         let db = Arc::new(Database::create(path).map_err(storage)?);
         let txn = db.begin_write().map_err(storage)?;
         {
-            txn.open_table(EVENTS).map_err(storage)?;
-            txn.open_table(STREAMS).map_err(storage)?;
+            txn.open_table(LOG).map_err(storage)?;
+            txn.open_table(INDEX).map_err(storage)?;
             txn.open_table(COMMANDS).map_err(storage)?;
-            txn.open_table(COMMITS).map_err(storage)?;
         }
         txn.commit().map_err(storage)?;
         let last = {
             let read = db.begin_read().map_err(storage)?;
-            let commits = read.open_table(COMMITS).map_err(storage)?;
-            commits
-                .last()
+            let log = read.open_table(LOG).map_err(storage)?;
+            log.last()
                 .map_err(storage)?
                 .map_or(0, |(k, _)| k.value())
         };
@@ -149,31 +147,29 @@ fn write_group(db: &Database, group: &[Request]) -> Result<GroupResult, LogError
     let mut results = Vec::with_capacity(group.len());
     let last_position;
     {
-        let mut events = txn.open_table(EVENTS).map_err(storage)?;
-        let mut streams = txn.open_table(STREAMS).map_err(storage)?;
+        let mut log = txn.open_table(LOG).map_err(storage)?;
+        let mut index = txn.open_table(INDEX).map_err(storage)?;
         let mut commands = txn.open_table(COMMANDS).map_err(storage)?;
-        let mut commits = txn.open_table(COMMITS).map_err(storage)?;
-        let mut position = commits
-            .last()
-            .map_err(storage)?
-            .map_or(0, |(k, _)| k.value());
+        let mut position = log.last().map_err(storage)?.map_or(0, |(k, _)| k.value());
         for req in group {
             let key = req.stream.key();
-            let cmd = req.decision.command_id.as_str();
-            if let Some(done) = commands.get((key.as_str(), cmd)).map_err(storage)? {
-                let (first, last, at) = done.value();
+            let k = key.as_bytes();
+            let cmd = req.decision.command_id.as_bytes();
+            if let Some(at) = commands.get((k, cmd)).map_err(storage)? {
+                let at = at.value();
+                let envs = match log.get(at).map_err(storage)? {
+                    Some(v) => Envelope::decode_all(v.value())?,
+                    None => Vec::new(),
+                };
                 results.push(Ok(Appended {
-                    first,
-                    last,
+                    first: envs.first().map_or(0, |e| e.sequence),
+                    last: envs.last().map_or(0, |e| e.sequence),
                     position: at,
                     duplicate: true,
                 }));
                 continue;
             }
-            let (version, hash) = streams
-                .get(key.as_str())
-                .map_err(storage)?
-                .map_or((0, [0; 32]), |v| v.value());
+            let (version, hash) = tip(&index, k)?;
             if !req.expected.allows(version) {
                 results.push(Err(LogError::Conflict {
                     stream: key,
@@ -182,27 +178,17 @@ fn write_group(db: &Database, group: &[Request]) -> Result<GroupResult, LogError
                 }));
                 continue;
             }
-            let envs = envelopes_for(&req.stream, version, Hash(hash), &req.decision);
-            for env in &envs {
-                let bytes =
-                    rmp_serde::to_vec_named(env).map_err(|e| LogError::Encode(e.to_string()))?;
-                events
-                    .insert((key.as_str(), env.sequence), bytes.as_slice())
-                    .map_err(storage)?;
-            }
+            let envs = envelopes_for(&req.stream, version, hash, &req.decision);
             let first = version + 1;
             let last = version + envs.len() as u64;
-            let tip = envs.last().map_or(Hash(hash), Envelope::hash);
+            let tip_hash = envs.last().map_or(hash, Envelope::hash);
             position += 1;
-            streams
-                .insert(key.as_str(), (last, tip.0))
+            log.insert(position, Envelope::encode_all(&envs)?.as_slice())
                 .map_err(storage)?;
-            commits
-                .insert(position, (key.as_str(), first, last))
+            index
+                .insert((k, first), (position, last, tip_hash.0))
                 .map_err(storage)?;
-            commands
-                .insert((key.as_str(), cmd), (first, last, position))
-                .map_err(storage)?;
+            commands.insert((k, cmd), position).map_err(storage)?;
             results.push(Ok(Appended {
                 first,
                 last,
@@ -216,32 +202,42 @@ fn write_group(db: &Database, group: &[Request]) -> Result<GroupResult, LogError
     Ok((results, last_position))
 }
 
-fn parse_key(key: &str) -> Result<StreamId, LogError> {
-    let mut parts = key.splitn(3, '.');
-    match (parts.next(), parts.next(), parts.next()) {
-        (Some(t), Some(k), Some(i)) => StreamId::new(t, k, i),
-        _ => Err(LogError::InvalidStreamId {
-            input: key.into(),
-            reason: "expected tournament.kind.id".into(),
-        }),
-    }
+/// A stream's version and last hash: its last index entry.
+fn tip(
+    index: &impl ReadableTable<(&'static [u8], u64), (u64, u64, [u8; 32])>,
+    key: &[u8],
+) -> Result<(u64, Hash), LogError> {
+    let last = index
+        .range((key, 0)..=(key, u64::MAX))
+        .map_err(storage)?
+        .next_back()
+        .transpose()
+        .map_err(storage)?;
+    Ok(last.map_or((0, Hash::default()), |(_, v)| {
+        let (_, last, hash) = v.value();
+        (last, Hash(hash))
+    }))
 }
 
-fn read_range(db: &Database, key: &str, from: u64, to: u64) -> Result<Vec<Envelope>, LogError> {
+fn read_stream(db: &Database, key: &str, from: u64) -> Result<Vec<Envelope>, LogError> {
     let read = db.begin_read().map_err(storage)?;
-    let events = read.open_table(EVENTS).map_err(storage)?;
+    let index = read.open_table(INDEX).map_err(storage)?;
+    let log = read.open_table(LOG).map_err(storage)?;
+    let k = key.as_bytes();
     let mut out = Vec::new();
-    for item in events
-        .range((key, from.max(1))..=(key, to))
-        .map_err(storage)?
-    {
+    for item in index.range((k, 0)..=(k, u64::MAX)).map_err(storage)? {
         let (_, v) = item.map_err(storage)?;
-        out.push(
-            rmp_serde::from_slice(v.value()).map_err(|e| LogError::Decode {
-                what: format!("event of {key}"),
-                reason: e.to_string(),
-            })?,
-        );
+        let (position, last, _) = v.value();
+        if last < from {
+            continue;
+        }
+        if let Some(bytes) = log.get(position).map_err(storage)? {
+            out.extend(
+                Envelope::decode_all(bytes.value())?
+                    .into_iter()
+                    .filter(|e| e.sequence >= from),
+            );
+        }
     }
     Ok(out)
 }
@@ -273,16 +269,13 @@ impl EventLog for EmbeddedLog {
     }
 
     async fn read(&self, stream: &StreamId, from: u64) -> Result<Vec<Envelope>, LogError> {
-        read_range(&self.inner.db, &stream.key(), from, u64::MAX)
+        read_stream(&self.inner.db, &stream.key(), from)
     }
 
     async fn version(&self, stream: &StreamId) -> Result<u64, LogError> {
         let read = self.inner.db.begin_read().map_err(storage)?;
-        let streams = read.open_table(STREAMS).map_err(storage)?;
-        Ok(streams
-            .get(stream.key().as_str())
-            .map_err(storage)?
-            .map_or(0, |v| v.value().0))
+        let index = read.open_table(INDEX).map_err(storage)?;
+        Ok(tip(&index, stream.key().as_bytes())?.0)
     }
 
     async fn subscribe(&self, filter: Filter, after: u64) -> Result<Subscription, LogError> {
@@ -340,23 +333,14 @@ impl EmbeddedSubscription {
     fn fill(&mut self, committed: u64) -> Result<(), LogError> {
         let to = committed.min(self.after + 512);
         let read = self.db.begin_read().map_err(storage)?;
-        let commits = read.open_table(COMMITS).map_err(storage)?;
-        let events = read.open_table(EVENTS).map_err(storage)?;
-        for item in commits.range(self.after + 1..=to).map_err(storage)? {
-            let (position, v) = item.map_err(storage)?;
-            let (key, first, last) = v.value();
-            let stream = parse_key(key)?;
+        let log = read.open_table(LOG).map_err(storage)?;
+        for item in log.range(self.after + 1..=to).map_err(storage)? {
+            let (position, bytes) = item.map_err(storage)?;
+            let envelopes = Envelope::decode_all(bytes.value())?;
+            let Some(stream) = envelopes.first().map(|e| e.stream.clone()) else {
+                continue;
+            };
             if self.filter.matches(&stream) {
-                let mut envelopes = Vec::new();
-                for e in events.range((key, first)..=(key, last)).map_err(storage)? {
-                    let (_, bytes) = e.map_err(storage)?;
-                    envelopes.push(rmp_serde::from_slice(bytes.value()).map_err(|e| {
-                        LogError::Decode {
-                            what: format!("event of {key}"),
-                            reason: e.to_string(),
-                        }
-                    })?);
-                }
                 self.buffer.push_back(Committed {
                     position: position.value(),
                     stream,

@@ -81,18 +81,31 @@ impl Envelope {
         })
     }
 
-    /// Encodes envelopes for storage (MessagePack with field names).
+    /// Encodes a decision's envelopes for storage: a format byte, then the
+    /// envelopes as MessagePack arrays (compact and quick to read back; the
+    /// payloads inside keep their field names). A new envelope layout gets
+    /// a new format byte, and readers keep reading the old ones.
     pub fn encode_all(envelopes: &[Envelope]) -> Result<Vec<u8>, LogError> {
-        rmp_serde::to_vec_named(envelopes).map_err(|e| LogError::Encode(e.to_string()))
+        let mut out = vec![FORMAT];
+        rmp_serde::encode::write(&mut out, envelopes).map_err(|e| LogError::Encode(e.to_string()))?;
+        Ok(out)
     }
 
     pub fn decode_all(bytes: &[u8]) -> Result<Vec<Envelope>, LogError> {
-        rmp_serde::from_slice(bytes).map_err(|e| LogError::Decode {
+        let bad = |reason: String| LogError::Decode {
             what: "envelopes".into(),
-            reason: e.to_string(),
-        })
+            reason,
+        };
+        match bytes.split_first() {
+            Some((&FORMAT, rest)) => rmp_serde::from_slice(rest).map_err(|e| bad(e.to_string())),
+            Some((other, _)) => Err(bad(format!("unknown envelope format {other}"))),
+            None => Err(bad("empty".into())),
+        }
     }
 }
+
+/// The envelope layout `encode_all` writes.
+const FORMAT: u8 = 1;
 
 /// Where a stream's hash chain breaks.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -232,14 +232,6 @@ impl Filter {
             && self.kind.as_ref().is_none_or(|k| *k == stream.kind)
     }
 
-    /// The NATS subject filter.
-    pub fn subject(&self) -> String {
-        format!(
-            "felt.{}.{}.*",
-            self.tournament.as_deref().unwrap_or("*"),
-            self.kind.as_deref().unwrap_or("*")
-        )
-    }
 }
 
 /// A live subscription: every committed decision that matches its filter,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use async_nats::jetstream::consumer::{DeliverPolicy, pull};
+use async_nats::jetstream::consumer::{DeliverPolicy, push};
 use async_nats::jetstream::context::PublishErrorKind;
 use async_nats::jetstream::message::PublishMessage;
 use async_nats::jetstream::stream::{self, DirectGetErrorKind, StorageType};
@@ -61,6 +61,7 @@ struct Tip {
 /// The log on NATS JetStream.
 pub struct NatsLog {
     js: Context,
+    name: String,
     stream: stream::Stream,
     tips: Mutex<HashMap<String, (Tip, String)>>,
 }
@@ -99,6 +100,7 @@ impl NatsLog {
             .map_err(nats)?;
         Ok(NatsLog {
             js,
+            name: settings.stream.clone(),
             stream,
             tips: Mutex::new(HashMap::new()),
         })
@@ -255,25 +257,56 @@ impl EventLog for NatsLog {
     }
 
     async fn read(&self, stream: &StreamId, from: u64) -> Result<Vec<Envelope>, LogError> {
+        // Batched direct gets (nats-server 2.11+): up to 1,000 of the
+        // subject's messages per request, answered by the stream's leader
+        // or a replica without creating a consumer.
+        let client = self.js.client();
+        let api = format!("$JS.API.DIRECT.GET.{}", self.name);
         let subject = stream.subject();
         let mut out = Vec::new();
         let mut next = 1;
         loop {
-            match self
-                .stream
-                .direct_get_next_for_subject(subject.clone(), Some(next))
+            let inbox = client.new_inbox();
+            let mut replies = client.subscribe(inbox.clone()).await.map_err(nats)?;
+            let request = format!(r#"{{"seq":{next},"next_by_subj":"{subject}","batch":1000}}"#);
+            client
+                .publish_with_reply(api.clone(), inbox, request.into())
                 .await
-            {
-                Ok(msg) => {
-                    next = msg.sequence + 1;
-                    out.extend(
-                        Envelope::decode_all(&msg.payload)?
-                            .into_iter()
-                            .filter(|e| e.sequence >= from),
-                    );
+                .map_err(nats)?;
+            let more = loop {
+                let msg = tokio::time::timeout(Duration::from_secs(10), replies.next())
+                    .await
+                    .map_err(|_| LogError::Nats(format!("no answer reading {subject}")))?
+                    .ok_or(LogError::Closed)?;
+                let header = |name: &str| {
+                    msg.headers
+                        .as_ref()
+                        .and_then(|h| h.get(name))
+                        .and_then(|v| v.as_str().parse::<u64>().ok())
+                };
+                match msg.status.map(|s| s.as_u16()) {
+                    // End of the batch: more to come when messages are pending.
+                    Some(204) => break header("Nats-Num-Pending").unwrap_or(0) > 0,
+                    // Nothing (more) on the subject.
+                    Some(404) => break false,
+                    Some(code) => {
+                        return Err(LogError::Nats(format!(
+                            "reading {subject}: status {code} {}",
+                            msg.description.clone().unwrap_or_default()
+                        )));
+                    }
+                    None => {
+                        next = header("Nats-Sequence").map_or(next, |s| s + 1);
+                        out.extend(
+                            Envelope::decode_all(&msg.payload)?
+                                .into_iter()
+                                .filter(|e| e.sequence >= from),
+                        );
+                    }
                 }
-                Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(out),
-                Err(e) => return Err(nats(e)),
+            };
+            if !more {
+                return Ok(out);
             }
         }
     }
@@ -283,10 +316,18 @@ impl EventLog for NatsLog {
     }
 
     async fn subscribe(&self, filter: Filter, after: u64) -> Result<Subscription, LogError> {
+        // A push ordered consumer: the server sends as fast as the client
+        // takes (flow control), and the client recreates it from the last
+        // sequence seen after any gap or disconnect. It takes every subject
+        // and the filter is applied here, on the subject, before decoding:
+        // nats-server 2.15 matches a filtered consumer's subjects message by
+        // message, which replayed a log at about 55,000 messages/s against
+        // 340,000 unfiltered (`felt bench log --backend nats`).
         let consumer = self
             .stream
-            .create_consumer(pull::OrderedConfig {
-                filter_subject: filter.subject(),
+            .create_consumer(push::OrderedConfig {
+                deliver_subject: self.js.client().new_inbox(),
+                filter_subject: "felt.>".into(),
                 deliver_policy: DeliverPolicy::ByStartSequence {
                     start_sequence: after + 1,
                 },
@@ -296,7 +337,7 @@ impl EventLog for NatsLog {
             .map_err(nats)?;
         let messages = consumer.messages().await.map_err(nats)?;
         Ok(Subscription {
-            inner: SubscriptionInner::Nats(Box::new(NatsSubscription { messages })),
+            inner: SubscriptionInner::Nats(Box::new(NatsSubscription { messages, filter })),
         })
     }
 }
@@ -304,7 +345,8 @@ impl EventLog for NatsLog {
 /// An ordered consumer: JetStream redelivers from the last sequence seen
 /// after a disconnect, so the subscriber sees no gap.
 pub(crate) struct NatsSubscription {
-    messages: pull::Ordered,
+    messages: push::Ordered,
+    filter: Filter,
 }
 
 impl std::fmt::Debug for NatsSubscription {
@@ -315,9 +357,19 @@ impl std::fmt::Debug for NatsSubscription {
 
 impl NatsSubscription {
     pub(crate) async fn next(&mut self) -> Option<Result<Committed, LogError>> {
-        let msg = match self.messages.next().await? {
-            Ok(m) => m,
-            Err(e) => return Some(Err(nats(e))),
+        let msg = loop {
+            let msg = match self.messages.next().await? {
+                Ok(m) => m,
+                Err(e) => return Some(Err(nats(e))),
+            };
+            // felt.<tournament>.<kind>.<id>
+            let mut tokens = msg.subject.split('.').skip(1);
+            let (t, k) = (tokens.next().unwrap_or(""), tokens.next().unwrap_or(""));
+            if self.filter.tournament.as_deref().is_none_or(|f| f == t)
+                && self.filter.kind.as_deref().is_none_or(|f| f == k)
+            {
+                break msg;
+            }
         };
         let position = match msg.info() {
             Ok(info) => info.stream_sequence,

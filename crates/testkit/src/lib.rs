@@ -22,6 +22,7 @@ pub struct NatsServer {
     bin: PathBuf,
     dir: tempfile::TempDir,
     port: u16,
+    jetstream: String,
     child: Option<Child>,
 }
 
@@ -73,12 +74,19 @@ pub fn check_version(bin: &Path) -> std::io::Result<String> {
 impl NatsServer {
     /// Starts a server with JetStream on a free loopback port.
     pub fn start() -> std::io::Result<NatsServer> {
+        NatsServer::start_with("")
+    }
+
+    /// Starts a server whose `jetstream { }` block also holds `settings`,
+    /// e.g. `sync_interval: always` (fsync before every acknowledgement).
+    pub fn start_with(settings: &str) -> std::io::Result<NatsServer> {
         let bin = nats_server_binary()?;
         check_version(&bin)?;
         let mut server = NatsServer {
             bin,
             dir: tempfile::tempdir()?,
             port: 0,
+            jetstream: settings.into(),
             child: None,
         };
         server.spawn()?;
@@ -124,19 +132,31 @@ impl NatsServer {
         } else {
             self.port.to_string()
         };
+        let config = self.dir.path().join("nats-server.conf");
+        std::fs::write(
+            &config,
+            format!(
+                "listen: \"127.0.0.1:{port}\"\nports_file_dir: {:?}\njetstream {{\n  store_dir: {:?}\n  {}\n}}\n",
+                ports,
+                self.store(),
+                self.jetstream
+            ),
+        )?;
         let log = std::fs::File::create(self.dir.path().join("nats-server.log"))?;
         let child = Command::new(&self.bin)
-            .args(["-js", "-a", "127.0.0.1", "-p", &port, "-sd"])
-            .arg(self.store())
-            .arg("--ports_file_dir")
-            .arg(&ports)
+            .arg("-c")
+            .arg(&config)
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()?;
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            if Instant::now() > deadline {
+            let exited = self
+                .child
+                .as_mut()
+                .is_none_or(|c| c.try_wait().ok().flatten().is_some());
+            if exited || Instant::now() > deadline {
                 self.kill();
                 let log = std::fs::read_to_string(self.dir.path().join("nats-server.log"))
                     .unwrap_or_default();
@@ -200,5 +220,14 @@ mod tests {
         drop(a);
         assert!(!ready(port));
         assert!(!store.exists());
+    }
+
+    #[test]
+    fn jetstream_settings_reach_the_server() {
+        let server = NatsServer::start_with("sync_interval: always").expect("start");
+        let config = std::fs::read_to_string(server.dir.path().join("nats-server.conf")).unwrap();
+        assert!(config.contains("sync_interval: always"));
+        assert!(ready(server.port()));
+        assert!(NatsServer::start_with("no_such_setting: 1").is_err());
     }
 }

@@ -4,6 +4,7 @@ use clap::Subcommand;
 
 mod eval;
 mod hands;
+mod log;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCommand {
@@ -13,11 +14,16 @@ pub(crate) enum BenchCommand {
     /// Hands per second on one core: seeded bots play a table through the
     /// table decider, digital deal, showdowns evaluated.
     Hands(hands::HandsArgs),
+    /// The event log: acknowledged appends per second and their latency
+    /// from many streams at once, one stream read back, a whole log
+    /// replayed.
+    Log(log::LogArgs),
 }
 
 pub(crate) fn run(command: BenchCommand) -> anyhow::Result<()> {
     match command {
         BenchCommand::Eval(args) => eval::run(&args),
         BenchCommand::Hands(args) => hands::run(&args),
+        BenchCommand::Log(args) => log::run(&args),
     }
 }
