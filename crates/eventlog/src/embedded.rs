@@ -20,7 +20,9 @@ use crate::{
 const LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("log");
 /// (stream key, first sequence) -> (position, last sequence, hash of the
 /// last envelope): each stream's decisions; its last entry is its tip.
-const INDEX: TableDefinition<(&[u8], u64), (u64, u64, [u8; 32])> = TableDefinition::new("index");
+const INDEX: TableDefinition<IndexKey, IndexEntry> = TableDefinition::new("index");
+type IndexKey = (&'static [u8], u64);
+type IndexEntry = (u64, u64, [u8; 32]);
 /// (stream key, command id) -> position: idempotency.
 const COMMANDS: TableDefinition<(&[u8], &[u8]), u64> = TableDefinition::new("commands");
 
@@ -87,9 +89,7 @@ impl EmbeddedLog {
         let last = {
             let read = db.begin_read().map_err(storage)?;
             let log = read.open_table(LOG).map_err(storage)?;
-            log.last()
-                .map_err(storage)?
-                .map_or(0, |(k, _)| k.value())
+            log.last().map_err(storage)?.map_or(0, |(k, _)| k.value())
         };
         let (position_tx, position) = watch::channel(last);
         let (tx, rx) = mpsc::channel::<Request>();
@@ -204,7 +204,7 @@ fn write_group(db: &Database, group: &[Request]) -> Result<GroupResult, LogError
 
 /// A stream's version and last hash: its last index entry.
 fn tip(
-    index: &impl ReadableTable<(&'static [u8], u64), (u64, u64, [u8; 32])>,
+    index: &impl ReadableTable<IndexKey, IndexEntry>,
     key: &[u8],
 ) -> Result<(u64, Hash), LogError> {
     let last = index

@@ -87,7 +87,8 @@ impl Envelope {
     /// a new format byte, and readers keep reading the old ones.
     pub fn encode_all(envelopes: &[Envelope]) -> Result<Vec<u8>, LogError> {
         let mut out = vec![FORMAT];
-        rmp_serde::encode::write(&mut out, envelopes).map_err(|e| LogError::Encode(e.to_string()))?;
+        rmp_serde::encode::write(&mut out, envelopes)
+            .map_err(|e| LogError::Encode(e.to_string()))?;
         Ok(out)
     }
 

@@ -231,7 +231,6 @@ impl Filter {
             .is_none_or(|t| *t == stream.tournament)
             && self.kind.as_ref().is_none_or(|k| *k == stream.kind)
     }
-
 }
 
 /// A live subscription: every committed decision that matches its filter,

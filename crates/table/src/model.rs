@@ -449,3 +449,35 @@ pub enum TableEvent {
         busted: Vec<Bust>,
     },
 }
+
+impl TableEvent {
+    /// The event's type name, as the event log records it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TableEvent::TableOpened { .. } => "TableOpened",
+            TableEvent::PlayerSeated { .. } => "PlayerSeated",
+            TableEvent::PlayerRemoved { .. } => "PlayerRemoved",
+            TableEvent::AbsenceChanged { .. } => "AbsenceChanged",
+            TableEvent::HandStarted { .. } => "HandStarted",
+            TableEvent::AntePosted { .. } => "AntePosted",
+            TableEvent::BlindPosted { .. } => "BlindPosted",
+            TableEvent::HoleCardsDealt { .. } => "HoleCardsDealt",
+            TableEvent::HoleCardsEntered { .. } => "HoleCardsEntered",
+            TableEvent::HandKilled { .. } => "HandKilled",
+            TableEvent::OutOfTurnAction { .. } => "OutOfTurnAction",
+            TableEvent::OutOfTurnVoided { .. } => "OutOfTurnVoided",
+            TableEvent::ChipsRead { .. } => "ChipsRead",
+            TableEvent::MisdealDeclared { .. } => "MisdealDeclared",
+            TableEvent::FloorRuled { .. } => "FloorRuled",
+            TableEvent::UndercallForfeited { .. } => "UndercallForfeited",
+            TableEvent::PenaltyGiven { .. } => "PenaltyGiven",
+            TableEvent::ActionTaken { .. } => "ActionTaken",
+            TableEvent::StreetDealt { .. } => "StreetDealt",
+            TableEvent::CardsShown { .. } => "CardsShown",
+            TableEvent::CardsMucked { .. } => "CardsMucked",
+            TableEvent::UncalledBetReturned { .. } => "UncalledBetReturned",
+            TableEvent::PotAwarded { .. } => "PotAwarded",
+            TableEvent::HandEnded { .. } => "HandEnded",
+        }
+    }
+}

@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod logs;
 mod phh;
 
 /// mimalloc: the replay and the services allocate many small, short-lived

@@ -44,6 +44,22 @@ pub(crate) enum PhhCommand {
         #[arg(long)]
         jobs: Option<usize>,
     },
+    /// Write a hand felt played, from a table's event log, as PHH.
+    Export {
+        /// The data folder of the embedded event log.
+        #[arg(long, default_value = "felt-data")]
+        data: PathBuf,
+        /// A NATS server to read the log from instead.
+        #[arg(long)]
+        nats: Option<String>,
+        #[arg(long)]
+        tournament: String,
+        #[arg(long)]
+        table: String,
+        /// The hand number (default: the table's last finished hand).
+        #[arg(long)]
+        hand: Option<u64>,
+    },
 }
 
 pub(crate) fn run(command: PhhCommand) -> anyhow::Result<ExitCode> {
@@ -58,6 +74,29 @@ pub(crate) fn run(command: PhhCommand) -> anyhow::Result<ExitCode> {
                 .unwrap_or(1)
                 .max(1);
             verify(&paths, house_rules.house_rules(), jobs)
+        }
+        PhhCommand::Export {
+            data,
+            nats,
+            tournament,
+            table,
+            hand,
+        } => {
+            let events = crate::logs::table_events(&data, nats.as_deref(), &tournament, &table)?;
+            let hands = felt_tablelog::hands(&events);
+            let chosen = match hand {
+                Some(n) => hands.iter().find(|h| h.number == n),
+                None => hands.last(),
+            };
+            let Some(chosen) = chosen else {
+                anyhow::bail!(
+                    "table {table} of {tournament} has no finished hand{}: its hands are {:?}",
+                    hand.map(|n| format!(" {n}")).unwrap_or_default(),
+                    hands.iter().map(|h| h.number).collect::<Vec<_>>()
+                );
+            };
+            print!("{}", felt_phh::export(chosen.events)?);
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

@@ -95,3 +95,121 @@ fn phh_verify_names_a_mismatch_and_fails() {
     );
     assert_eq!(stdout.lines().last(), Some("0 passed, 1 failed"));
 }
+
+/// Given: a table's log with one finished hand in an embedded log under `data`.
+fn table_log(data: &std::path::Path) {
+    use felt_eventlog::{EmbeddedLog, Expected};
+    use felt_table::*;
+    std::fs::create_dir_all(data).unwrap();
+    let log = EmbeddedLog::open(&data.join("log.redb")).unwrap();
+    let stream = felt_tablelog::stream("main-event", "12").unwrap();
+    let mut state = TableState::default();
+    let mut commands = vec![Command::OpenTable {
+        seats: 2,
+        rules: HouseRules::default(),
+    }];
+    for seat in 1..=2 {
+        commands.push(Command::SeatPlayer {
+            seat,
+            player: PlayerId(seat.into()),
+            stack: 500,
+        });
+    }
+    commands.push(Command::StartHand {
+        level: Level::blinds(25, 50),
+        deal: Deal::Digital {
+            seed: Seed::from_u64(5),
+        },
+        button: Some(1),
+    });
+    commands.push(Command::Act {
+        seat: 1,
+        action: PlayerAction::AllIn,
+    });
+    commands.push(Command::Act {
+        seat: 2,
+        action: PlayerAction::Call,
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    for (i, c) in commands.iter().enumerate() {
+        let events = execute(&mut state, c).unwrap();
+        runtime
+            .block_on(felt_tablelog::append(
+                &log,
+                &stream,
+                Expected::Any,
+                &format!("c{i}"),
+                0,
+                &events,
+            ))
+            .unwrap();
+    }
+    assert!(state.hand.is_none());
+}
+
+#[test]
+fn phh_export_writes_a_hand_from_the_event_log_that_replays_to_its_stacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("felt-data");
+    table_log(&data);
+    let data_arg = data.to_str().unwrap();
+    let (ok, phh, stderr) = felt(&[
+        "phh",
+        "export",
+        "--data",
+        data_arg,
+        "--tournament",
+        "main-event",
+        "--table",
+        "12",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(phh.contains("starting_stacks = [500, 500]"), "{phh}");
+    assert!(phh.contains("finishing_stacks = "), "{phh}");
+    let file = dir.path().join("hand.phh");
+    std::fs::write(&file, &phh).unwrap();
+    let (ok, stdout, _) = felt(&[
+        "phh",
+        "verify",
+        "--house-rules",
+        "live",
+        file.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("1 passed, 0 failed"));
+    // A hand that is not there, a table that is not there.
+    let (ok, _, stderr) = felt(&[
+        "phh",
+        "export",
+        "--data",
+        data_arg,
+        "--tournament",
+        "main-event",
+        "--table",
+        "12",
+        "--hand",
+        "9",
+    ]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("has no finished hand 9: its hands are [1]"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = felt(&[
+        "phh",
+        "export",
+        "--data",
+        data_arg,
+        "--tournament",
+        "main-event",
+        "--table",
+        "13",
+    ]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("table 13 of main-event has no events"),
+        "{stderr}"
+    );
+}
