@@ -2,7 +2,7 @@
 //! the appends waiting for it together (group commit: one fsync for many
 //! decisions, each checked on its own).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -23,7 +23,8 @@ const LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("log");
 const INDEX: TableDefinition<IndexKey, IndexEntry> = TableDefinition::new("index");
 type IndexKey = (&'static [u8], u64);
 type IndexEntry = (u64, u64, [u8; 32]);
-/// (stream key, command id) -> position: idempotency.
+/// (stream key, command id) -> position, for appends that expected `Any`
+/// (the others are recognised by their expected version).
 const COMMANDS: TableDefinition<(&[u8], &[u8]), u64> = TableDefinition::new("commands");
 
 /// Most decisions committed in one transaction.
@@ -115,6 +116,7 @@ impl EmbeddedLog {
 }
 
 fn writer(db: &Database, rx: &mpsc::Receiver<Request>, position: &watch::Sender<u64>) {
+    let mut tips = Tips::new();
     while let Ok(first) = rx.recv() {
         let mut group = vec![first];
         while group.len() < GROUP {
@@ -123,7 +125,7 @@ fn writer(db: &Database, rx: &mpsc::Receiver<Request>, position: &watch::Sender<
                 Err(_) => break,
             }
         }
-        match write_group(db, &group) {
+        match write_group(db, &group, &mut tips) {
             Ok((results, last)) => {
                 position.send_replace(last);
                 for (req, result) in group.into_iter().zip(results) {
@@ -131,6 +133,8 @@ fn writer(db: &Database, rx: &mpsc::Receiver<Request>, position: &watch::Sender<
                 }
             }
             Err(e) => {
+                // The cache may hold tips of the group that was not stored.
+                tips.clear();
                 tracing::error!(error = %e, decisions = group.len(), "event log commit failed");
                 for req in group {
                     let _ = req.reply.send(Err(e.clone()));
@@ -142,7 +146,10 @@ fn writer(db: &Database, rx: &mpsc::Receiver<Request>, position: &watch::Sender<
 
 type GroupResult = (Vec<Result<Appended, LogError>>, u64);
 
-fn write_group(db: &Database, group: &[Request]) -> Result<GroupResult, LogError> {
+/// Each stream's version and last hash, as committed (the writer's cache).
+type Tips = HashMap<String, (u64, Hash)>;
+
+fn write_group(db: &Database, group: &[Request], tips: &mut Tips) -> Result<GroupResult, LogError> {
     let txn = db.begin_write().map_err(storage)?;
     let mut results = Vec::with_capacity(group.len());
     let last_position;
@@ -154,22 +161,38 @@ fn write_group(db: &Database, group: &[Request]) -> Result<GroupResult, LogError
         for req in group {
             let key = req.stream.key();
             let k = key.as_bytes();
-            let cmd = req.decision.command_id.as_bytes();
-            if let Some(at) = commands.get((k, cmd)).map_err(storage)? {
-                let at = at.value();
-                let envs = match log.get(at).map_err(storage)? {
-                    Some(v) => Envelope::decode_all(v.value())?,
-                    None => Vec::new(),
-                };
-                results.push(Ok(Appended {
-                    first: envs.first().map_or(0, |e| e.sequence),
-                    last: envs.last().map_or(0, |e| e.sequence),
-                    position: at,
-                    duplicate: true,
-                }));
-                continue;
+            let cmd = req.decision.command_id.as_str();
+            let (version, hash) = match tips.get(&key) {
+                Some(t) => *t,
+                None => tip(&index, k)?,
+            };
+            // A retried command carries the expectation its first append
+            // had. With an exact one, the command, if it was appended, is
+            // the decision right after that version; with `Any`, the
+            // command-id table (written for `Any` appends only) knows.
+            let earlier = match req.expected {
+                Expected::Any => commands
+                    .get((k, cmd.as_bytes()))
+                    .map_err(storage)?
+                    .map(|v| v.value()),
+                e if e.allows(version) => None,
+                Expected::NoStream => decision_at(&index, k, 1)?,
+                Expected::Exactly(v) => decision_at(&index, k, v + 1)?,
+            };
+            if let Some(at) = earlier
+                && let Some(bytes) = log.get(at).map_err(storage)?
+            {
+                let envs = Envelope::decode_all(bytes.value())?;
+                if envs.first().is_some_and(|e| e.command_id == cmd) {
+                    results.push(Ok(Appended {
+                        first: envs.first().map_or(0, |e| e.sequence),
+                        last: envs.last().map_or(0, |e| e.sequence),
+                        position: at,
+                        duplicate: true,
+                    }));
+                    continue;
+                }
             }
-            let (version, hash) = tip(&index, k)?;
             if !req.expected.allows(version) {
                 results.push(Err(LogError::Conflict {
                     stream: key,
@@ -188,7 +211,12 @@ fn write_group(db: &Database, group: &[Request]) -> Result<GroupResult, LogError
             index
                 .insert((k, first), (position, last, tip_hash.0))
                 .map_err(storage)?;
-            commands.insert((k, cmd), position).map_err(storage)?;
+            if req.expected == Expected::Any {
+                commands
+                    .insert((k, cmd.as_bytes()), position)
+                    .map_err(storage)?;
+            }
+            tips.insert(key, (last, tip_hash));
             results.push(Ok(Appended {
                 first,
                 last,
@@ -200,6 +228,18 @@ fn write_group(db: &Database, group: &[Request]) -> Result<GroupResult, LogError
     }
     txn.commit().map_err(storage)?;
     Ok((results, last_position))
+}
+
+/// The position of the stream's decision whose first event is `first`.
+fn decision_at(
+    index: &impl ReadableTable<IndexKey, IndexEntry>,
+    key: &[u8],
+    first: u64,
+) -> Result<Option<u64>, LogError> {
+    Ok(index
+        .get((key, first))
+        .map_err(storage)?
+        .map(|v| v.value().0))
 }
 
 /// A stream's version and last hash: its last index entry.

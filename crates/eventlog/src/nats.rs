@@ -158,6 +158,61 @@ impl NatsLog {
         }
     }
 
+    /// The first answer to `decision` if it was appended after `expected`:
+    /// a retry carries its first expectation, so it is the decision whose
+    /// first event follows that version. Found by a binary search over the
+    /// subject's messages (a few direct gets; only on a conflict).
+    async fn earlier(
+        &self,
+        stream: &StreamId,
+        expected: Expected,
+        tip: Tip,
+        decision: &Decision,
+    ) -> Result<Option<Appended>, LogError> {
+        let target = match expected {
+            Expected::NoStream => 1,
+            Expected::Exactly(v) => v + 1,
+            Expected::Any => return Ok(None),
+        };
+        let subject = stream.subject();
+        let (mut lo, mut hi) = (1, tip.message);
+        while lo <= hi {
+            let mid = lo + (hi - lo) / 2;
+            let msg = match self
+                .stream
+                .direct_get_next_for_subject(subject.clone(), Some(mid))
+                .await
+            {
+                Ok(m) => m,
+                Err(e) if e.kind() == DirectGetErrorKind::NotFound => {
+                    hi = mid - 1;
+                    continue;
+                }
+                Err(e) => return Err(nats(e)),
+            };
+            let envs = Envelope::decode_all(&msg.payload)?;
+            let (Some(first), Some(last)) = (envs.first(), envs.last()) else {
+                return Ok(None);
+            };
+            if first.sequence == target {
+                return Ok(
+                    (first.command_id == decision.command_id).then_some(Appended {
+                        first: first.sequence,
+                        last: last.sequence,
+                        position: msg.sequence,
+                        duplicate: true,
+                    }),
+                );
+            }
+            if first.sequence > target {
+                hi = mid - 1;
+            } else {
+                lo = msg.sequence + 1;
+            }
+        }
+        Ok(None)
+    }
+
     /// The answer an earlier append of a command got, from its message.
     async fn answer_of(&self, message: u64) -> Result<Appended, LogError> {
         let msg = self.stream.direct_get(message).await.map_err(nats)?;
@@ -199,6 +254,10 @@ impl EventLog for NatsLog {
                     (tip, last_command) = self.fetch_tip(stream).await?;
                     fresh = true;
                     continue;
+                }
+                // Perhaps a retry of a decision that was stored.
+                if let Some(answer) = self.earlier(stream, expected, tip, &decision).await? {
+                    return Ok(answer);
                 }
                 return Err(LogError::Conflict {
                     stream: key,
