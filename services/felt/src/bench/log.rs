@@ -54,7 +54,7 @@ struct Action {
 /// hand (about ten events: the hand, antes, blinds, the deal), the others
 /// are one action (one event): 1.6 events per decision on average, as there.
 fn decision(command: String, n: u64) -> anyhow::Result<Decision> {
-    let events = if n % 17 == 0 { 10 } else { 1 };
+    let events = if n.is_multiple_of(17) { 10 } else { 1 };
     Ok(Decision {
         command_id: command,
         causation_id: None,
