@@ -1,13 +1,20 @@
 //! The embedded backend: one redb file, written by one thread that commits
 //! the appends waiting for it together (group commit: one fsync for many
 //! decisions, each checked on its own).
+//!
+//! Layout. The log is one table in position order, so a commit writes at the
+//! right edge of one tree. Each decision's value starts with the position of
+//! its stream's previous decision: a stream is read by walking back from its
+//! tip. The tips (each stream's version, last position and last hash) are
+//! kept in memory, saved to a table every [`SNAPSHOT_EVERY`] decisions, and
+//! rebuilt on open from that snapshot and the log after it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::mpsc;
+use std::sync::{Arc, RwLock};
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use tokio::sync::{oneshot, watch};
 
 use crate::{
@@ -15,23 +22,55 @@ use crate::{
     Subscription, SubscriptionInner, check_decision, envelopes_for,
 };
 
-/// position -> a decision's envelopes ([`Envelope::encode_all`]), in the
-/// order the log committed them: appends go to the right edge of the tree.
+/// position -> the stream's previous position (8 bytes, little-endian, 0
+/// for none) followed by the decision's envelopes ([`Envelope::encode_all`]).
 const LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("log");
-/// (stream key, first sequence) -> (position, last sequence, hash of the
-/// last envelope): each stream's decisions; its last entry is its tip.
-const INDEX: TableDefinition<IndexKey, IndexEntry> = TableDefinition::new("index");
-type IndexKey = (&'static [u8], u64);
-type IndexEntry = (u64, u64, [u8; 32]);
+/// stream key -> (version, position, hash of the last envelope), as of the
+/// snapshot position in `META`.
+const TIPS: TableDefinition<&[u8], (u64, u64, [u8; 32])> = TableDefinition::new("tips");
+/// "tips_at" -> the position the saved tips cover.
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 /// (stream key, command id) -> position, for appends that expected `Any`
 /// (the others are recognised by their expected version).
 const COMMANDS: TableDefinition<(&[u8], &[u8]), u64> = TableDefinition::new("commands");
 
 /// Most decisions committed in one transaction.
 const GROUP: usize = 1024;
+/// Decisions between two saves of the tips: at most this many are read
+/// again when the file is opened.
+#[cfg(not(test))]
+const SNAPSHOT_EVERY: u64 = 100_000;
+#[cfg(test)]
+const SNAPSHOT_EVERY: u64 = 64;
 
 fn storage<E: std::fmt::Display>(e: E) -> LogError {
     LogError::Storage(e.to_string())
+}
+
+/// Where a stream ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Tip {
+    version: u64,
+    position: u64,
+    hash: Hash,
+}
+
+type Tips = HashMap<String, Tip>;
+
+fn encode_value(previous: u64, envelopes: &[Envelope]) -> Result<Vec<u8>, LogError> {
+    let mut value = previous.to_le_bytes().to_vec();
+    value.extend(Envelope::encode_all(envelopes)?);
+    Ok(value)
+}
+
+fn decode_value(value: &[u8]) -> Result<(u64, Vec<Envelope>), LogError> {
+    let (head, rest) = value.split_at_checked(8).ok_or_else(|| LogError::Decode {
+        what: "log entry".into(),
+        reason: "shorter than its header".into(),
+    })?;
+    let mut previous = [0u8; 8];
+    previous.copy_from_slice(head);
+    Ok((u64::from_le_bytes(previous), Envelope::decode_all(rest)?))
 }
 
 struct Request {
@@ -46,6 +85,8 @@ struct Inner {
     writer: std::sync::Mutex<Option<mpsc::Sender<Request>>>,
     thread: Option<std::thread::JoinHandle<()>>,
     position: watch::Receiver<u64>,
+    /// The committed tips, published by the writer after each commit.
+    tips: Arc<RwLock<Tips>>,
 }
 
 impl Drop for Inner {
@@ -76,6 +117,16 @@ impl std::fmt::Debug for EmbeddedLog {
     }
 }
 
+/// The writer thread's state.
+struct Writer {
+    db: Arc<Database>,
+    tips: Tips,
+    shared: Arc<RwLock<Tips>>,
+    /// Streams whose tips changed since the last save.
+    dirty: HashSet<String>,
+    tips_at: u64,
+}
+
 impl EmbeddedLog {
     /// Opens (or creates) the log file at `path`.
     pub fn open(path: &Path) -> Result<EmbeddedLog, LogError> {
@@ -83,21 +134,25 @@ impl EmbeddedLog {
         let txn = db.begin_write().map_err(storage)?;
         {
             txn.open_table(LOG).map_err(storage)?;
-            txn.open_table(INDEX).map_err(storage)?;
+            txn.open_table(TIPS).map_err(storage)?;
+            txn.open_table(META).map_err(storage)?;
             txn.open_table(COMMANDS).map_err(storage)?;
         }
         txn.commit().map_err(storage)?;
-        let last = {
-            let read = db.begin_read().map_err(storage)?;
-            let log = read.open_table(LOG).map_err(storage)?;
-            log.last().map_err(storage)?.map_or(0, |(k, _)| k.value())
-        };
+        let (tips, tips_at, dirty, last) = load_tips(&db)?;
+        let shared = Arc::new(RwLock::new(tips.clone()));
         let (position_tx, position) = watch::channel(last);
         let (tx, rx) = mpsc::channel::<Request>();
-        let writer_db = db.clone();
+        let mut writer = Writer {
+            db: db.clone(),
+            tips,
+            shared: shared.clone(),
+            dirty,
+            tips_at,
+        };
         let thread = std::thread::Builder::new()
             .name("felt-eventlog-writer".into())
-            .spawn(move || writer(&writer_db, &rx, &position_tx))
+            .spawn(move || writer.run(&rx, &position_tx))
             .map_err(storage)?;
         Ok(EmbeddedLog {
             inner: Arc::new(Inner {
@@ -105,6 +160,7 @@ impl EmbeddedLog {
                 writer: std::sync::Mutex::new(Some(tx)),
                 thread: Some(thread),
                 position,
+                tips: shared,
             }),
         })
     }
@@ -113,173 +169,223 @@ impl EmbeddedLog {
     pub fn position(&self) -> u64 {
         *self.inner.position.borrow()
     }
+
+    fn tip(&self, key: &str) -> Result<Tip, LogError> {
+        let tips = self.inner.tips.read().map_err(storage)?;
+        Ok(tips.get(key).copied().unwrap_or_default())
+    }
 }
 
-fn writer(db: &Database, rx: &mpsc::Receiver<Request>, position: &watch::Sender<u64>) {
+/// The saved tips, brought up to date with the log after them.
+fn load_tips(db: &Database) -> Result<(Tips, u64, HashSet<String>, u64), LogError> {
+    let read = db.begin_read().map_err(storage)?;
+    let saved = read.open_table(TIPS).map_err(storage)?;
+    let meta = read.open_table(META).map_err(storage)?;
+    let log = read.open_table(LOG).map_err(storage)?;
+    let tips_at = meta
+        .get("tips_at")
+        .map_err(storage)?
+        .map_or(0, |v| v.value());
     let mut tips = Tips::new();
-    while let Ok(first) = rx.recv() {
-        let mut group = vec![first];
-        while group.len() < GROUP {
-            match rx.try_recv() {
-                Ok(r) => group.push(r),
-                Err(_) => break,
-            }
+    for item in saved.iter().map_err(storage)? {
+        let (k, v) = item.map_err(storage)?;
+        let (version, position, hash) = v.value();
+        tips.insert(
+            String::from_utf8_lossy(k.value()).into_owned(),
+            Tip {
+                version,
+                position,
+                hash: Hash(hash),
+            },
+        );
+    }
+    let mut dirty = HashSet::new();
+    let mut last = tips_at;
+    for item in log.range(tips_at + 1..).map_err(storage)? {
+        let (position, value) = item.map_err(storage)?;
+        let (_, envelopes) = decode_value(value.value())?;
+        if let Some(env) = envelopes.last() {
+            let key = env.stream.key();
+            tips.insert(
+                key.clone(),
+                Tip {
+                    version: env.sequence,
+                    position: position.value(),
+                    hash: env.hash(),
+                },
+            );
+            dirty.insert(key);
         }
-        match write_group(db, &group, &mut tips) {
-            Ok((results, last)) => {
-                position.send_replace(last);
-                for (req, result) in group.into_iter().zip(results) {
-                    let _ = req.reply.send(result);
+        last = position.value();
+    }
+    Ok((tips, tips_at, dirty, last))
+}
+
+impl Writer {
+    fn run(&mut self, rx: &mpsc::Receiver<Request>, position: &watch::Sender<u64>) {
+        while let Ok(first) = rx.recv() {
+            let mut group = vec![first];
+            while group.len() < GROUP {
+                match rx.try_recv() {
+                    Ok(r) => group.push(r),
+                    Err(_) => break,
                 }
             }
-            Err(e) => {
-                // The cache may hold tips of the group that was not stored.
-                tips.clear();
-                tracing::error!(error = %e, decisions = group.len(), "event log commit failed");
-                for req in group {
-                    let _ = req.reply.send(Err(e.clone()));
+            match self.write_group(&group) {
+                Ok((results, last)) => {
+                    position.send_replace(last);
+                    for (req, result) in group.into_iter().zip(results) {
+                        let _ = req.reply.send(result);
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, decisions = group.len(), "event log commit failed");
+                    for req in group {
+                        let _ = req.reply.send(Err(e.clone()));
+                    }
                 }
             }
         }
+    }
+
+    /// Checks and writes a group of appends in one transaction. Tips change
+    /// (in memory and for readers) only once the transaction is committed.
+    fn write_group(&mut self, group: &[Request]) -> Result<GroupResult, LogError> {
+        let txn = self.db.begin_write().map_err(storage)?;
+        let mut results = Vec::with_capacity(group.len());
+        let mut changed: Tips = Tips::new();
+        let last_position;
+        {
+            let mut log = txn.open_table(LOG).map_err(storage)?;
+            let mut commands = txn.open_table(COMMANDS).map_err(storage)?;
+            let mut position = log.last().map_err(storage)?.map_or(0, |(k, _)| k.value());
+            for req in group {
+                let key = req.stream.key();
+                let cmd = req.decision.command_id.as_str();
+                let tip = changed
+                    .get(&key)
+                    .or_else(|| self.tips.get(&key))
+                    .copied()
+                    .unwrap_or_default();
+                // A retried command carries the expectation its first append
+                // had. With an exact one, the command, if it was appended, is
+                // the decision right after that version; with `Any`, the
+                // command-id table (written for `Any` appends only) knows.
+                let earlier = match req.expected {
+                    Expected::Any => commands
+                        .get((key.as_bytes(), cmd.as_bytes()))
+                        .map_err(storage)?
+                        .map(|v| v.value()),
+                    e if e.allows(tip.version) => None,
+                    Expected::NoStream => decision_at(&log, tip, 1)?,
+                    Expected::Exactly(v) => decision_at(&log, tip, v + 1)?,
+                };
+                if let Some(at) = earlier
+                    && let Some(value) = log.get(at).map_err(storage)?
+                {
+                    let (_, envs) = decode_value(value.value())?;
+                    if envs.first().is_some_and(|e| e.command_id == cmd) {
+                        results.push(Ok(Appended {
+                            first: envs.first().map_or(0, |e| e.sequence),
+                            last: envs.last().map_or(0, |e| e.sequence),
+                            position: at,
+                            duplicate: true,
+                        }));
+                        continue;
+                    }
+                }
+                if !req.expected.allows(tip.version) {
+                    results.push(Err(LogError::Conflict {
+                        stream: key,
+                        expected: req.expected,
+                        actual: tip.version,
+                    }));
+                    continue;
+                }
+                let envs = envelopes_for(&req.stream, tip.version, tip.hash, &req.decision);
+                let first = tip.version + 1;
+                let last = tip.version + envs.len() as u64;
+                position += 1;
+                log.insert(position, encode_value(tip.position, &envs)?.as_slice())
+                    .map_err(storage)?;
+                if req.expected == Expected::Any {
+                    commands
+                        .insert((key.as_bytes(), cmd.as_bytes()), position)
+                        .map_err(storage)?;
+                }
+                changed.insert(
+                    key,
+                    Tip {
+                        version: last,
+                        position,
+                        hash: envs.last().map_or(tip.hash, Envelope::hash),
+                    },
+                );
+                results.push(Ok(Appended {
+                    first,
+                    last,
+                    position,
+                    duplicate: false,
+                }));
+            }
+            last_position = position;
+        }
+        let save = last_position >= self.tips_at + SNAPSHOT_EVERY;
+        if save {
+            self.save_tips(&txn, &changed, last_position)?;
+        }
+        txn.commit().map_err(storage)?;
+        if save {
+            self.dirty.clear();
+            self.tips_at = last_position;
+        } else {
+            self.dirty.extend(changed.keys().cloned());
+        }
+        if let Ok(mut shared) = self.shared.write() {
+            shared.extend(changed.iter().map(|(k, t)| (k.clone(), *t)));
+        }
+        self.tips.extend(changed);
+        Ok((results, last_position))
+    }
+
+    /// Saves every tip changed since the last save, as of `at`.
+    fn save_tips(&self, txn: &WriteTransaction, changed: &Tips, at: u64) -> Result<(), LogError> {
+        let mut saved = txn.open_table(TIPS).map_err(storage)?;
+        let mut meta = txn.open_table(META).map_err(storage)?;
+        for key in self.dirty.iter().chain(changed.keys()) {
+            if let Some(t) = changed.get(key).or_else(|| self.tips.get(key)) {
+                saved
+                    .insert(key.as_bytes(), (t.version, t.position, t.hash.0))
+                    .map_err(storage)?;
+            }
+        }
+        meta.insert("tips_at", at).map_err(storage)?;
+        Ok(())
     }
 }
 
 type GroupResult = (Vec<Result<Appended, LogError>>, u64);
 
-/// Each stream's version and last hash, as committed (the writer's cache).
-type Tips = HashMap<String, (u64, Hash)>;
-
-fn write_group(db: &Database, group: &[Request], tips: &mut Tips) -> Result<GroupResult, LogError> {
-    let txn = db.begin_write().map_err(storage)?;
-    let mut results = Vec::with_capacity(group.len());
-    let last_position;
-    {
-        let mut log = txn.open_table(LOG).map_err(storage)?;
-        let mut index = txn.open_table(INDEX).map_err(storage)?;
-        let mut commands = txn.open_table(COMMANDS).map_err(storage)?;
-        let mut position = log.last().map_err(storage)?.map_or(0, |(k, _)| k.value());
-        for req in group {
-            let key = req.stream.key();
-            let k = key.as_bytes();
-            let cmd = req.decision.command_id.as_str();
-            let (version, hash) = match tips.get(&key) {
-                Some(t) => *t,
-                None => tip(&index, k)?,
-            };
-            // A retried command carries the expectation its first append
-            // had. With an exact one, the command, if it was appended, is
-            // the decision right after that version; with `Any`, the
-            // command-id table (written for `Any` appends only) knows.
-            let earlier = match req.expected {
-                Expected::Any => commands
-                    .get((k, cmd.as_bytes()))
-                    .map_err(storage)?
-                    .map(|v| v.value()),
-                e if e.allows(version) => None,
-                Expected::NoStream => decision_at(&index, k, 1)?,
-                Expected::Exactly(v) => decision_at(&index, k, v + 1)?,
-            };
-            if let Some(at) = earlier
-                && let Some(bytes) = log.get(at).map_err(storage)?
-            {
-                let envs = Envelope::decode_all(bytes.value())?;
-                if envs.first().is_some_and(|e| e.command_id == cmd) {
-                    results.push(Ok(Appended {
-                        first: envs.first().map_or(0, |e| e.sequence),
-                        last: envs.last().map_or(0, |e| e.sequence),
-                        position: at,
-                        duplicate: true,
-                    }));
-                    continue;
-                }
-            }
-            if !req.expected.allows(version) {
-                results.push(Err(LogError::Conflict {
-                    stream: key,
-                    expected: req.expected,
-                    actual: version,
-                }));
-                continue;
-            }
-            let envs = envelopes_for(&req.stream, version, hash, &req.decision);
-            let first = version + 1;
-            let last = version + envs.len() as u64;
-            let tip_hash = envs.last().map_or(hash, Envelope::hash);
-            position += 1;
-            log.insert(position, Envelope::encode_all(&envs)?.as_slice())
-                .map_err(storage)?;
-            index
-                .insert((k, first), (position, last, tip_hash.0))
-                .map_err(storage)?;
-            if req.expected == Expected::Any {
-                commands
-                    .insert((k, cmd.as_bytes()), position)
-                    .map_err(storage)?;
-            }
-            tips.insert(key, (last, tip_hash));
-            results.push(Ok(Appended {
-                first,
-                last,
-                position,
-                duplicate: false,
-            }));
-        }
-        last_position = position;
-    }
-    txn.commit().map_err(storage)?;
-    Ok((results, last_position))
-}
-
-/// The position of the stream's decision whose first event is `first`.
+/// The position of the stream's decision whose first event is `first`,
+/// walking back from the tip.
 fn decision_at(
-    index: &impl ReadableTable<IndexKey, IndexEntry>,
-    key: &[u8],
+    log: &impl ReadableTable<u64, &'static [u8]>,
+    tip: Tip,
     first: u64,
 ) -> Result<Option<u64>, LogError> {
-    Ok(index
-        .get((key, first))
-        .map_err(storage)?
-        .map(|v| v.value().0))
-}
-
-/// A stream's version and last hash: its last index entry.
-fn tip(
-    index: &impl ReadableTable<IndexKey, IndexEntry>,
-    key: &[u8],
-) -> Result<(u64, Hash), LogError> {
-    let last = index
-        .range((key, 0)..=(key, u64::MAX))
-        .map_err(storage)?
-        .next_back()
-        .transpose()
-        .map_err(storage)?;
-    Ok(last.map_or((0, Hash::default()), |(_, v)| {
-        let (_, last, hash) = v.value();
-        (last, Hash(hash))
-    }))
-}
-
-fn read_stream(db: &Database, key: &str, from: u64) -> Result<Vec<Envelope>, LogError> {
-    let read = db.begin_read().map_err(storage)?;
-    let index = read.open_table(INDEX).map_err(storage)?;
-    let log = read.open_table(LOG).map_err(storage)?;
-    let k = key.as_bytes();
-    let mut out = Vec::new();
-    for item in index.range((k, 0)..=(k, u64::MAX)).map_err(storage)? {
-        let (_, v) = item.map_err(storage)?;
-        let (position, last, _) = v.value();
-        if last < from {
-            continue;
-        }
-        if let Some(bytes) = log.get(position).map_err(storage)? {
-            out.extend(
-                Envelope::decode_all(bytes.value())?
-                    .into_iter()
-                    .filter(|e| e.sequence >= from),
-            );
+    let mut at = tip.position;
+    while at != 0 {
+        let Some(value) = log.get(at).map_err(storage)? else {
+            return Ok(None);
+        };
+        let (previous, envs) = decode_value(value.value())?;
+        match envs.first().map(|e| e.sequence) {
+            Some(s) if s == first => return Ok(Some(at)),
+            Some(s) if s < first => return Ok(None),
+            _ => at = previous,
         }
     }
-    Ok(out)
+    Ok(None)
 }
 
 impl EventLog for EmbeddedLog {
@@ -309,13 +415,35 @@ impl EventLog for EmbeddedLog {
     }
 
     async fn read(&self, stream: &StreamId, from: u64) -> Result<Vec<Envelope>, LogError> {
-        read_stream(&self.inner.db, &stream.key(), from)
+        // The tip first: the commit that made it is complete, so a read
+        // transaction begun after sees it.
+        let tip = self.tip(&stream.key())?;
+        let read = self.inner.db.begin_read().map_err(storage)?;
+        let log = read.open_table(LOG).map_err(storage)?;
+        let mut decisions = Vec::new();
+        let mut at = tip.position;
+        while at != 0 {
+            let Some(value) = log.get(at).map_err(storage)? else {
+                break;
+            };
+            let (previous, envs) = decode_value(value.value())?;
+            let done = envs.first().is_none_or(|e| e.sequence <= from);
+            decisions.push(envs);
+            if done {
+                break;
+            }
+            at = previous;
+        }
+        Ok(decisions
+            .into_iter()
+            .rev()
+            .flatten()
+            .filter(|e| e.sequence >= from)
+            .collect())
     }
 
     async fn version(&self, stream: &StreamId) -> Result<u64, LogError> {
-        let read = self.inner.db.begin_read().map_err(storage)?;
-        let index = read.open_table(INDEX).map_err(storage)?;
-        Ok(tip(&index, stream.key().as_bytes())?.0)
+        Ok(self.tip(&stream.key())?.version)
     }
 
     async fn subscribe(&self, filter: Filter, after: u64) -> Result<Subscription, LogError> {
@@ -375,8 +503,8 @@ impl EmbeddedSubscription {
         let read = self.db.begin_read().map_err(storage)?;
         let log = read.open_table(LOG).map_err(storage)?;
         for item in log.range(self.after + 1..=to).map_err(storage)? {
-            let (position, bytes) = item.map_err(storage)?;
-            let envelopes = Envelope::decode_all(bytes.value())?;
+            let (position, value) = item.map_err(storage)?;
+            let (_, envelopes) = decode_value(value.value())?;
             let Some(stream) = envelopes.first().map(|e| e.stream.clone()) else {
                 continue;
             };
@@ -390,5 +518,45 @@ impl EmbeddedSubscription {
         }
         self.after = to;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::{decision, stream};
+
+    #[tokio::test]
+    async fn tips_are_saved_and_rebuilt_from_the_log_after_the_save() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.redb");
+        let streams: Vec<StreamId> = (0..5).map(|i| stream("table", &i.to_string())).collect();
+        {
+            let log = EmbeddedLog::open(&path).unwrap();
+            // Past one save of the tips, and some after it.
+            for i in 0..SNAPSHOT_EVERY + 37 {
+                let s = &streams[(i % 5) as usize];
+                log.append(s, Expected::Any, decision(&format!("d{i}"), i, 1))
+                    .await
+                    .unwrap();
+            }
+        }
+        let db = Database::create(&path).unwrap();
+        let (tips, tips_at, dirty, last) = load_tips(&db).unwrap();
+        drop(db);
+        assert!(tips_at >= SNAPSHOT_EVERY && tips_at < last);
+        assert_eq!(last, SNAPSHOT_EVERY + 37);
+        assert!(!dirty.is_empty());
+        let log = EmbeddedLog::open(&path).unwrap();
+        for s in &streams {
+            let version = log.version(s).await.unwrap();
+            assert_eq!(version, tips[&s.key()].version);
+            assert_eq!(log.read(s, version).await.unwrap().len(), 1);
+            let next = log
+                .append(s, Expected::Exactly(version), decision("next", 0, 1))
+                .await
+                .unwrap();
+            assert_eq!(next.first, version + 1);
+        }
     }
 }

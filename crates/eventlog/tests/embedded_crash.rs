@@ -32,7 +32,11 @@ fn child(path: &str) {
                 let mut version = 0;
                 for i in 0.. {
                     let a = log
-                        .append(&id, Expected::Exactly(version), decision(&format!("{s}-{i}"), i, 2))
+                        .append(
+                            &id,
+                            Expected::Exactly(version),
+                            decision(&format!("{s}-{i}"), i, 2),
+                        )
                         .await
                         .unwrap();
                     version = a.last;
