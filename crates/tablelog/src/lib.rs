@@ -9,7 +9,31 @@
 use felt_eventlog::{
     Appended, Decision, Envelope, EventLog, Expected, LogError, NewEvent, StreamId,
 };
-use felt_table::TableEvent;
+use felt_table::{Command, Rejection, TableEvent, TableState};
+
+/// The table as a service runs it ([`felt_service::Handler`]).
+#[derive(Debug)]
+pub struct Table;
+
+impl felt_service::Aggregate for Table {
+    type State = TableState;
+    type Command = Command;
+    type Event = TableEvent;
+    type Rejection = Rejection;
+    const SCHEMA: u16 = SCHEMA;
+
+    fn decide(state: &TableState, command: &Command) -> Result<Vec<TableEvent>, Rejection> {
+        felt_table::decide(state, command)
+    }
+
+    fn apply(state: &mut TableState, event: &TableEvent) {
+        state.apply(event);
+    }
+
+    fn event_type(event: &TableEvent) -> &'static str {
+        event.name()
+    }
+}
 
 /// The schema version table events are written with.
 pub const SCHEMA: u16 = 1;
