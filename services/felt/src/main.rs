@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod logs;
 mod phh;
+mod serve;
 
 /// mimalloc: the replay and the services allocate many small, short-lived
 /// values (events, commands); glibc's allocator costs about a sixth of the
@@ -34,6 +35,11 @@ enum Command {
         #[command(subcommand)]
         what: phh::PhhCommand,
     },
+    /// Run one of felt's services as its own process.
+    Serve {
+        #[command(subcommand)]
+        what: serve::ServeCommand,
+    },
 }
 
 fn main() -> anyhow::Result<std::process::ExitCode> {
@@ -41,5 +47,6 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
     match cli.command {
         Command::Bench { what } => bench::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Phh { what } => phh::run(what),
+        Command::Serve { what } => serve::run(what).map(|()| std::process::ExitCode::SUCCESS),
     }
 }

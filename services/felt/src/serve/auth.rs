@@ -1,0 +1,119 @@
+//! Who is calling: a bearer token per caller, mapped to a role by the
+//! service's configuration (`--token ROLE=TOKEN`). Every call of the felt
+//! API carries one; a call without a known token is refused.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tonic::{Request, Status};
+
+/// What a caller may do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Everything, every table.
+    Director,
+    /// Rulings, misdeals and penalties, and every dealer command, every table.
+    Floor,
+    /// Dealer commands at one table.
+    Dealer { tournament: String, table: String },
+    /// Read-only; hole cards only once tabled.
+    Partner,
+}
+
+impl Role {
+    /// Whether the role sees hole cards before they are tabled.
+    pub(crate) fn sees_all_cards(&self) -> bool {
+        !matches!(self, Role::Partner)
+    }
+}
+
+/// Parses `director=T`, `floor=T`, `partner=T` or `dealer:<tournament>/<table>=T`.
+pub(crate) fn parse_token(spec: &str) -> Result<(String, Role), String> {
+    let (role, token) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("token {spec:?}: expected ROLE=TOKEN"))?;
+    if token.is_empty() {
+        return Err(format!("token {spec:?}: the token is empty"));
+    }
+    let role = match role {
+        "director" => Role::Director,
+        "floor" => Role::Floor,
+        "partner" => Role::Partner,
+        other => match other
+            .strip_prefix("dealer:")
+            .and_then(|t| t.split_once('/'))
+        {
+            Some((tournament, table)) if !tournament.is_empty() && !table.is_empty() => {
+                Role::Dealer {
+                    tournament: tournament.into(),
+                    table: table.into(),
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "token {spec:?}: the role is director, floor, partner or dealer:<tournament>/<table>"
+                ));
+            }
+        },
+    };
+    Ok((token.into(), role))
+}
+
+/// The interceptor: puts the caller's role into the request.
+pub(crate) fn authenticate(
+    tokens: Arc<HashMap<String, Role>>,
+) -> impl Fn(Request<()>) -> Result<Request<()>, Status> + Clone {
+    move |mut req: Request<()>| {
+        let token = req
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .ok_or_else(|| {
+                Status::unauthenticated(
+                    "a bearer token is required (authorization: Bearer <token>)",
+                )
+            })?;
+        let role = tokens
+            .get(token)
+            .cloned()
+            .ok_or_else(|| Status::unauthenticated("the bearer token is not known"))?;
+        req.extensions_mut().insert(role);
+        Ok(req)
+    }
+}
+
+/// The caller's role, as the interceptor recorded it.
+pub(crate) fn role<T>(req: &Request<T>) -> Result<Role, Status> {
+    req.extensions()
+        .get::<Role>()
+        .cloned()
+        .ok_or_else(|| Status::unauthenticated("no credential"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_parse_into_roles_and_bad_ones_are_named() {
+        assert_eq!(
+            parse_token("dealer:main/12=abc"),
+            Ok((
+                "abc".into(),
+                Role::Dealer {
+                    tournament: "main".into(),
+                    table: "12".into()
+                }
+            ))
+        );
+        assert_eq!(parse_token("partner=p"), Ok(("p".into(), Role::Partner)));
+        assert!(
+            parse_token("dealer:main=abc")
+                .unwrap_err()
+                .contains("dealer:<tournament>/<table>")
+        );
+        assert!(parse_token("floor").unwrap_err().contains("ROLE=TOKEN"));
+        assert!(parse_token("floor=").unwrap_err().contains("empty"));
+    }
+}

@@ -1,0 +1,308 @@
+//! Proto messages to domain commands and domain state to proto views: the
+//! only place the two meet. Malformed input is an `INVALID_ARGUMENT` that
+//! names the field.
+
+use felt_cards::{Card, Seed};
+use felt_proto::v1 as pb;
+use felt_table::{
+    AnteFormat, Command, Deal, Declaration, HouseRules, Level, OddChips, PlayerAction, PlayerId,
+    Ruling, Seat, ShortBigBlind, TableEvent, TableState,
+};
+use tonic::Status;
+
+fn invalid(what: impl std::fmt::Display) -> Status {
+    Status::invalid_argument(what.to_string())
+}
+
+fn seat(n: u32, field: &str) -> Result<Seat, Status> {
+    Seat::try_from(n).map_err(|_| invalid(format!("{field}: seat {n} is not a seat number")))
+}
+
+fn cards(texts: &[String], field: &str) -> Result<Vec<Card>, Status> {
+    texts
+        .iter()
+        .map(|t| {
+            t.parse::<Card>()
+                .map_err(|e| invalid(format!("{field}: {e}")))
+        })
+        .collect()
+}
+
+fn two(texts: &[String], field: &str) -> Result<[Card; 2], Status> {
+    match cards(texts, field)?.as_slice() {
+        [a, b] => Ok([*a, *b]),
+        other => Err(invalid(format!("{field}: two cards, not {}", other.len()))),
+    }
+}
+
+fn deal(d: Option<&pb::Deal>) -> Result<Deal, Status> {
+    match d.and_then(|d| d.kind.as_ref()) {
+        Some(pb::deal::Kind::DigitalSeed(hex)) => Ok(Deal::Digital {
+            seed: hex
+                .parse::<Seed>()
+                .map_err(|e| invalid(format!("deal.digital_seed: {e}")))?,
+        }),
+        Some(pb::deal::Kind::Physical(_)) => Ok(Deal::Physical),
+        None => Err(invalid("deal: digital_seed or physical is required")),
+    }
+}
+
+fn level(l: Option<&pb::Level>) -> Result<Level, Status> {
+    let l = l.ok_or_else(|| invalid("start_hand.level is required"))?;
+    Ok(Level {
+        small_blind: l.small_blind,
+        big_blind: l.big_blind,
+        ante: l.ante,
+        ante_format: match pb::AnteFormat::try_from(l.ante_format) {
+            Ok(pb::AnteFormat::PerPlayer) => AnteFormat::PerPlayer,
+            Ok(pb::AnteFormat::BigBlind) => AnteFormat::BigBlind,
+            Ok(pb::AnteFormat::None | pb::AnteFormat::Unspecified) => AnteFormat::None,
+            Err(_) => return Err(invalid("level.ante_format: unknown value")),
+        },
+        smallest_chip: l.smallest_chip.max(1),
+    })
+}
+
+fn rules(r: Option<&pb::HouseRules>) -> HouseRules {
+    let mut rules = HouseRules::default();
+    if let Some(r) = r {
+        if r.short_big_blind() == pb::ShortBigBlind::CallAmountPosted {
+            rules.short_big_blind = ShortBigBlind::CallAmountPosted;
+        }
+        if r.odd_chips() == pb::OddChips::AllToTheFirstWinner {
+            rules.odd_chips = OddChips::AllToTheFirstWinner;
+        }
+    }
+    rules
+}
+
+fn action(a: Option<&pb::Action>) -> Result<PlayerAction, Status> {
+    use pb::action::Kind;
+    Ok(match a.and_then(|a| a.kind.as_ref()) {
+        Some(Kind::Fold(_)) => PlayerAction::Fold,
+        Some(Kind::Check(_)) => PlayerAction::Check,
+        Some(Kind::Call(_)) => PlayerAction::Call,
+        Some(Kind::BetTo(to)) => PlayerAction::Bet { to: *to },
+        Some(Kind::RaiseTo(to)) => PlayerAction::Raise { to: *to },
+        Some(Kind::AllIn(_)) => PlayerAction::AllIn,
+        None => {
+            return Err(invalid(
+                "action: one of fold, check, call, bet_to, raise_to, all_in is required",
+            ));
+        }
+    })
+}
+
+/// The domain command an `ExecuteRequest` carries.
+pub(crate) fn command(req: &pb::ExecuteRequest) -> Result<Command, Status> {
+    use pb::execute_request::Command as C;
+    let c = req
+        .command
+        .as_ref()
+        .ok_or_else(|| invalid("command: one command is required"))?;
+    Ok(match c {
+        C::OpenTable(o) => Command::OpenTable {
+            seats: u8::try_from(o.seats).map_err(|_| invalid("open_table.seats: 2 to 10"))?,
+            rules: rules(o.rules.as_ref()),
+        },
+        C::SeatPlayer(s) => Command::SeatPlayer {
+            seat: seat(s.seat, "seat_player.seat")?,
+            player: PlayerId(s.player_id),
+            stack: s.stack,
+        },
+        C::RemovePlayer(r) => Command::RemovePlayer {
+            seat: seat(r.seat, "remove_player.seat")?,
+        },
+        C::SetAbsent(a) => Command::SetAbsent {
+            seat: seat(a.seat, "set_absent.seat")?,
+            absent: a.absent,
+        },
+        C::StartHand(s) => Command::StartHand {
+            level: level(s.level.as_ref())?,
+            deal: deal(s.deal.as_ref())?,
+            button: s.button.map(|b| seat(b, "start_hand.button")).transpose()?,
+        },
+        C::EnterHoleCards(e) => Command::EnterHoleCards {
+            seat: seat(e.seat, "enter_hole_cards.seat")?,
+            cards: two(&e.cards, "enter_hole_cards.cards")?,
+        },
+        C::DealBoard(d) => Command::DealBoard {
+            cards: cards(&d.cards, "deal_board.cards")?,
+        },
+        C::Act(a) => Command::Act {
+            seat: seat(a.seat, "act.seat")?,
+            action: action(a.action.as_ref())?,
+        },
+        C::ActOutOfTurn(a) => Command::ActOutOfTurn {
+            seat: seat(a.seat, "act_out_of_turn.seat")?,
+            action: action(a.action.as_ref())?,
+        },
+        C::PushChips(p) => {
+            Command::PushChips {
+                seat: seat(p.seat, "push_chips.seat")?,
+                chips: p.chips.clone(),
+                declaration: p.declaration.as_ref().and_then(|d| d.kind.as_ref()).map(
+                    |k| match k {
+                        pb::declaration::Kind::Call(_) => Declaration::Call,
+                        pb::declaration::Kind::Raise(_) => Declaration::Raise,
+                        pb::declaration::Kind::AllIn(_) => Declaration::AllIn,
+                        pb::declaration::Kind::Amount(n) => Declaration::Amount(*n),
+                    },
+                ),
+                in_front: p.in_front.as_ref().map(|f| f.chips.clone()),
+            }
+        }
+        C::Show(s) => Command::Show {
+            seat: seat(s.seat, "show.seat")?,
+            cards: if s.cards.is_empty() {
+                None
+            } else {
+                Some(two(&s.cards, "show.cards")?)
+            },
+        },
+        C::Muck(m) => Command::Muck {
+            seat: seat(m.seat, "muck.seat")?,
+        },
+        C::Misdeal(m) => Command::Misdeal {
+            reason: m.reason.clone(),
+            deal: deal(m.deal.as_ref())?,
+        },
+        C::Rule(r) => Command::Rule {
+            ruling: match r.ruling.as_ref().and_then(|r| r.kind.as_ref()) {
+                Some(pb::ruling::Kind::KillHandSeat(s)) => Ruling::KillHand {
+                    seat: seat(*s, "rule.ruling.kill_hand_seat")?,
+                },
+                Some(pb::ruling::Kind::AwardPotSeat(s)) => Ruling::AwardPot {
+                    seat: seat(*s, "rule.ruling.award_pot_seat")?,
+                },
+                Some(pb::ruling::Kind::ForfeitUndercall(f)) => Ruling::ForfeitUndercall {
+                    seat: seat(f.seat, "rule.ruling.forfeit_undercall.seat")?,
+                    amount: f.amount,
+                },
+                None => return Err(invalid("rule.ruling is required")),
+            },
+            reason: r.reason.clone(),
+        },
+        C::Penalize(p) => Command::Penalize {
+            seat: seat(p.seat, "penalize.seat")?,
+            orbits: u8::try_from(p.orbits).map_err(|_| invalid("penalize.orbits: at most 255"))?,
+        },
+    })
+}
+
+/// Whether a command is the floor's: rulings, misdeals, penalties.
+pub(crate) fn is_floor_command(c: &Command) -> bool {
+    matches!(
+        c,
+        Command::Rule { .. } | Command::Misdeal { .. } | Command::Penalize { .. }
+    )
+}
+
+/// An event for the wire.
+pub(crate) fn event(sequence: u64, e: &TableEvent, sealed: bool) -> pb::Event {
+    let mut json = serde_json::to_value(e).unwrap_or(serde_json::Value::Null);
+    if sealed && let Some(started) = json.get_mut("HandStarted") {
+        // The seed deals every card: partners see the commitment only,
+        // until the hand is over and audited.
+        started["deal"] = serde_json::Value::String("Sealed".into());
+    }
+    pb::Event {
+        sequence,
+        r#type: e.name().into(),
+        json: json.to_string(),
+    }
+}
+
+fn pb_level(l: &Level) -> pb::Level {
+    pb::Level {
+        small_blind: l.small_blind,
+        big_blind: l.big_blind,
+        ante: l.ante,
+        ante_format: match l.ante_format {
+            AnteFormat::None => pb::AnteFormat::None,
+            AnteFormat::PerPlayer => pb::AnteFormat::PerPlayer,
+            AnteFormat::BigBlind => pb::AnteFormat::BigBlind,
+        } as i32,
+        smallest_chip: l.smallest_chip,
+    }
+}
+
+/// The table as the caller may see it: hole cards only once tabled,
+/// unless `all_cards` (the dealer's and the floor's view).
+pub(crate) fn view(
+    table: pb::TableRef,
+    state: &TableState,
+    version: u64,
+    all_cards: bool,
+) -> pb::TableView {
+    let hand = state.hand.as_ref();
+    let seats = (1..=state.size)
+        .filter_map(|s| {
+            let seat = state.seat(s)?;
+            let p = hand.and_then(|h| h.player(s));
+            let visible = p.is_some_and(|p| p.shown || all_cards);
+            Some(pb::SeatView {
+                seat: s.into(),
+                player_id: seat.player.0,
+                stack: seat.stack,
+                absent: seat.absent,
+                penalty_hands: seat.penalty_hands,
+                in_hand: p.is_some(),
+                folded: p.is_some_and(|p| p.folded),
+                all_in: p.is_some_and(|p| p.all_in),
+                street_bet: p.map_or(0, |p| p.street),
+                hole_cards: p
+                    .and_then(|p| p.hole)
+                    .filter(|_| visible)
+                    .map(|h| h.iter().map(ToString::to_string).collect())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect();
+    let options = state.options();
+    pb::TableView {
+        table: Some(table),
+        size: state.size.into(),
+        seats,
+        hand: hand.map(|h| pb::HandView {
+            number: h.number,
+            street: h.street.name().into(),
+            board: h.board.iter().map(ToString::to_string).collect(),
+            button: h.button.into(),
+            small_blind: h.small_blind.map(u32::from),
+            big_blind: h.big_blind.into(),
+            pot: h.pot(),
+            current_bet: h.current_bet,
+            level: Some(pb_level(&h.level)),
+            to_act: h.to_act.map(u32::from),
+            to_call: options.map_or(0, |o| o.to_call),
+            min_raise_to: options.and_then(|o| o.min_to),
+            max_raise_to: options.and_then(|o| o.max_to),
+            deck_commitment: match h.deal {
+                Deal::Digital { seed } => seed.commitment().to_string(),
+                Deal::Physical => String::new(),
+            },
+        }),
+        hands_played: state.hands_started,
+        version,
+    }
+}
+
+/// A partner's copy of a table's events: hole cards go out only when
+/// tabled (`CardsShown`), never as dealt or entered.
+pub(crate) fn for_partners(events: &[(u64, TableEvent)]) -> Vec<pb::Event> {
+    events
+        .iter()
+        .filter_map(|(seq, e)| match e {
+            TableEvent::HoleCardsEntered { .. } => None,
+            TableEvent::HoleCardsDealt { cards } => Some(event(
+                *seq,
+                &TableEvent::HoleCardsDealt {
+                    cards: cards.iter().map(|(s, _)| (*s, None)).collect(),
+                },
+                true,
+            )),
+            other => Some(event(*seq, other, true)),
+        })
+        .collect()
+}

@@ -1,0 +1,331 @@
+//! The table service over gRPC: a thin edge over `felt_service::Handler`
+//! with the table as its aggregate.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use felt_eventlog::{EventLog, Filter, StreamId};
+use felt_proto::v1 as pb;
+use felt_proto::v1::table_service_server::TableService;
+use felt_service::Handler;
+use felt_table::{TableEvent, TableState};
+use felt_tablelog::Table;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::auth::{Role, role};
+use super::convert;
+use super::status::{log as log_status, status};
+
+/// The table service on a log.
+pub(crate) struct TableApi<L: EventLog> {
+    handler: Arc<Handler<Table, L>>,
+}
+
+impl<L: EventLog> TableApi<L> {
+    pub(crate) fn new(log: Arc<L>) -> Self {
+        TableApi {
+            handler: Arc::new(Handler::new(log)),
+        }
+    }
+}
+
+fn stream_of(table: Option<&pb::TableRef>) -> Result<(StreamId, pb::TableRef), Status> {
+    let table = table.ok_or_else(|| Status::invalid_argument("table is required"))?;
+    let stream = felt_tablelog::stream(&table.tournament_id, &table.table_id)
+        .map_err(|e| Status::invalid_argument(format!("table: {e}")))?;
+    Ok((stream, table.clone()))
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The events of hand `number`, with their sequences: from its last
+/// `HandStarted` (a misdeal's re-deal) to its `HandEnded`, or to the end of
+/// the log while it is in progress.
+fn hand_events(events: &[TableEvent], number: u64) -> Option<(Vec<(u64, TableEvent)>, bool)> {
+    let start = events
+        .iter()
+        .rposition(|e| matches!(e, TableEvent::HandStarted { number: n, .. } if *n == number))?;
+    let end = events[start..]
+        .iter()
+        .position(|e| matches!(e, TableEvent::HandEnded { .. }))
+        .map(|i| start + i);
+    let last = end.unwrap_or(events.len() - 1);
+    let out = (start..=last)
+        .map(|i| (i as u64 + 1, events[i].clone()))
+        .collect();
+    Some((out, end.is_some()))
+}
+
+fn wire(events: &[(u64, TableEvent)], role: &Role) -> Vec<pb::Event> {
+    if role.sees_all_cards() {
+        events
+            .iter()
+            .map(|(s, e)| convert::event(*s, e, false))
+            .collect()
+    } else {
+        convert::for_partners(events)
+    }
+}
+
+impl<L: EventLog + 'static> TableApi<L> {
+    async fn load(&self, stream: &StreamId) -> Result<Vec<TableEvent>, Status> {
+        felt_tablelog::load(self.handler.log().as_ref(), stream)
+            .await
+            .map_err(log_status)
+    }
+
+    async fn view(
+        &self,
+        stream: &StreamId,
+        table: pb::TableRef,
+        role: &Role,
+    ) -> Result<pb::TableView, Status> {
+        let (state, version): (TableState, u64) =
+            self.handler.state(stream).await.map_err(log_status)?;
+        Ok(convert::view(table, &state, version, role.sees_all_cards()))
+    }
+}
+
+#[tonic::async_trait]
+impl<L: EventLog + 'static> TableService for TableApi<L> {
+    async fn execute(
+        &self,
+        request: Request<pb::ExecuteRequest>,
+    ) -> Result<Response<pb::ExecuteResponse>, Status> {
+        let role = role(&request)?;
+        let req = request.into_inner();
+        let (stream, table) = stream_of(req.table.as_ref())?;
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        let command = convert::command(&req)?;
+        match &role {
+            Role::Director | Role::Floor => {}
+            Role::Dealer {
+                tournament,
+                table: t,
+            } if *tournament == table.tournament_id && *t == table.table_id => {
+                if convert::is_floor_command(&command) {
+                    return Err(Status::permission_denied(
+                        "rulings, misdeals and penalties are the floor's (TDA 1)",
+                    ));
+                }
+            }
+            Role::Dealer { .. } => {
+                return Err(Status::permission_denied(
+                    "a dealer acts only at their own table",
+                ));
+            }
+            Role::Partner => return Err(Status::permission_denied("partners are read-only")),
+        }
+        let span = tracing::info_span!(
+            "command",
+            tournament = %table.tournament_id,
+            table = %table.table_id,
+            command_id = %req.command_id
+        );
+        let _entered = span.enter();
+        let outcome = self
+            .handler
+            .handle(&stream, &req.command_id, now_ms(), &command)
+            .await
+            .map_err(status)?;
+        let events: Vec<(u64, TableEvent)> = outcome
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (outcome.first + i as u64, e.clone()))
+            .collect();
+        Ok(Response::new(pb::ExecuteResponse {
+            events: wire(&events, &role),
+            version: outcome.version,
+            duplicate: outcome.duplicate,
+            table: Some(convert::view(
+                table,
+                &outcome.state,
+                outcome.version,
+                role.sees_all_cards(),
+            )),
+        }))
+    }
+
+    async fn get_table(
+        &self,
+        request: Request<pb::GetTableRequest>,
+    ) -> Result<Response<pb::GetTableResponse>, Status> {
+        let role = role(&request)?;
+        let (stream, table) = stream_of(request.get_ref().table.as_ref())?;
+        Ok(Response::new(pb::GetTableResponse {
+            table: Some(self.view(&stream, table, &role).await?),
+        }))
+    }
+
+    async fn get_hand_history(
+        &self,
+        request: Request<pb::GetHandHistoryRequest>,
+    ) -> Result<Response<pb::GetHandHistoryResponse>, Status> {
+        let role = role(&request)?;
+        let req = request.into_inner();
+        let (stream, _) = stream_of(req.table.as_ref())?;
+        let events = self.load(&stream).await?;
+        let (hand, _) = hand_events(&events, req.hand_number).ok_or_else(|| {
+            Status::not_found(format!("hand {} was not dealt here", req.hand_number))
+        })?;
+        Ok(Response::new(pb::GetHandHistoryResponse {
+            events: wire(&hand, &role),
+        }))
+    }
+
+    async fn get_hand_phh(
+        &self,
+        request: Request<pb::GetHandPhhRequest>,
+    ) -> Result<Response<pb::GetHandPhhResponse>, Status> {
+        let role = role(&request)?;
+        let req = request.into_inner();
+        let (stream, _) = stream_of(req.table.as_ref())?;
+        let events = self.load(&stream).await?;
+        let (hand, finished) = hand_events(&events, req.hand_number).ok_or_else(|| {
+            Status::not_found(format!("hand {} was not dealt here", req.hand_number))
+        })?;
+        if !finished {
+            return Err(Status::failed_precondition(format!(
+                "hand {} is still in progress",
+                req.hand_number
+            )));
+        }
+        let mut hand: Vec<TableEvent> = hand.into_iter().map(|(_, e)| e).collect();
+        if !role.sees_all_cards() {
+            for e in &mut hand {
+                if let TableEvent::HoleCardsDealt { cards } = e {
+                    for c in cards.iter_mut() {
+                        c.1 = None;
+                    }
+                }
+            }
+        }
+        let phh = felt_phh::export(&hand).map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(pb::GetHandPhhResponse { phh }))
+    }
+
+    type WatchTableStream = ReceiverStream<Result<pb::WatchTableResponse, Status>>;
+
+    async fn watch_table(
+        &self,
+        request: Request<pb::WatchTableRequest>,
+    ) -> Result<Response<Self::WatchTableStream>, Status> {
+        let role = role(&request)?;
+        let req = request.into_inner();
+        let (stream, table) = stream_of(req.table.as_ref())?;
+        let mut after = req.after_version;
+        let (tx, rx) = mpsc::channel(256);
+        if after == 0 {
+            let (state, version) = self.handler.state(&stream).await.map_err(log_status)?;
+            let snapshot = convert::view(table.clone(), &state, version, role.sees_all_cards());
+            let item = pb::WatchTableResponse {
+                item: Some(pb::watch_table_response::Item::Snapshot(snapshot)),
+            };
+            let _ = tx.send(Ok(item)).await;
+            after = version;
+        }
+        // The tournament's table decisions from the start of the log: the
+        // stream's events after `after` come in order, with no gap.
+        let filter = Filter {
+            tournament: Some(table.tournament_id.clone()),
+            kind: Some("table".into()),
+        };
+        let mut sub = self
+            .handler
+            .log()
+            .subscribe(filter, 0)
+            .await
+            .map_err(log_status)?;
+        tokio::spawn(async move {
+            while let Some(next) = sub.next().await {
+                let committed = match next {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let _ = tx.send(Err(log_status(e))).await;
+                        return;
+                    }
+                };
+                if committed.stream != stream {
+                    continue;
+                }
+                let mut events = Vec::new();
+                for env in committed.envelopes.iter().filter(|e| e.sequence > after) {
+                    match felt_tablelog::decode(env) {
+                        Ok(e) => events.push((env.sequence, e)),
+                        Err(e) => {
+                            let _ = tx.send(Err(log_status(e))).await;
+                            return;
+                        }
+                    }
+                }
+                for event in wire(&events, &role) {
+                    after = event.sequence;
+                    let item = pb::WatchTableResponse {
+                        item: Some(pb::watch_table_response::Item::Event(event)),
+                    };
+                    if tx.send(Ok(item)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
+    type WatchTournamentTablesStream =
+        ReceiverStream<Result<pb::WatchTournamentTablesResponse, Status>>;
+
+    async fn watch_tournament_tables(
+        &self,
+        request: Request<pb::WatchTournamentTablesRequest>,
+    ) -> Result<Response<Self::WatchTournamentTablesStream>, Status> {
+        let role = role(&request)?;
+        let req = request.into_inner();
+        StreamId::new(&req.tournament_id, "table", "x")
+            .map_err(|e| Status::invalid_argument(format!("tournament_id: {e}")))?;
+        let filter = Filter {
+            tournament: Some(req.tournament_id.clone()),
+            kind: Some("table".into()),
+        };
+        let mut sub = self
+            .handler
+            .log()
+            .subscribe(filter, req.after_position)
+            .await
+            .map_err(log_status)?;
+        let (tx, rx) = mpsc::channel(256);
+        tokio::spawn(async move {
+            while let Some(next) = sub.next().await {
+                let item = next.map_err(log_status).and_then(|c| {
+                    let events = c
+                        .envelopes
+                        .iter()
+                        .map(|env| felt_tablelog::decode(env).map(|e| (env.sequence, e)))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(log_status)?;
+                    Ok(pb::WatchTournamentTablesResponse {
+                        table: Some(pb::TableRef {
+                            tournament_id: c.stream.tournament.clone(),
+                            table_id: c.stream.id.clone(),
+                        }),
+                        position: c.position,
+                        events: wire(&events, &role),
+                    })
+                });
+                if tx.send(item).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+}

@@ -1,0 +1,523 @@
+//! The table service as a real process (`felt serve table`), driven over
+//! gRPC: whole hands, retries, rejections and their status codes, roles,
+//! secrecy of hole cards, a kill -9 mid-hand, and a third-party client
+//! (`buf curl`) working through reflection alone.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use felt_proto::v1 as pb;
+use felt_proto::v1::table_service_client::TableServiceClient;
+use pb::execute_request::Command as C;
+use tonic::transport::Channel;
+use tonic::{Code, Request};
+
+struct Service {
+    child: Child,
+    addr: String,
+}
+
+impl Service {
+    fn start(data: &Path) -> Service {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_felt"))
+            .args(["serve", "table", "--listen", "127.0.0.1:0", "--data"])
+            .arg(data)
+            .args([
+                "--token",
+                "director=boss",
+                "--token",
+                "dealer:t1/1=dealer-1",
+                "--token",
+                "dealer:t1/2=dealer-2",
+                "--token",
+                "partner=tv",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start felt serve table");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("read the address");
+        let addr = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .expect("an address")
+            .to_string();
+        Service { child, addr }
+    }
+
+    async fn client(&self) -> TableServiceClient<Channel> {
+        TableServiceClient::connect(format!("http://{}", self.addr))
+            .await
+            .expect("connect")
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn table(id: &str) -> Option<pb::TableRef> {
+    Some(pb::TableRef {
+        tournament_id: "t1".into(),
+        table_id: id.into(),
+    })
+}
+
+fn with_token<T>(msg: T, token: &str) -> Request<T> {
+    let mut req = Request::new(msg);
+    req.metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    req
+}
+
+fn exec(id: &str, command: C) -> pb::ExecuteRequest {
+    pb::ExecuteRequest {
+        table: table("1"),
+        command_id: id.into(),
+        command: Some(command),
+    }
+}
+
+fn act(seat: u32, kind: pb::action::Kind) -> C {
+    C::Act(pb::Act {
+        seat,
+        action: Some(pb::Action { kind: Some(kind) }),
+    })
+}
+
+/// Opens table t1/1 with three players and starts a digital hand.
+async fn set_up(client: &mut TableServiceClient<Channel>) {
+    let mut setup = vec![exec(
+        "open",
+        C::OpenTable(pb::OpenTable {
+            seats: 6,
+            rules: None,
+        }),
+    )];
+    for seat in 1..=3 {
+        setup.push(exec(
+            &format!("seat-{seat}"),
+            C::SeatPlayer(pb::SeatPlayer {
+                seat,
+                player_id: 100 + u64::from(seat),
+                stack: 5000,
+            }),
+        ));
+    }
+    for req in setup {
+        client
+            .execute(with_token(req, "boss"))
+            .await
+            .expect("setup");
+    }
+    let start = exec(
+        "start-1",
+        C::StartHand(pb::StartHand {
+            level: Some(pb::Level {
+                small_blind: 50,
+                big_blind: 100,
+                ante: 0,
+                ante_format: pb::AnteFormat::None as i32,
+                smallest_chip: 25,
+            }),
+            deal: Some(pb::Deal {
+                kind: Some(pb::deal::Kind::DigitalSeed(format!("{:064x}", 42))),
+            }),
+            button: Some(3),
+        }),
+    );
+    client
+        .execute(with_token(start, "dealer-1"))
+        .await
+        .expect("start");
+}
+
+async fn get_table(client: &mut TableServiceClient<Channel>, token: &str) -> pb::TableView {
+    client
+        .get_table(with_token(pb::GetTableRequest { table: table("1") }, token))
+        .await
+        .expect("get table")
+        .into_inner()
+        .table
+        .expect("a table")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dealers_play_a_hand_and_every_rule_and_role_is_enforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let view = get_table(&mut client, "dealer-1").await;
+    let hand = view.hand.clone().expect("a hand");
+    assert_eq!((hand.button, hand.big_blind, hand.to_act), (3, 2, Some(3)));
+    assert_eq!((hand.to_call, hand.min_raise_to), (100, Some(200)));
+    assert_eq!(hand.deck_commitment.len(), 64);
+
+    // A rule violation: FAILED_PRECONDITION with the rule, nothing stored.
+    let err = client
+        .execute(with_token(
+            exec("bad-raise", act(3, pb::action::Kind::RaiseTo(150))),
+            "dealer-1",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert_eq!(
+        err.message(),
+        "raise to 150 is below the minimum raise to 200 (TDA 43)"
+    );
+    assert_eq!(
+        err.metadata().get("felt-rejection").unwrap(),
+        "RaiseBelowMinimum"
+    );
+    assert_eq!(get_table(&mut client, "boss").await.version, view.version);
+
+    // Malformed: INVALID_ARGUMENT naming the field.
+    let err = client
+        .execute(with_token(
+            pb::ExecuteRequest {
+                table: table("1"),
+                command_id: "x".into(),
+                command: None,
+            },
+            "dealer-1",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("command"), "{}", err.message());
+    let err = client
+        .execute(with_token(
+            exec("y", act(3, pb::action::Kind::Call(pb::Call {}))),
+            "nobody",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    let err = client
+        .execute(Request::new(exec(
+            "z",
+            act(3, pb::action::Kind::Call(pb::Call {})),
+        )))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    for token in ["tv", "dealer-2"] {
+        let err = client
+            .execute(with_token(
+                exec("w", act(3, pb::action::Kind::Call(pb::Call {}))),
+                token,
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::PermissionDenied, "{token}");
+    }
+    let err = client
+        .execute(with_token(
+            exec(
+                "kill",
+                C::Rule(pb::Rule {
+                    ruling: Some(pb::Ruling {
+                        kind: Some(pb::ruling::Kind::KillHandSeat(1)),
+                    }),
+                    reason: "x".into(),
+                }),
+            ),
+            "dealer-1",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+
+    // A call, and its retry: the same answer, one call.
+    let call = exec("call-3", act(3, pb::action::Kind::Call(pb::Call {})));
+    let first = client
+        .execute(with_token(call.clone(), "dealer-1"))
+        .await
+        .unwrap()
+        .into_inner();
+    let again = client
+        .execute(with_token(call, "dealer-1"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!first.duplicate && again.duplicate);
+    assert_eq!(again.events, first.events);
+    assert_eq!(first.events[0].r#type, "ActionTaken");
+    assert_eq!(again.version, first.version);
+
+    // The rest of the hand: everyone calls and checks it down.
+    let mut k = 0;
+    loop {
+        let view = get_table(&mut client, "dealer-1").await;
+        let Some(hand) = view.hand else { break };
+        let seat = hand.to_act.expect("someone to act");
+        let kind = if hand.to_call > 0 {
+            pb::action::Kind::Call(pb::Call {})
+        } else {
+            pb::action::Kind::Check(pb::Check {})
+        };
+        client
+            .execute(with_token(
+                exec(&format!("a{k}"), act(seat, kind)),
+                "dealer-1",
+            ))
+            .await
+            .unwrap();
+        k += 1;
+    }
+    let view = get_table(&mut client, "tv").await;
+    assert_eq!(view.hands_played, 1);
+    let total: u64 = view.seats.iter().map(|s| s.stack).sum();
+    assert_eq!(total, 15_000, "chips are conserved");
+    // The hand as PHH, as an auditor gets it; it replays to its stacks.
+    let phh = client
+        .get_hand_phh(with_token(
+            pb::GetHandPhhRequest {
+                table: table("1"),
+                hand_number: 1,
+            },
+            "boss",
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .phh;
+    assert_eq!(
+        felt_phh::verify(&phh, felt_table::HouseRules::default()),
+        felt_phh::Verdict::Passed,
+        "{phh}"
+    );
+}
+
+/// No card of `secret` in `text`, as a proto string ("Ah") or inside an
+/// event's JSON (\"Ah\").
+fn assert_secret(text: &str, secret: &[String]) {
+    for card in secret {
+        assert!(
+            !text.contains(&format!("\"{card}\"")),
+            "{card} leaked: {text}"
+        );
+        assert!(
+            !text.contains(&format!("\\\"{card}\\\"")),
+            "{card} leaked: {text}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partners_never_see_an_untabled_hole_card() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let mut watch = client
+        .watch_table(with_token(
+            pb::WatchTableRequest {
+                table: table("1"),
+                after_version: 0,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    // The dealer sees the cards; the partner does not.
+    let dealer = get_table(&mut client, "dealer-1").await;
+    assert!(dealer.seats.iter().all(|s| s.hole_cards.len() == 2));
+    let partner = get_table(&mut client, "tv").await;
+    assert!(partner.seats.iter().all(|s| s.hole_cards.is_empty()));
+    // Seat 3 folds, seat 1 folds: seat 2 wins without showing.
+    for (i, seat) in [3, 1].into_iter().enumerate() {
+        client
+            .execute(with_token(
+                exec(
+                    &format!("f{i}"),
+                    act(seat, pb::action::Kind::Fold(pb::Fold {})),
+                ),
+                "dealer-1",
+            ))
+            .await
+            .unwrap();
+    }
+    let secret: Vec<String> = dealer
+        .seats
+        .iter()
+        .flat_map(|s| s.hole_cards.clone())
+        .collect();
+    let mut saw_end = false;
+    let mut saw_snapshot = false;
+    while !saw_end {
+        let item = tokio::time::timeout(std::time::Duration::from_secs(10), watch.message())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .expect("the stream goes on");
+        assert_secret(&format!("{item:?}"), &secret);
+        match item.item {
+            Some(pb::watch_table_response::Item::Snapshot(_)) => saw_snapshot = true,
+            Some(pb::watch_table_response::Item::Event(e)) => {
+                saw_end = e.r#type == "HandEnded";
+            }
+            None => {}
+        }
+    }
+    assert!(saw_snapshot);
+    // The history and the PHH of the finished hand keep them secret too.
+    let history = client
+        .get_hand_history(with_token(
+            pb::GetHandHistoryRequest {
+                table: table("1"),
+                hand_number: 1,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let started = history
+        .events
+        .iter()
+        .find(|e| e.r#type == "HandStarted")
+        .unwrap();
+    assert!(
+        started.json.contains("\"deal\":\"Sealed\""),
+        "{}",
+        started.json
+    );
+    assert_secret(&format!("{history:?}"), &secret);
+    let phh = client
+        .get_hand_phh(with_token(
+            pb::GetHandPhhRequest {
+                table: table("1"),
+                hand_number: 1,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .phh;
+    assert!(phh.contains("d dh p1 ????"), "{phh}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_killed_mid_hand_comes_back_with_the_same_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut service = Service::start(&data);
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    client
+        .execute(with_token(
+            exec("c3", act(3, pb::action::Kind::Call(pb::Call {}))),
+            "dealer-1",
+        ))
+        .await
+        .unwrap();
+    let before = get_table(&mut client, "boss").await;
+    service.kill();
+    let service = Service::start(&data);
+    let mut client = service.client().await;
+    assert_eq!(get_table(&mut client, "boss").await, before);
+    // The tablet retries the call it sent before the crash: stored once.
+    let again = client
+        .execute(with_token(
+            exec("c3", act(3, pb::action::Kind::Call(pb::Call {}))),
+            "dealer-1",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(again.duplicate);
+    assert_eq!(again.version, before.version);
+    // And the hand goes on.
+    client
+        .execute(with_token(
+            exec("c1", act(1, pb::action::Kind::Call(pb::Call {}))),
+            "dealer-1",
+        ))
+        .await
+        .unwrap();
+}
+
+fn buf() -> PathBuf {
+    std::env::var_os("BUF").map_or_else(
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../target/tools/npm/node_modules/.bin/buf")
+        },
+        PathBuf::from,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn buf_curl_lists_and_calls_the_service_through_reflection_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let base = format!("http://{}", service.addr);
+    let buf = buf();
+    assert!(
+        buf.exists(),
+        "buf is expected at {} (scripts/test installs it)",
+        buf.display()
+    );
+    let list = Command::new(&buf)
+        .args([
+            "curl",
+            "--protocol",
+            "grpc",
+            "--http2-prior-knowledge",
+            "--list-methods",
+        ])
+        .arg(&base)
+        .output()
+        .unwrap();
+    let methods = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        list.status.success(),
+        "{}",
+        String::from_utf8_lossy(&list.stderr)
+    );
+    assert!(
+        methods.contains("felt.v1.TableService/Execute"),
+        "{methods}"
+    );
+    assert!(
+        methods.contains("felt.v1.TableService/WatchTable"),
+        "{methods}"
+    );
+    let call = Command::new(&buf)
+        .args(["curl", "--protocol", "grpc", "--http2-prior-knowledge"])
+        .args(["-H", "authorization: Bearer tv"])
+        .args([
+            "-d",
+            r#"{"table": {"tournament_id": "t1", "table_id": "1"}}"#,
+        ])
+        .arg(format!("{base}/felt.v1.TableService/GetTable"))
+        .output()
+        .unwrap();
+    let body = String::from_utf8_lossy(&call.stdout);
+    assert!(
+        call.status.success(),
+        "{}",
+        String::from_utf8_lossy(&call.stderr)
+    );
+    assert!(body.contains("\"toCall\": \"100\""), "{body}");
+    assert!(body.contains("\"handsPlayed\": \"1\""), "{body}");
+}
