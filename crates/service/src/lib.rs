@@ -137,13 +137,13 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         entries.entry(stream.clone()).or_default().clone()
     }
 
-    /// The aggregate's state and version, caught up with the log.
+    /// The aggregate's state and version, caught up with the log: what
+    /// other replicas appended is read first, so a read follows every write
+    /// acknowledged before it.
     pub async fn state(&self, stream: &StreamId) -> Result<(A::State, u64), LogError> {
         let entry = self.entry(stream);
         let mut entry = entry.lock().await;
-        if entry.stale {
-            self.catch_up(stream, &mut entry).await?;
-        }
+        self.catch_up(stream, &mut entry).await?;
         Ok((entry.state.clone(), entry.version))
     }
 

@@ -20,9 +20,18 @@ struct Service {
 
 impl Service {
     fn start(data: &Path) -> Service {
+        Service::spawn(&["--data", data.to_str().expect("a path")])
+    }
+
+    /// A replica on NATS JetStream.
+    fn on_nats(url: &str) -> Service {
+        Service::spawn(&["--nats", url])
+    }
+
+    fn spawn(log: &[&str]) -> Service {
         let mut child = Command::new(env!("CARGO_BIN_EXE_felt"))
-            .args(["serve", "table", "--listen", "127.0.0.1:0", "--data"])
-            .arg(data)
+            .args(["serve", "table", "--listen", "127.0.0.1:0"])
+            .args(log)
             .args([
                 "--token",
                 "director=boss",
@@ -520,4 +529,89 @@ async fn buf_curl_lists_and_calls_the_service_through_reflection_alone() {
     );
     assert!(body.contains("\"toCall\": \"100\""), "{body}");
     assert!(body.contains("\"handsPlayed\": \"1\""), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_on_jetstream_store_every_action_once() {
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    let a = Service::on_nats(&nats.url());
+    let b = Service::on_nats(&nats.url());
+    let (mut ca, mut cb) = (a.client().await, b.client().await);
+    set_up(&mut ca).await;
+    // Each action reaches both replicas at once with the same command id
+    // (a tablet retrying through the other replica): one stores it, both
+    // answer with its events.
+    let mut k = 0;
+    loop {
+        let view = get_table(&mut ca, "dealer-1").await;
+        let Some(hand) = view.hand else { break };
+        let seat = hand.to_act.expect("someone to act");
+        let kind = if hand.to_call > 0 {
+            pb::action::Kind::Call(pb::Call {})
+        } else {
+            pb::action::Kind::Check(pb::Check {})
+        };
+        let req = exec(&format!("a{k}"), act(seat, kind));
+        let (ra, rb) = tokio::join!(
+            ca.execute(with_token(req.clone(), "dealer-1")),
+            cb.execute(with_token(req, "dealer-1"))
+        );
+        let (ra, rb) = (ra.unwrap().into_inner(), rb.unwrap().into_inner());
+        assert_eq!(ra.events, rb.events);
+        assert!(
+            ra.duplicate != rb.duplicate,
+            "exactly one replica stored a{k}"
+        );
+        k += 1;
+    }
+    assert!(k >= 3);
+    let (va, vb) = (
+        get_table(&mut ca, "boss").await,
+        get_table(&mut cb, "boss").await,
+    );
+    assert_eq!(va, vb);
+    assert_eq!(va.hands_played, 1);
+    // Two different commands for the same turn, one at each replica: one
+    // wins, the other is decided again on the new state and refused.
+    let start = exec(
+        "start-2",
+        C::StartHand(pb::StartHand {
+            level: Some(pb::Level {
+                small_blind: 50,
+                big_blind: 100,
+                ante: 0,
+                ante_format: pb::AnteFormat::None as i32,
+                smallest_chip: 25,
+            }),
+            deal: Some(pb::Deal {
+                kind: Some(pb::deal::Kind::DigitalSeed(format!("{:064x}", 43))),
+            }),
+            button: None,
+        }),
+    );
+    ca.execute(with_token(start, "dealer-1")).await.unwrap();
+    let seat = get_table(&mut ca, "boss")
+        .await
+        .hand
+        .unwrap()
+        .to_act
+        .unwrap();
+    let (ra, rb) = tokio::join!(
+        ca.execute(with_token(
+            exec("fold-x", act(seat, pb::action::Kind::Fold(pb::Fold {}))),
+            "dealer-1"
+        )),
+        cb.execute(with_token(
+            exec("call-y", act(seat, pb::action::Kind::Call(pb::Call {}))),
+            "dealer-1"
+        ))
+    );
+    let refused = [&ra, &rb].iter().filter(|r| r.is_err()).count();
+    assert_eq!(refused, 1, "{ra:?} {rb:?}");
+    let err = ra.err().or(rb.err()).unwrap();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{err:?}");
+    assert_eq!(
+        get_table(&mut ca, "boss").await,
+        get_table(&mut cb, "boss").await
+    );
 }

@@ -5,6 +5,7 @@ use clap::Subcommand;
 mod eval;
 mod hands;
 mod log;
+mod table;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCommand {
@@ -18,6 +19,9 @@ pub(crate) enum BenchCommand {
     /// from many streams at once, one stream read back, a whole log
     /// replayed.
     Log(log::LogArgs),
+    /// The table service: dealer commands per second over gRPC against many
+    /// tables at once on NATS JetStream, and their latency.
+    Table(table::TableArgs),
 }
 
 pub(crate) fn run(command: BenchCommand) -> anyhow::Result<()> {
@@ -25,5 +29,6 @@ pub(crate) fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Eval(args) => eval::run(&args),
         BenchCommand::Hands(args) => hands::run(&args),
         BenchCommand::Log(args) => log::run(&args),
+        BenchCommand::Table(args) => table::run(&args),
     }
 }

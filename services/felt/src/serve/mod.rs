@@ -12,7 +12,7 @@ use felt_proto::v1::table_service_server::TableServiceServer;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 
-mod auth;
+pub(crate) mod auth;
 mod convert;
 mod status;
 mod table;
@@ -73,9 +73,26 @@ async fn serve_table<L: EventLog + 'static>(log: Arc<L>, args: &ServeArgs) -> an
         !args.tokens.is_empty(),
         "no --token given: every call must carry a known token"
     );
-    let tokens: Arc<HashMap<String, auth::Role>> = Arc::new(args.tokens.iter().cloned().collect());
-    let api =
-        TableServiceServer::with_interceptor(table::TableApi::new(log), auth::authenticate(tokens));
+    let incoming = TcpIncoming::bind(args.listen)
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .with_nodelay(Some(true));
+    let addr = incoming.local_addr()?;
+    println!("felt table service listening on {addr}");
+    std::io::stdout().flush()?;
+    tracing::info!(%addr, "table service up");
+    table_server(log, args.tokens.iter().cloned().collect(), incoming).await
+}
+
+/// Runs the table service (with health and reflection) on `incoming`.
+pub(crate) async fn table_server<L: EventLog + 'static>(
+    log: Arc<L>,
+    tokens: HashMap<String, auth::Role>,
+    incoming: TcpIncoming,
+) -> anyhow::Result<()> {
+    let api = TableServiceServer::with_interceptor(
+        table::TableApi::new(log),
+        auth::authenticate(Arc::new(tokens)),
+    );
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_serving::<TableServiceServer<table::TableApi<L>>>()
@@ -84,11 +101,6 @@ async fn serve_table<L: EventLog + 'static>(log: Arc<L>, args: &ServeArgs) -> an
         .register_encoded_file_descriptor_set(felt_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
-    let incoming = TcpIncoming::bind(args.listen).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let addr = incoming.local_addr()?;
-    println!("felt table service listening on {addr}");
-    std::io::stdout().flush()?;
-    tracing::info!(%addr, "table service up");
     Server::builder()
         .add_service(health_service)
         .add_service(reflection)
