@@ -43,6 +43,7 @@ pub fn decision(command: &str, n: u64, count: u64) -> Decision {
         events: (n..n + count)
             .map(|k| NewEvent::encode("Chip", 1, &Chip { n: k }).unwrap_or_else(|e| panic!("{e}")))
             .collect(),
+        trace: None,
     }
 }
 

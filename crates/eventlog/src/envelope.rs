@@ -232,6 +232,7 @@ mod tests {
             correlation_id: None,
             recorded_at: 0,
             events: vec![event],
+            trace: None,
         };
         envelopes_for(&stream, 0, Hash::default(), &decision).remove(0)
     }

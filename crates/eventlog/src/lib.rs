@@ -175,6 +175,9 @@ pub struct Decision {
     /// as the caller's clock says.
     pub recorded_at: i64,
     pub events: Vec<NewEvent>,
+    /// The W3C `traceparent` of the command's trace: NATS carries it as a
+    /// message header, so services that react continue the trace.
+    pub trace: Option<String>,
 }
 
 /// The answer to an append.

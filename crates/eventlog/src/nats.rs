@@ -267,7 +267,12 @@ impl EventLog for NatsLog {
             }
             let envs = envelopes_for(stream, tip.version, tip.hash, &decision);
             let payload = Envelope::encode_all(&envs)?;
+            let mut headers = async_nats::HeaderMap::new();
+            if let Some(trace) = &decision.trace {
+                headers.insert("traceparent", trace.as_str());
+            }
             let publish = PublishMessage::build()
+                .headers(headers)
                 .payload(payload.into())
                 .message_id(format!("{key}:{}", decision.command_id))
                 .expected_last_subject_sequence(tip.message);

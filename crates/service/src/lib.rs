@@ -173,6 +173,20 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         recorded_at: i64,
         command: &A::Command,
     ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
+        self.handle_traced(stream, command_id, recorded_at, None, command)
+            .await
+    }
+
+    /// [`Handler::handle`], the decision carrying the caller's W3C
+    /// `traceparent` into the log.
+    pub async fn handle_traced(
+        &self,
+        stream: &StreamId,
+        command_id: &str,
+        recorded_at: i64,
+        trace: Option<String>,
+        command: &A::Command,
+    ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
         let entry = self.entry(stream);
         let mut entry = entry.lock().await;
         for _ in 0..ATTEMPTS {
@@ -203,6 +217,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                     .iter()
                     .map(|e| NewEvent::encode(A::event_type(e), A::SCHEMA, e))
                     .collect::<Result<_, _>>()?,
+                trace: trace.clone(),
             };
             let expected = if entry.version == 0 {
                 Expected::NoStream

@@ -68,6 +68,7 @@ pub async fn append<L: EventLog>(
         correlation_id: None,
         recorded_at,
         events: events.iter().map(encode).collect::<Result<_, _>>()?,
+        trace: None,
     };
     log.append(stream, expected, decision).await
 }

@@ -7,6 +7,7 @@ mod bench;
 mod logs;
 mod phh;
 mod serve;
+mod telemetry;
 
 /// mimalloc: the replay and the services allocate many small, short-lived
 /// values (events, commands); glibc's allocator costs about a sixth of the

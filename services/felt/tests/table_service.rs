@@ -23,6 +23,11 @@ impl Service {
         Service::spawn(&["--data", data.to_str().expect("a path")])
     }
 
+    /// On the embedded log, exporting traces to an OTLP endpoint.
+    fn exporting(data: &Path, otlp: &str) -> Service {
+        Service::spawn(&["--data", data.to_str().expect("a path"), "--otlp", otlp])
+    }
+
     /// A replica on NATS JetStream.
     fn on_nats(url: &str) -> Service {
         Service::spawn(&["--nats", url])
@@ -614,4 +619,133 @@ async fn two_replicas_on_jetstream_store_every_action_once() {
         get_table(&mut ca, "boss").await,
         get_table(&mut cb, "boss").await
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callers_trace_follows_the_command_into_the_nats_message() {
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    let service = Service::on_nats(&nats.url());
+    let mut client = service.client().await;
+    let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let mut req = with_token(
+        exec(
+            "open",
+            C::OpenTable(pb::OpenTable {
+                seats: 6,
+                rules: None,
+            }),
+        ),
+        "boss",
+    );
+    req.metadata_mut().insert(
+        "traceparent",
+        format!("00-{trace_id}-00f067aa0ba902b7-01")
+            .parse()
+            .unwrap(),
+    );
+    client.execute(req).await.unwrap();
+    let js = async_nats::jetstream::new(async_nats::connect(nats.url()).await.unwrap());
+    let stream = js.get_stream("FELT").await.unwrap();
+    let msg = stream
+        .direct_get_last_for_subject("felt.t1.table.1")
+        .await
+        .unwrap();
+    let traceparent = msg
+        .headers
+        .get("traceparent")
+        .map(|v| v.as_str().to_string())
+        .expect("a traceparent header");
+    // The same trace, continued by the service's own span.
+    assert!(
+        traceparent.starts_with(&format!("00-{trace_id}-")),
+        "{traceparent}"
+    );
+    assert!(!traceparent.contains("00f067aa0ba902b7"), "{traceparent}");
+}
+
+mod collector {
+    use std::sync::{Arc, Mutex};
+
+    use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
+        TraceService, TraceServiceServer,
+    };
+    use opentelemetry_proto::tonic::collector::trace::v1::{
+        ExportTraceServiceRequest, ExportTraceServiceResponse,
+    };
+    use tonic::{Request, Response, Status};
+
+    /// Spans received: (name, attributes as "key=value").
+    pub(super) type Spans = Arc<Mutex<Vec<(String, Vec<String>)>>>;
+
+    struct Collector(Spans);
+
+    #[tonic::async_trait]
+    impl TraceService for Collector {
+        async fn export(
+            &self,
+            request: Request<ExportTraceServiceRequest>,
+        ) -> Result<Response<ExportTraceServiceResponse>, Status> {
+            let mut spans = self.0.lock().unwrap();
+            for rs in request.into_inner().resource_spans {
+                for ss in rs.scope_spans {
+                    for span in ss.spans {
+                        let attrs = span
+                            .attributes
+                            .iter()
+                            .map(|a| format!("{}={:?}", a.key, a.value))
+                            .collect();
+                        spans.push((span.name, attrs));
+                    }
+                }
+            }
+            Ok(Response::new(ExportTraceServiceResponse::default()))
+        }
+    }
+
+    /// A stand-in OTLP/gRPC collector on a free port.
+    pub(super) async fn start() -> (String, Spans) {
+        let spans = Spans::default();
+        let incoming =
+            tonic::transport::server::TcpIncoming::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = incoming.local_addr().unwrap();
+        let service = TraceServiceServer::new(Collector(spans.clone()));
+        tokio::spawn(
+            tonic::transport::Server::builder()
+                .add_service(service)
+                .serve_with_incoming(incoming),
+        );
+        (format!("http://{addr}"), spans)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_command_is_a_span_exported_over_otlp() {
+    let (endpoint, spans) = collector::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::exporting(&dir.path().join("data"), &endpoint);
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    // The batch goes out within the exporter's delay (5 s by default).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let found = spans.lock().unwrap().iter().any(|(name, attrs)| {
+            name == "command"
+                && attrs
+                    .iter()
+                    .any(|a| a.contains("command_id") && a.contains("start-1"))
+                && attrs
+                    .iter()
+                    .any(|a| a.starts_with("table=") && a.contains('1'))
+                && attrs.iter().any(|a| a.starts_with("hand="))
+        });
+        if found {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no span of the start-1 command: {:?}",
+            spans.lock().unwrap()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
 }

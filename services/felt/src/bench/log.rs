@@ -74,6 +74,7 @@ fn decision(command: String, n: u64) -> anyhow::Result<Decision> {
                 )
             })
             .collect::<Result<_, _>>()?,
+        trace: None,
     })
 }
 

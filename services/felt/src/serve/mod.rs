@@ -39,21 +39,23 @@ pub(crate) struct ServeArgs {
     /// dealer:<tournament>/<table>=T (repeat for each).
     #[arg(long = "token", value_parser = auth::parse_token)]
     tokens: Vec<(String, auth::Role)>,
+    /// An OTLP/gRPC endpoint to export traces to (default: the
+    /// OTEL_EXPORTER_OTLP_ENDPOINT environment variable; none: logs only).
+    #[arg(long)]
+    otlp: Option<String>,
 }
 
 pub(crate) fn run(command: ServeCommand) -> anyhow::Result<()> {
     let ServeCommand::Table(args) = command;
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
+        let otlp = args
+            .otlp
+            .clone()
+            .or_else(|| std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok());
+        let _telemetry = crate::telemetry::init("felt-table", otlp.as_deref())?;
         match &args.nats {
             Some(url) => {
                 let log = NatsLog::connect(url, &NatsSettings::default()).await?;

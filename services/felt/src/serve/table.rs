@@ -13,6 +13,7 @@ use felt_tablelog::Table;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
+use tracing::Instrument;
 
 use super::auth::{Role, role};
 use super::convert;
@@ -99,6 +100,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         request: Request<pb::ExecuteRequest>,
     ) -> Result<Response<pb::ExecuteResponse>, Status> {
         let role = role(&request)?;
+        let metadata = request.metadata().clone();
         let req = request.into_inner();
         let (stream, table) = stream_of(req.table.as_ref())?;
         if req.command_id.is_empty() {
@@ -128,14 +130,20 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             "command",
             tournament = %table.tournament_id,
             table = %table.table_id,
-            command_id = %req.command_id
+            command_id = %req.command_id,
+            hand = tracing::field::Empty,
         );
-        let _entered = span.enter();
+        crate::telemetry::follow_caller(&span, &metadata);
+        let trace = crate::telemetry::traceparent(&span);
         let outcome = self
             .handler
-            .handle(&stream, &req.command_id, now_ms(), &command)
+            .handle_traced(&stream, &req.command_id, now_ms(), trace, &command)
+            .instrument(span.clone())
             .await
             .map_err(status)?;
+        if let Some(h) = &outcome.state.hand {
+            span.record("hand", h.number);
+        }
         let events: Vec<(u64, TableEvent)> = outcome
             .events
             .iter()
