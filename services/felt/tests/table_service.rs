@@ -749,3 +749,62 @@ async fn every_command_is_a_span_exported_over_otlp() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_service_reads_its_configuration_from_a_file_and_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("felt.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "listen = \"127.0.0.1:0\"\ndata = {:?}\ntokens = [\"director=from-file\"]\n",
+            dir.path().join("data")
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["serve", "table"])
+        .env("FELT_CONFIG", &config)
+        .env(
+            "FELT_TOKENS",
+            "partner=from-env,director=boss,dealer:t1/1=dealer-1",
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let service = Service {
+        child,
+        addr: line.trim().rsplit(' ').next().unwrap().to_string(),
+    };
+    let mut client = service.client().await;
+    // The environment's tokens replace the file's.
+    set_up(&mut client).await;
+    assert!(get_table(&mut client, "from-env").await.hand.is_some());
+    let err = client
+        .get_table(with_token(
+            pb::GetTableRequest { table: table("1") },
+            "from-file",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    assert!(dir.path().join("data/log.redb").is_file());
+    // A misspelt setting is named, and nothing starts.
+    std::fs::write(&config, "lisen = \"127.0.0.1:0\"\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["serve", "table", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown field `lisen`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -26,36 +26,97 @@ pub(crate) enum ServeCommand {
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
-    /// The data folder of the embedded event log.
-    #[arg(long, default_value = "felt-data")]
-    data: PathBuf,
+    /// A TOML file with any of: listen, data, nats, otlp, broadcast_delay
+    /// and tokens = ["ROLE=TOKEN", ...]. Flags and environment variables
+    /// win over the file.
+    #[arg(long, env = "FELT_CONFIG")]
+    config: Option<PathBuf>,
+    /// The data folder of the embedded event log [default: felt-data].
+    #[arg(long, env = "FELT_DATA")]
+    data: Option<PathBuf>,
     /// NATS JetStream instead of the embedded log.
-    #[arg(long)]
+    #[arg(long, env = "FELT_NATS")]
     nats: Option<String>,
-    /// Where to listen (port 0: any free port; the address is printed).
-    #[arg(long, default_value = "127.0.0.1:7070")]
-    listen: SocketAddr,
+    /// Where to listen (port 0: any free port; the address is printed)
+    /// [default: 127.0.0.1:7070].
+    #[arg(long, env = "FELT_LISTEN")]
+    listen: Option<SocketAddr>,
     /// A caller's token: director=T, floor=T, partner=T or
-    /// dealer:<tournament>/<table>=T (repeat for each).
-    #[arg(long = "token", value_parser = auth::parse_token)]
+    /// dealer:<tournament>/<table>=T (repeat for each; FELT_TOKENS takes
+    /// them comma-separated).
+    #[arg(long = "token", env = "FELT_TOKENS", value_delimiter = ',', value_parser = auth::parse_token)]
     tokens: Vec<(String, auth::Role)>,
-    /// An OTLP/gRPC endpoint to export traces to (default: the
-    /// OTEL_EXPORTER_OTLP_ENDPOINT environment variable; none: logs only).
-    #[arg(long)]
+    /// An OTLP/gRPC endpoint to export traces to (none: logs only).
+    #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp: Option<String>,
+}
+
+/// The service's configuration file.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    data: Option<PathBuf>,
+    nats: Option<String>,
+    listen: Option<SocketAddr>,
+    otlp: Option<String>,
+    #[serde(default)]
+    tokens: Vec<String>,
+}
+
+/// Flags, environment and file merged, defaults filled in.
+#[derive(Debug)]
+struct Settings {
+    data: PathBuf,
+    nats: Option<String>,
+    listen: SocketAddr,
+    tokens: Vec<(String, auth::Role)>,
+    otlp: Option<String>,
+}
+
+impl ServeArgs {
+    fn settings(&self) -> anyhow::Result<Settings> {
+        let file = match &self.config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+                toml::from_str::<ConfigFile>(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+            }
+            None => ConfigFile::default(),
+        };
+        let tokens = if self.tokens.is_empty() {
+            file.tokens
+                .iter()
+                .map(|t| auth::parse_token(t).map_err(|e| anyhow::anyhow!(e)))
+                .collect::<anyhow::Result<_>>()?
+        } else {
+            self.tokens.clone()
+        };
+        Ok(Settings {
+            data: self
+                .data
+                .clone()
+                .or(file.data)
+                .unwrap_or_else(|| PathBuf::from("felt-data")),
+            nats: self.nats.clone().or(file.nats),
+            listen: self
+                .listen
+                .or(file.listen)
+                .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 7070))),
+            tokens,
+            otlp: self.otlp.clone().or(file.otlp),
+        })
+    }
 }
 
 pub(crate) fn run(command: ServeCommand) -> anyhow::Result<()> {
     let ServeCommand::Table(args) = command;
+    let args = args.settings()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let otlp = args
-            .otlp
-            .clone()
-            .or_else(|| std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok());
-        let _telemetry = crate::telemetry::init("felt-table", otlp.as_deref())?;
+        let _telemetry = crate::telemetry::init("felt-table", args.otlp.as_deref())?;
         match &args.nats {
             Some(url) => {
                 let log = NatsLog::connect(url, &NatsSettings::default()).await?;
@@ -70,7 +131,7 @@ pub(crate) fn run(command: ServeCommand) -> anyhow::Result<()> {
     })
 }
 
-async fn serve_table<L: EventLog + 'static>(log: Arc<L>, args: &ServeArgs) -> anyhow::Result<()> {
+async fn serve_table<L: EventLog + 'static>(log: Arc<L>, args: &Settings) -> anyhow::Result<()> {
     anyhow::ensure!(
         !args.tokens.is_empty(),
         "no --token given: every call must carry a known token"
