@@ -432,7 +432,18 @@ async fn partners_never_see_an_untabled_hole_card() {
 async fn a_service_killed_mid_hand_comes_back_with_the_same_table() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let mut service = Service::start(&data);
+    killed_mid_hand(|| Service::start(&data)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_on_jetstream_killed_mid_hand_comes_back_with_the_same_table() {
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    killed_mid_hand(|| Service::on_nats(&nats.url())).await;
+}
+
+/// Plays into a hand, kills the service (SIGKILL), starts it again.
+async fn killed_mid_hand(start: impl Fn() -> Service) {
+    let mut service = start();
     let mut client = service.client().await;
     set_up(&mut client).await;
     client
@@ -444,7 +455,7 @@ async fn a_service_killed_mid_hand_comes_back_with_the_same_table() {
         .unwrap();
     let before = get_table(&mut client, "boss").await;
     service.kill();
-    let service = Service::start(&data);
+    let service = start();
     let mut client = service.client().await;
     assert_eq!(get_table(&mut client, "boss").await, before);
     // The tablet retries the call it sent before the crash: stored once.
@@ -806,5 +817,77 @@ async fn the_service_reads_its_configuration_from_a_file_and_the_environment() {
         String::from_utf8_lossy(&out.stderr).contains("unknown field `lisen`"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_broadcast_delay_partners_get_the_whole_hand_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let service = Service::spawn(&["--data", data.to_str().unwrap(), "--broadcast-delay", "2"]);
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let dealt = get_table(&mut client, "dealer-1").await;
+    for (i, seat) in [3, 1].into_iter().enumerate() {
+        client
+            .execute(with_token(
+                exec(
+                    &format!("f{i}"),
+                    act(seat, pb::action::Kind::Fold(pb::Fold {})),
+                ),
+                "dealer-1",
+            ))
+            .await
+            .unwrap();
+    }
+    let phh = |client: &mut TableServiceClient<Channel>| {
+        let mut client = client.clone();
+        async move {
+            client
+                .get_hand_phh(with_token(
+                    pb::GetHandPhhRequest {
+                        table: table("1"),
+                        hand_number: 1,
+                    },
+                    "tv",
+                ))
+                .await
+                .unwrap()
+                .into_inner()
+                .phh
+        }
+    };
+    let seat_1: String = dealt.seats[0].hole_cards.concat();
+    let before = phh(&mut client).await;
+    assert!(
+        before.contains("????") && !before.contains(&seat_1),
+        "{before}"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    let after = phh(&mut client).await;
+    assert!(
+        after.contains(&seat_1) && !after.contains("????"),
+        "{after}"
+    );
+    let history = client
+        .get_hand_history(with_token(
+            pb::GetHandHistoryRequest {
+                table: table("1"),
+                hand_number: 1,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let started = history
+        .events
+        .iter()
+        .find(|e| e.r#type == "HandStarted")
+        .unwrap();
+    assert!(
+        started.json.contains("Digital"),
+        "the seed, for auditors: {}",
+        started.json
     );
 }

@@ -49,6 +49,10 @@ pub(crate) struct ServeArgs {
     /// An OTLP/gRPC endpoint to export traces to (none: logs only).
     #[arg(long, env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
     otlp: Option<String>,
+    /// Seconds after a hand's end from which partners may read it whole
+    /// (every hole card); without it they never see an untabled card.
+    #[arg(long, env = "FELT_BROADCAST_DELAY")]
+    broadcast_delay: Option<u64>,
 }
 
 /// The service's configuration file.
@@ -59,6 +63,7 @@ struct ConfigFile {
     nats: Option<String>,
     listen: Option<SocketAddr>,
     otlp: Option<String>,
+    broadcast_delay: Option<u64>,
     #[serde(default)]
     tokens: Vec<String>,
 }
@@ -71,6 +76,7 @@ struct Settings {
     listen: SocketAddr,
     tokens: Vec<(String, auth::Role)>,
     otlp: Option<String>,
+    broadcast_delay: Option<std::time::Duration>,
 }
 
 impl ServeArgs {
@@ -105,6 +111,10 @@ impl ServeArgs {
                 .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 7070))),
             tokens,
             otlp: self.otlp.clone().or(file.otlp),
+            broadcast_delay: self
+                .broadcast_delay
+                .or(file.broadcast_delay)
+                .map(std::time::Duration::from_secs),
         })
     }
 }
@@ -143,17 +153,24 @@ async fn serve_table<L: EventLog + 'static>(log: Arc<L>, args: &Settings) -> any
     println!("felt table service listening on {addr}");
     std::io::stdout().flush()?;
     tracing::info!(%addr, "table service up");
-    table_server(log, args.tokens.iter().cloned().collect(), incoming).await
+    table_server(
+        log,
+        args.tokens.iter().cloned().collect(),
+        args.broadcast_delay,
+        incoming,
+    )
+    .await
 }
 
 /// Runs the table service (with health and reflection) on `incoming`.
 pub(crate) async fn table_server<L: EventLog + 'static>(
     log: Arc<L>,
     tokens: HashMap<String, auth::Role>,
+    broadcast_delay: Option<std::time::Duration>,
     incoming: TcpIncoming,
 ) -> anyhow::Result<()> {
     let api = TableServiceServer::with_interceptor(
-        table::TableApi::new(log),
+        table::TableApi::new(log, broadcast_delay),
         auth::authenticate(Arc::new(tokens)),
     );
     let (health, health_service) = tonic_health::server::health_reporter();

@@ -22,13 +22,26 @@ use super::status::{log as log_status, status};
 /// The table service on a log.
 pub(crate) struct TableApi<L: EventLog> {
     handler: Arc<Handler<Table, L>>,
+    /// After this long past a hand's end, partners get it whole: every
+    /// hole card, and the seed that dealt them.
+    broadcast_delay: Option<std::time::Duration>,
 }
 
 impl<L: EventLog> TableApi<L> {
-    pub(crate) fn new(log: Arc<L>) -> Self {
+    pub(crate) fn new(log: Arc<L>, broadcast_delay: Option<std::time::Duration>) -> Self {
         TableApi {
             handler: Arc::new(Handler::new(log)),
+            broadcast_delay,
         }
+    }
+
+    /// Whether `role` sees the whole of a hand that ended at `ended_at`.
+    fn sees_whole_hand(&self, role: &Role, ended_at: Option<i64>) -> bool {
+        let delay = self
+            .broadcast_delay
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        role.sees_all_cards()
+            || matches!((delay, ended_at), (Some(d), Some(at)) if now_ms() >= at.saturating_add(d))
     }
 }
 
@@ -63,6 +76,14 @@ fn hand_events(events: &[TableEvent], number: u64) -> Option<(Vec<(u64, TableEve
     Some((out, end.is_some()))
 }
 
+/// When a finished hand ended: its `HandEnded`'s recorded time.
+fn hand_end_time(hand: &[(u64, TableEvent)], finished: bool, times: &[i64]) -> Option<i64> {
+    let (seq, _) = hand.last().filter(|_| finished)?;
+    times
+        .get(usize::try_from(*seq).ok()?.checked_sub(1)?)
+        .copied()
+}
+
 fn wire(events: &[(u64, TableEvent)], role: &Role) -> Vec<pb::Event> {
     if role.sees_all_cards() {
         events
@@ -75,10 +96,21 @@ fn wire(events: &[(u64, TableEvent)], role: &Role) -> Vec<pb::Event> {
 }
 
 impl<L: EventLog + 'static> TableApi<L> {
-    async fn load(&self, stream: &StreamId) -> Result<Vec<TableEvent>, Status> {
-        felt_tablelog::load(self.handler.log().as_ref(), stream)
+    /// A table's events, and when each was recorded.
+    async fn load(&self, stream: &StreamId) -> Result<(Vec<TableEvent>, Vec<i64>), Status> {
+        let envelopes = self
+            .handler
+            .log()
+            .read(stream, 1)
             .await
-            .map_err(log_status)
+            .map_err(log_status)?;
+        let times = envelopes.iter().map(|e| e.recorded_at).collect();
+        let events = envelopes
+            .iter()
+            .map(felt_tablelog::decode)
+            .collect::<Result<_, _>>()
+            .map_err(log_status)?;
+        Ok((events, times))
     }
 
     async fn view(
@@ -181,13 +213,13 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         let role = role(&request)?;
         let req = request.into_inner();
         let (stream, _) = stream_of(req.table.as_ref())?;
-        let events = self.load(&stream).await?;
-        let (hand, _) = hand_events(&events, req.hand_number).ok_or_else(|| {
+        let (events, times) = self.load(&stream).await?;
+        let (hand, finished) = hand_events(&events, req.hand_number).ok_or_else(|| {
             Status::not_found(format!("hand {} was not dealt here", req.hand_number))
         })?;
-        Ok(Response::new(pb::GetHandHistoryResponse {
-            events: wire(&hand, &role),
-        }))
+        let whole = self.sees_whole_hand(&role, hand_end_time(&hand, finished, &times));
+        let events = wire(&hand, if whole { &Role::Director } else { &role });
+        Ok(Response::new(pb::GetHandHistoryResponse { events }))
     }
 
     async fn get_hand_phh(
@@ -197,10 +229,11 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         let role = role(&request)?;
         let req = request.into_inner();
         let (stream, _) = stream_of(req.table.as_ref())?;
-        let events = self.load(&stream).await?;
+        let (events, times) = self.load(&stream).await?;
         let (hand, finished) = hand_events(&events, req.hand_number).ok_or_else(|| {
             Status::not_found(format!("hand {} was not dealt here", req.hand_number))
         })?;
+        let whole = self.sees_whole_hand(&role, hand_end_time(&hand, finished, &times));
         if !finished {
             return Err(Status::failed_precondition(format!(
                 "hand {} is still in progress",
@@ -208,7 +241,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             )));
         }
         let mut hand: Vec<TableEvent> = hand.into_iter().map(|(_, e)| e).collect();
-        if !role.sees_all_cards() {
+        if !whole {
             for e in &mut hand {
                 if let TableEvent::HoleCardsDealt { cards } = e {
                     for c in cards.iter_mut() {
