@@ -390,6 +390,32 @@ async fn partners_never_see_an_untabled_hole_card() {
         }
     }
     assert!(saw_snapshot);
+    // The tournament's stream, from the start of the log, too.
+    let mut tournament = client
+        .watch_tournament_tables(with_token(
+            pb::WatchTournamentTablesRequest {
+                tournament_id: "t1".into(),
+                after_position: 0,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut ended = false;
+    let mut dealt = false;
+    while !ended {
+        let item = tokio::time::timeout(std::time::Duration::from_secs(10), tournament.message())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .expect("the stream goes on");
+        assert_secret(&format!("{item:?}"), &secret);
+        assert_eq!(item.table, table("1"));
+        dealt |= item.events.iter().any(|e| e.r#type == "HoleCardsDealt");
+        ended = item.events.iter().any(|e| e.r#type == "HandEnded");
+    }
+    assert!(dealt, "the deal went out, without its cards");
     // The history and the PHH of the finished hand keep them secret too.
     let history = client
         .get_hand_history(with_token(
