@@ -917,3 +917,89 @@ async fn with_a_broadcast_delay_partners_get_the_whole_hand_after_it() {
         started.json
     );
 }
+
+/// A CA, a certificate for the service (localhost) and one for a caller.
+fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf, String, String) {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+    let issue = |name: &str| {
+        let key = KeyPair::generate().unwrap();
+        let cert = CertificateParams::new(vec![name.to_string()])
+            .unwrap()
+            .signed_by(&key, &ca)
+            .unwrap();
+        (cert.pem(), key.serialize_pem())
+    };
+    let (server_cert, server_key) = issue("localhost");
+    let (client_cert, client_key) = issue("dealer-tablet");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let ca_path = write("ca.pem", &ca.pem());
+    let cert_path = write("server.pem", &server_cert);
+    let key_path = write("server.key", &server_key);
+    (ca_path, cert_path, key_path, client_cert, client_key)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_mtls_only_callers_with_a_certificate_of_the_ca_get_through() {
+    use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, cert, key, client_cert, client_key) = certificates(dir.path());
+    let data = dir.path().join("data");
+    let service = Service::spawn(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        key.to_str().unwrap(),
+        "--tls-client-ca",
+        ca.to_str().unwrap(),
+    ]);
+    let port = service.addr.rsplit(':').next().unwrap().to_string();
+    let ca_pem = std::fs::read_to_string(&ca).unwrap();
+    let endpoint = |identity: Option<Identity>| {
+        let mut tls = ClientTlsConfig::new()
+            .ca_certificate(Certificate::from_pem(&ca_pem))
+            .domain_name("localhost");
+        if let Some(identity) = identity {
+            tls = tls.identity(identity);
+        }
+        Endpoint::from_shared(format!("https://localhost:{port}"))
+            .unwrap()
+            .tls_config(tls)
+            .unwrap()
+    };
+    // With the caller's certificate (and a token): served.
+    let channel = endpoint(Some(Identity::from_pem(&client_cert, &client_key)))
+        .connect()
+        .await
+        .expect("an mTLS connection");
+    let mut client = TableServiceClient::new(channel);
+    set_up(&mut client).await;
+    assert!(get_table(&mut client, "tv").await.hand.is_some());
+    // Without one: no connection, nothing served.
+    let refused = match endpoint(None).connect().await {
+        Err(_) => true,
+        Ok(channel) => TableServiceClient::new(channel)
+            .get_table(with_token(pb::GetTableRequest { table: table("1") }, "tv"))
+            .await
+            .is_err(),
+    };
+    assert!(refused, "a caller without a certificate was served");
+    // Plain text: refused too.
+    let plain = TableServiceClient::connect(format!("http://127.0.0.1:{port}")).await;
+    let refused = match plain {
+        Err(_) => true,
+        Ok(mut c) => c
+            .get_table(with_token(pb::GetTableRequest { table: table("1") }, "tv"))
+            .await
+            .is_err(),
+    };
+    assert!(refused);
+}

@@ -109,7 +109,9 @@ pub(crate) fn run(args: &TableArgs) -> anyhow::Result<()> {
             .with_nodelay(Some(true));
         let addr = incoming.local_addr()?;
         let tokens = HashMap::from([(TOKEN.to_string(), Role::Director)]);
-        tokio::spawn(crate::serve::table_server(log, tokens, None, incoming));
+        tokio::spawn(crate::serve::table_server(
+            log, tokens, None, None, incoming,
+        ));
         let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?
             .connect()
             .await?;

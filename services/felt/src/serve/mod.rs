@@ -9,8 +9,8 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 use felt_eventlog::{EmbeddedLog, EventLog, NatsLog, NatsSettings};
 use felt_proto::v1::table_service_server::TableServiceServer;
-use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
+use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
 pub(crate) mod auth;
 mod convert;
@@ -53,6 +53,15 @@ pub(crate) struct ServeArgs {
     /// (every hole card); without it they never see an untabled card.
     #[arg(long, env = "FELT_BROADCAST_DELAY")]
     broadcast_delay: Option<u64>,
+    /// TLS: the service's certificate chain (PEM); with --tls-key.
+    #[arg(long, env = "FELT_TLS_CERT")]
+    tls_cert: Option<PathBuf>,
+    /// TLS: the service's private key (PEM).
+    #[arg(long, env = "FELT_TLS_KEY")]
+    tls_key: Option<PathBuf>,
+    /// mTLS: callers must present a certificate signed by this CA (PEM).
+    #[arg(long, env = "FELT_TLS_CLIENT_CA")]
+    tls_client_ca: Option<PathBuf>,
 }
 
 /// The service's configuration file.
@@ -64,6 +73,9 @@ struct ConfigFile {
     listen: Option<SocketAddr>,
     otlp: Option<String>,
     broadcast_delay: Option<u64>,
+    tls_cert: Option<PathBuf>,
+    tls_key: Option<PathBuf>,
+    tls_client_ca: Option<PathBuf>,
     #[serde(default)]
     tokens: Vec<String>,
 }
@@ -77,6 +89,37 @@ struct Settings {
     tokens: Vec<(String, auth::Role)>,
     otlp: Option<String>,
     broadcast_delay: Option<std::time::Duration>,
+    tls: Option<ServerTlsConfig>,
+}
+
+/// The server's TLS settings: a certificate and key, and for mTLS the CA
+/// callers' certificates must be signed by.
+fn tls(
+    cert: Option<PathBuf>,
+    key: Option<PathBuf>,
+    client_ca: Option<PathBuf>,
+) -> anyhow::Result<Option<ServerTlsConfig>> {
+    let read = |path: &PathBuf| {
+        std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
+    };
+    match (cert, key) {
+        (None, None) => {
+            anyhow::ensure!(
+                client_ca.is_none(),
+                "--tls-client-ca needs --tls-cert and --tls-key"
+            );
+            Ok(None)
+        }
+        (Some(cert), Some(key)) => {
+            let mut config =
+                ServerTlsConfig::new().identity(Identity::from_pem(read(&cert)?, read(&key)?));
+            if let Some(ca) = client_ca {
+                config = config.client_ca_root(Certificate::from_pem(read(&ca)?));
+            }
+            Ok(Some(config))
+        }
+        _ => anyhow::bail!("--tls-cert and --tls-key go together"),
+    }
 }
 
 impl ServeArgs {
@@ -115,6 +158,11 @@ impl ServeArgs {
                 .broadcast_delay
                 .or(file.broadcast_delay)
                 .map(std::time::Duration::from_secs),
+            tls: tls(
+                self.tls_cert.clone().or(file.tls_cert),
+                self.tls_key.clone().or(file.tls_key),
+                self.tls_client_ca.clone().or(file.tls_client_ca),
+            )?,
         })
     }
 }
@@ -157,6 +205,7 @@ async fn serve_table<L: EventLog + 'static>(log: Arc<L>, args: &Settings) -> any
         log,
         args.tokens.iter().cloned().collect(),
         args.broadcast_delay,
+        args.tls.clone(),
         incoming,
     )
     .await
@@ -167,6 +216,7 @@ pub(crate) async fn table_server<L: EventLog + 'static>(
     log: Arc<L>,
     tokens: HashMap<String, auth::Role>,
     broadcast_delay: Option<std::time::Duration>,
+    tls: Option<ServerTlsConfig>,
     incoming: TcpIncoming,
 ) -> anyhow::Result<()> {
     let api = TableServiceServer::with_interceptor(
@@ -181,7 +231,11 @@ pub(crate) async fn table_server<L: EventLog + 'static>(
         .register_encoded_file_descriptor_set(felt_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
-    Server::builder()
+    let mut server = Server::builder();
+    if let Some(tls) = tls {
+        server = server.tls_config(tls)?;
+    }
+    server
         .add_service(health_service)
         .add_service(reflection)
         .add_service(api)
