@@ -820,18 +820,7 @@ impl Decider<'_> {
             self.end_hand();
             return;
         }
-        // The big blind's ante is dead money in the main pot (RP11). Antes
-        // every player posts count with the bets (blinds included) in the
-        // pots' levels: a player all in for part of an ante wins from each
-        // other player only as much as they put in.
-        let dead = |p: &crate::state::InHand| match h.level.ante_format {
-            AnteFormat::BigBlind => p.ante,
-            AnteFormat::None | AnteFormat::PerPlayer => 0,
-        };
-        let mut bets: Vec<(Seat, Chips, bool)> = (1..=size)
-            .filter_map(|s| h.player(s).map(|p| (s, p.total - dead(p), !p.folded)))
-            .collect();
-        let antes: Chips = h.players.iter().flatten().map(dead).sum();
+        let (mut bets, antes) = h.contributions();
         // The uncalled part of the biggest bet goes back.
         let mut sorted: Vec<Chips> = bets.iter().map(|c| c.1).collect();
         sorted.sort_unstable_by(|a, b| b.cmp(a));

@@ -179,6 +179,67 @@ impl HandState {
         put_in - self.awarded
     }
 
+    /// What each seat has put in towards the pots' levels (live or not),
+    /// and the dead money that goes to the main pot: the big blind's ante
+    /// is dead (RP11); antes every player posts count in the levels.
+    pub(crate) fn contributions(&self) -> (Vec<(Seat, Chips, bool)>, Chips) {
+        let dead = |p: &InHand| match self.level.ante_format {
+            AnteFormat::BigBlind => p.ante,
+            AnteFormat::None | AnteFormat::PerPlayer => 0,
+        };
+        let bets = self
+            .players
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                p.as_ref()
+                    .map(|p| (i as Seat + 1, p.total - dead(p), !p.folded))
+            })
+            .collect();
+        (bets, self.players.iter().flatten().map(dead).sum())
+    }
+
+    /// The pots as they stand, the main pot first, each with the seats that
+    /// can win it (TDA 21): a side pot starts at each all-in player's level;
+    /// above the last, everything in play, open to every live player who is
+    /// not all in below it. Bets of the street count in full.
+    pub fn pots(&self) -> Vec<(Chips, Vec<Seat>)> {
+        let (bets, dead) = self.contributions();
+        let all_in = |seat: Seat| self.player(seat).is_some_and(|p| p.all_in);
+        let mut levels: Vec<Chips> = bets
+            .iter()
+            .filter(|b| b.2 && all_in(b.0))
+            .map(|b| b.1)
+            .collect();
+        levels.sort_unstable();
+        levels.dedup();
+        let mut pots = Vec::new();
+        let mut prev = 0;
+        for &level in &levels {
+            let amount: Chips = bets.iter().map(|b| b.1.min(level) - b.1.min(prev)).sum();
+            let eligible = bets
+                .iter()
+                .filter(|b| b.2 && b.1 >= level)
+                .map(|b| b.0)
+                .collect();
+            pots.push((amount, eligible));
+            prev = level;
+        }
+        let rest: Chips = bets.iter().map(|b| b.1 - b.1.min(prev)).sum();
+        let open: Vec<Seat> = bets
+            .iter()
+            .filter(|b| b.2 && !(all_in(b.0) && b.1 <= prev))
+            .map(|b| b.0)
+            .collect();
+        if rest > 0 || pots.is_empty() {
+            pots.push((rest, open));
+        }
+        if let Some(main) = pots.first_mut() {
+            main.0 += dead;
+        }
+        pots
+    }
+
     /// Seats still holding cards.
     pub fn live(&self) -> impl Iterator<Item = (Seat, &InHand)> {
         self.players

@@ -18,6 +18,19 @@ fn invariants(state: &TableState, total: Chips) -> Result<(), TestCaseError> {
             );
             prop_assert!(state.seat(seat).is_some_and(|s| s.stack > 0));
         }
+        if h.awarded == 0 {
+            let pots = h.pots();
+            prop_assert_eq!(
+                pots.iter().map(|p| p.0).sum::<Chips>(),
+                h.pot(),
+                "the pots add up"
+            );
+            for (_, eligible) in &pots {
+                for seat in eligible {
+                    prop_assert!(h.player(*seat).is_some_and(|p| !p.folded));
+                }
+            }
+        }
         for (seat, p) in h.live() {
             prop_assert!(p.street <= p.total);
             prop_assert!(state.seat(seat).is_some());

@@ -470,3 +470,20 @@ fn a_player_all_in_for_part_of_the_ante_wins_only_what_they_matched() {
     );
     assert_eq!((t.stack(1), t.stack(2), t.stack(3)), (120, 1120, 800));
 }
+
+#[test]
+fn the_pots_as_they_stand_show_each_side_pot_and_who_can_win_it() {
+    // Seat 2 is all in for 300; seats 1 and 3 go on betting.
+    let mut t = table(&[2000, 300, 2000]);
+    t.start(level(50, 100), Some(3));
+    t.act(3, Raise { to: 1000 });
+    t.act(1, Call);
+    t.act(2, AllIn);
+    let h = t.hand();
+    assert_eq!(
+        h.pots(),
+        [(900, vec![1, 2, 3]), (1400, vec![1, 3])],
+        "a main pot of 3 x 300, a side pot of the rest"
+    );
+    assert_eq!(h.pots().iter().map(|p| p.0).sum::<Chips>(), h.pot());
+}

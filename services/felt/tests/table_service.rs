@@ -179,6 +179,9 @@ async fn dealers_play_a_hand_and_every_rule_and_role_is_enforced() {
     assert_eq!((hand.button, hand.big_blind, hand.to_act), (3, 2, Some(3)));
     assert_eq!((hand.to_call, hand.min_raise_to), (100, Some(200)));
     assert_eq!(hand.deck_commitment.len(), 64);
+    assert_eq!(hand.pots.len(), 1);
+    assert_eq!(hand.pots[0].amount, 150);
+    assert_eq!(hand.pots[0].eligible_seats, [1, 2, 3]);
 
     // A rule violation: FAILED_PRECONDITION with the rule, nothing stored.
     let err = client
@@ -484,6 +487,30 @@ async fn killed_mid_hand(start: impl Fn() -> Service) {
     let service = start();
     let mut client = service.client().await;
     assert_eq!(get_table(&mut client, "boss").await, before);
+    // A partner's stream resumes after the version it had reached: the
+    // next event is the first it had not seen.
+    let mut watch = client
+        .watch_table(with_token(
+            pb::WatchTableRequest {
+                table: table("1"),
+                after_version: before.version - 2,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    for expected in before.version - 1..=before.version {
+        let item = tokio::time::timeout(std::time::Duration::from_secs(10), watch.message())
+            .await
+            .expect("in time")
+            .unwrap()
+            .expect("an event");
+        match item.item {
+            Some(pb::watch_table_response::Item::Event(e)) => assert_eq!(e.sequence, expected),
+            other => panic!("expected event {expected}, got {other:?}"),
+        }
+    }
     // The tablet retries the call it sent before the crash: stored once.
     let again = client
         .execute(with_token(

@@ -282,6 +282,14 @@ pub(crate) fn view(
                 Deal::Digital { seed } => seed.commitment().to_string(),
                 Deal::Physical => String::new(),
             },
+            pots: h
+                .pots()
+                .into_iter()
+                .map(|(amount, seats)| pb::Pot {
+                    amount,
+                    eligible_seats: seats.into_iter().map(u32::from).collect(),
+                })
+                .collect(),
         }),
         hands_played: state.hands_started,
         version,
