@@ -380,22 +380,37 @@ pub async fn a_large_stream_reads_back_whole<H: Harness>(h: &mut H) {
     let log = h.log();
     let s = stream("table", "9");
     let mut version = 0;
-    for i in 0..400u64 {
+    // More decisions than one batch of a read brings (1,000 on NATS).
+    for i in 0..1100u64 {
+        let events = if i < 300 { 5 } else { 1 };
         let a = log
             .append(
                 &s,
                 Expected::Exactly(version),
-                decision(&format!("l{i}"), version + 1, 5),
+                decision(&format!("l{i}"), version + 1, events),
             )
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         version = a.last;
     }
     let events = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(events.len(), 2000);
+    assert_eq!(events.len(), 2300);
     assert_eq!(verify_chain(&events), Ok(()));
-    assert_eq!(events[1999].decode::<Chip>(), Ok(Chip { n: 2000 }));
-    assert_eq!(log.read(&s, 1990).await.map(|e| e.len()), Ok(11));
+    assert_eq!(events[2299].decode::<Chip>(), Ok(Chip { n: 2300 }));
+    assert_eq!(log.read(&s, 2290).await.map(|e| e.len()), Ok(11));
+    // A subscription from the start delivers every decision, in order.
+    let mut sub = log
+        .subscribe(Filter::kind("table"), 0)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (mut seen, mut last) = (0, 0);
+    while seen < 2300 {
+        let c = next(&mut sub).await;
+        assert!(c.position > last);
+        last = c.position;
+        seen += c.envelopes.len();
+    }
+    assert_eq!(seen, 2300);
 }
 
 /// One `#[tokio::test]` per conformance test, each with a fresh harness

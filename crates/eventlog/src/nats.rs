@@ -360,7 +360,19 @@ impl EventLog for NatsLog {
                         )));
                     }
                     None => {
-                        next = header("Nats-Sequence").map_or(next, |s| s + 1);
+                        // A known header name must be looked up by its
+                        // constant: the string form does not match it.
+                        next = msg
+                            .headers
+                            .as_ref()
+                            .and_then(|h| h.get(async_nats::header::NATS_SEQUENCE))
+                            .and_then(|v| v.as_str().parse::<u64>().ok())
+                            .map(|s| s + 1)
+                            .ok_or_else(|| {
+                                LogError::Nats(format!(
+                                    "reading {subject}: a message without its sequence"
+                                ))
+                            })?;
                         out.extend(
                             Envelope::decode_all(&msg.payload)?
                                 .into_iter()
