@@ -158,6 +158,21 @@ async fn set_up(client: &mut TableServiceClient<Channel>) {
         .expect("start");
 }
 
+/// Hand 1 of table t1/1 as a partner reads it.
+async fn partner_history(client: &mut TableServiceClient<Channel>) -> pb::GetHandHistoryResponse {
+    client
+        .get_hand_history(with_token(
+            pb::GetHandHistoryRequest {
+                table: table("1"),
+                hand_number: 1,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 async fn get_table(client: &mut TableServiceClient<Channel>, token: &str) -> pb::TableView {
     client
         .get_table(with_token(pb::GetTableRequest { table: table("1") }, token))
@@ -420,17 +435,7 @@ async fn partners_never_see_an_untabled_hole_card() {
     }
     assert!(dealt, "the deal went out, without its cards");
     // The history and the PHH of the finished hand keep them secret too.
-    let history = client
-        .get_hand_history(with_token(
-            pb::GetHandHistoryRequest {
-                table: table("1"),
-                hand_number: 1,
-            },
-            "tv",
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let history = partner_history(&mut client).await;
     let started = history
         .events
         .iter()
@@ -922,17 +927,7 @@ async fn with_a_broadcast_delay_partners_get_the_whole_hand_after_it() {
         after.contains(&seat_1) && !after.contains("????"),
         "{after}"
     );
-    let history = client
-        .get_hand_history(with_token(
-            pb::GetHandHistoryRequest {
-                table: table("1"),
-                hand_number: 1,
-            },
-            "tv",
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let history = partner_history(&mut client).await;
     let started = history
         .events
         .iter()

@@ -113,6 +113,22 @@ impl<L: EventLog + 'static> TableApi<L> {
         Ok((events, times))
     }
 
+    /// Hand `number` of a table: its events with their sequences, whether it
+    /// is finished, and whether `role` may see all of it.
+    async fn hand(
+        &self,
+        table: Option<&pb::TableRef>,
+        number: u64,
+        role: &Role,
+    ) -> Result<(Vec<(u64, TableEvent)>, bool, bool), Status> {
+        let (stream, _) = stream_of(table)?;
+        let (events, times) = self.load(&stream).await?;
+        let (hand, finished) = hand_events(&events, number)
+            .ok_or_else(|| Status::not_found(format!("hand {number} was not dealt here")))?;
+        let whole = self.sees_whole_hand(role, hand_end_time(&hand, finished, &times));
+        Ok((hand, finished, whole))
+    }
+
     async fn view(
         &self,
         stream: &StreamId,
@@ -212,12 +228,9 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
     ) -> Result<Response<pb::GetHandHistoryResponse>, Status> {
         let role = role(&request)?;
         let req = request.into_inner();
-        let (stream, _) = stream_of(req.table.as_ref())?;
-        let (events, times) = self.load(&stream).await?;
-        let (hand, finished) = hand_events(&events, req.hand_number).ok_or_else(|| {
-            Status::not_found(format!("hand {} was not dealt here", req.hand_number))
-        })?;
-        let whole = self.sees_whole_hand(&role, hand_end_time(&hand, finished, &times));
+        let (hand, _, whole) = self
+            .hand(req.table.as_ref(), req.hand_number, &role)
+            .await?;
         let events = wire(&hand, if whole { &Role::Director } else { &role });
         Ok(Response::new(pb::GetHandHistoryResponse { events }))
     }
@@ -228,12 +241,9 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
     ) -> Result<Response<pb::GetHandPhhResponse>, Status> {
         let role = role(&request)?;
         let req = request.into_inner();
-        let (stream, _) = stream_of(req.table.as_ref())?;
-        let (events, times) = self.load(&stream).await?;
-        let (hand, finished) = hand_events(&events, req.hand_number).ok_or_else(|| {
-            Status::not_found(format!("hand {} was not dealt here", req.hand_number))
-        })?;
-        let whole = self.sees_whole_hand(&role, hand_end_time(&hand, finished, &times));
+        let (hand, finished, whole) = self
+            .hand(req.table.as_ref(), req.hand_number, &role)
+            .await?;
         if !finished {
             return Err(Status::failed_precondition(format!(
                 "hand {} is still in progress",
