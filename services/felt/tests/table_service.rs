@@ -111,6 +111,26 @@ fn act(seat: u32, kind: pb::action::Kind) -> C {
     })
 }
 
+/// A digital hand at 50/100 on table t1/1, dealt from seed `seed`.
+fn start_hand(id: &str, seed: u64, button: Option<u32>) -> pb::ExecuteRequest {
+    exec(
+        id,
+        C::StartHand(pb::StartHand {
+            level: Some(pb::Level {
+                small_blind: 50,
+                big_blind: 100,
+                ante: 0,
+                ante_format: pb::AnteFormat::None as i32,
+                smallest_chip: 25,
+            }),
+            deal: Some(pb::Deal {
+                kind: Some(pb::deal::Kind::DigitalSeed(format!("{seed:064x}"))),
+            }),
+            button,
+        }),
+    )
+}
+
 /// Opens table t1/1 with three players and starts a digital hand.
 async fn set_up(client: &mut TableServiceClient<Channel>) {
     let mut setup = vec![exec(
@@ -136,22 +156,7 @@ async fn set_up(client: &mut TableServiceClient<Channel>) {
             .await
             .expect("setup");
     }
-    let start = exec(
-        "start-1",
-        C::StartHand(pb::StartHand {
-            level: Some(pb::Level {
-                small_blind: 50,
-                big_blind: 100,
-                ante: 0,
-                ante_format: pb::AnteFormat::None as i32,
-                smallest_chip: 25,
-            }),
-            deal: Some(pb::Deal {
-                kind: Some(pb::deal::Kind::DigitalSeed(format!("{:064x}", 42))),
-            }),
-            button: Some(3),
-        }),
-    );
+    let start = start_hand("start-1", 42, Some(3));
     client
         .execute(with_token(start, "dealer-1"))
         .await
@@ -647,22 +652,7 @@ async fn two_replicas_on_jetstream_store_every_action_once() {
     assert_eq!(va.hands_played, 1);
     // Two different commands for the same turn, one at each replica: one
     // wins, the other is decided again on the new state and refused.
-    let start = exec(
-        "start-2",
-        C::StartHand(pb::StartHand {
-            level: Some(pb::Level {
-                small_blind: 50,
-                big_blind: 100,
-                ante: 0,
-                ante_format: pb::AnteFormat::None as i32,
-                smallest_chip: 25,
-            }),
-            deal: Some(pb::Deal {
-                kind: Some(pb::deal::Kind::DigitalSeed(format!("{:064x}", 43))),
-            }),
-            button: None,
-        }),
-    );
+    let start = start_hand("start-2", 43, None);
     ca.execute(with_token(start, "dealer-1")).await.unwrap();
     let seat = get_table(&mut ca, "boss")
         .await
