@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod logs;
+mod payout;
 mod phh;
 mod serve;
 mod telemetry;
@@ -36,6 +37,11 @@ enum Command {
         #[command(subcommand)]
         what: phh::PhhCommand,
     },
+    /// Pay sheets and deals.
+    Payout {
+        #[command(subcommand)]
+        what: payout::PayoutCommand,
+    },
     /// Run one of felt's services as its own process.
     Serve {
         #[command(subcommand)]
@@ -48,6 +54,7 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
     match cli.command {
         Command::Bench { what } => bench::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Phh { what } => phh::run(what),
+        Command::Payout { what } => payout::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Serve { what } => serve::run(what).map(|()| std::process::ExitCode::SUCCESS),
     }
 }

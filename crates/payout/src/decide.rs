@@ -1,0 +1,580 @@
+//! A tournament's money as a decider: entries and add-ons make the pool,
+//! closing registration fixes the pay sheet, busts become places and
+//! prizes (and bounties), deals replace the prizes still to be won.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::deal::{DealResult, DealTerms, deal};
+use crate::places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
+use crate::pool::{MoneySettings, Pool};
+use crate::sheet::PaySheet;
+use crate::{EntryId, Money, PayoutError};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Command {
+    Configure {
+        name: String,
+        settings: MoneySettings,
+        busts: SimultaneousBusts,
+    },
+    /// An entry (or re-entry: a new entry number) from seating.
+    RecordEntry {
+        entry: EntryId,
+        player: String,
+    },
+    RecordAddOn {
+        entry: EntryId,
+    },
+    /// Late registration is over: the pool and the pay sheet are fixed.
+    CloseRegistration,
+    /// The busts of one hand: at one table, or at several in the same
+    /// hand-for-hand hand.
+    RecordBusts {
+        busts: Vec<Bust>,
+    },
+    ProposeDeal {
+        terms: DealTerms,
+    },
+    ConsentToDeal {
+        entry: EntryId,
+    },
+    /// A player refused, or the floor withdrew the proposal.
+    WithdrawDeal,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PayoutEvent {
+    Configured {
+        name: String,
+        settings: MoneySettings,
+        busts: SimultaneousBusts,
+    },
+    EntryRecorded {
+        entry: EntryId,
+        player: String,
+    },
+    AddOnRecorded {
+        entry: EntryId,
+    },
+    RegistrationClosed {
+        pool: Pool,
+        sheet: PaySheet,
+    },
+    /// Busts as reported, before places can be given (during registration).
+    Busted {
+        busts: Vec<Bust>,
+    },
+    /// Players given places, with what each wins.
+    Placed {
+        group: PlaceGroup,
+        prizes: Vec<(EntryId, Money)>,
+    },
+    /// A busted player's bounty: paid to the winners of their chips, and in
+    /// a progressive knockout partly added to the winners' own bounties.
+    BountyCollected {
+        from: EntryId,
+        paid: Vec<(EntryId, Money)>,
+        added: Vec<(EntryId, Money)>,
+    },
+    DealProposed {
+        terms: DealTerms,
+        result: DealResult,
+    },
+    DealConsented {
+        entry: EntryId,
+    },
+    DealMade {
+        result: DealResult,
+    },
+    DealWithdrawn,
+}
+
+impl PayoutEvent {
+    pub fn name(&self) -> &'static str {
+        match self {
+            PayoutEvent::Configured { .. } => "Configured",
+            PayoutEvent::EntryRecorded { .. } => "EntryRecorded",
+            PayoutEvent::AddOnRecorded { .. } => "AddOnRecorded",
+            PayoutEvent::RegistrationClosed { .. } => "RegistrationClosed",
+            PayoutEvent::Busted { .. } => "Busted",
+            PayoutEvent::Placed { .. } => "Placed",
+            PayoutEvent::BountyCollected { .. } => "BountyCollected",
+            PayoutEvent::DealProposed { .. } => "DealProposed",
+            PayoutEvent::DealConsented { .. } => "DealConsented",
+            PayoutEvent::DealMade { .. } => "DealMade",
+            PayoutEvent::DealWithdrawn => "DealWithdrawn",
+        }
+    }
+}
+
+/// One entry's money.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub player: String,
+    pub add_ons: u32,
+    /// The bounty on this entry's head now.
+    pub bounty: Money,
+    /// Bounties this entry collected, paid.
+    pub bounties_won: Money,
+    pub busted: bool,
+    /// Places `first..=last` (shared when first < last).
+    pub place: Option<(u32, u32)>,
+    pub prize: Money,
+}
+
+/// A deal on the table, waiting for every player's consent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Proposal {
+    pub terms: DealTerms,
+    pub result: DealResult,
+    pub consents: BTreeSet<EntryId>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PayoutState {
+    pub name: String,
+    pub settings: Option<MoneySettings>,
+    pub rule: SimultaneousBusts,
+    pub entries: BTreeMap<EntryId, Entry>,
+    pub add_ons: u32,
+    /// Set when registration closed.
+    pub pool: Option<Pool>,
+    pub sheet: Option<PaySheet>,
+    /// Busts waiting for registration to close, one group per hand.
+    pub waiting: Vec<Vec<Bust>>,
+    pub busted: u32,
+    /// Prizes by place still to be won (from the sheet, or a deal).
+    pub prizes: Vec<Money>,
+    /// Amounts the last deal guarantees each player still in.
+    pub guaranteed: BTreeMap<EntryId, Money>,
+    pub proposal: Option<Proposal>,
+    pub deals: u32,
+}
+
+impl PayoutState {
+    /// Entries not yet busted.
+    pub fn remaining(&self) -> u32 {
+        self.entries.len() as u32 - self.busted
+    }
+
+    /// The prize for a finishing place now.
+    fn prize(&self, place: u32) -> Money {
+        self.prizes.get(place as usize - 1).copied().unwrap_or(0)
+    }
+
+    /// Finishing results, best place first.
+    pub fn results(&self) -> Vec<(EntryId, &Entry)> {
+        let mut out: Vec<(EntryId, &Entry)> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| e.place.is_some())
+            .map(|(&id, e)| (id, e))
+            .collect();
+        out.sort_by_key(|(id, e)| (e.place, *id));
+        out
+    }
+
+    pub fn apply(&mut self, event: &PayoutEvent) {
+        match event {
+            PayoutEvent::Configured {
+                name,
+                settings,
+                busts,
+            } => {
+                self.name.clone_from(name);
+                self.settings = Some(settings.clone());
+                self.rule = *busts;
+            }
+            PayoutEvent::EntryRecorded { entry, player } => {
+                let bounty = self.settings.as_ref().map_or(0, |s| s.bounty);
+                self.entries.insert(
+                    *entry,
+                    Entry {
+                        player: player.clone(),
+                        bounty,
+                        ..Entry::default()
+                    },
+                );
+            }
+            PayoutEvent::AddOnRecorded { entry } => {
+                self.add_ons += 1;
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.add_ons += 1;
+                }
+            }
+            PayoutEvent::RegistrationClosed { pool, sheet } => {
+                self.pool = Some(*pool);
+                self.prizes = sheet.prizes();
+                self.sheet = Some(sheet.clone());
+            }
+            PayoutEvent::Busted { busts } => {
+                for b in busts {
+                    if let Some(e) = self.entries.get_mut(&b.entry) {
+                        e.busted = true;
+                    }
+                }
+                self.busted += busts.len() as u32;
+                self.waiting.push(busts.clone());
+            }
+            PayoutEvent::Placed { group, prizes } => {
+                let first_waiting = self
+                    .waiting
+                    .first()
+                    .is_some_and(|w| w.iter().any(|b| group.entries.contains(&b.entry)));
+                for (id, prize) in prizes {
+                    if let Some(e) = self.entries.get_mut(id) {
+                        if !e.busted && group.first > 1 {
+                            self.busted += 1;
+                        }
+                        if group.first > 1 {
+                            e.busted = true;
+                        }
+                        e.place = Some((group.first, group.last));
+                        e.prize = *prize;
+                    }
+                }
+                if first_waiting {
+                    let w = &mut self.waiting[0];
+                    w.retain(|b| !group.entries.contains(&b.entry));
+                    if w.is_empty() {
+                        self.waiting.remove(0);
+                    }
+                }
+            }
+            PayoutEvent::BountyCollected { from, paid, added } => {
+                if let Some(e) = self.entries.get_mut(from) {
+                    e.bounty = 0;
+                }
+                for (id, m) in paid {
+                    if let Some(e) = self.entries.get_mut(id) {
+                        e.bounties_won += m;
+                    }
+                }
+                for (id, m) in added {
+                    if let Some(e) = self.entries.get_mut(id) {
+                        e.bounty += m;
+                    }
+                }
+            }
+            PayoutEvent::DealProposed { terms, result } => {
+                self.proposal = Some(Proposal {
+                    terms: terms.clone(),
+                    result: result.clone(),
+                    consents: BTreeSet::new(),
+                });
+            }
+            PayoutEvent::DealConsented { entry } => {
+                if let Some(p) = &mut self.proposal {
+                    p.consents.insert(*entry);
+                }
+            }
+            PayoutEvent::DealMade { result } => {
+                let n = result.play_for.len();
+                self.prizes.truncate(0);
+                self.prizes.extend(&result.play_for);
+                self.prizes.resize(n, 0);
+                for (id, m) in &result.guaranteed {
+                    *self.guaranteed.entry(*id).or_default() += m;
+                }
+                self.proposal = None;
+                self.deals += 1;
+            }
+            PayoutEvent::DealWithdrawn => self.proposal = None,
+        }
+    }
+}
+
+fn settings(state: &PayoutState) -> Result<&MoneySettings, PayoutError> {
+    state.settings.as_ref().ok_or(PayoutError::NotConfigured)
+}
+
+/// What a command means, or why it is refused. Nothing is changed on a refusal.
+pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>, PayoutError> {
+    match command {
+        Command::Configure {
+            name,
+            settings,
+            busts,
+        } => {
+            if state.settings.is_some() {
+                return Err(PayoutError::AlreadyConfigured);
+            }
+            settings.check()?;
+            Ok(vec![PayoutEvent::Configured {
+                name: name.clone(),
+                settings: settings.clone(),
+                busts: *busts,
+            }])
+        }
+        Command::RecordEntry { entry, player } => {
+            settings(state)?;
+            if state.pool.is_some() {
+                return Err(PayoutError::RegistrationClosed);
+            }
+            if state.entries.contains_key(entry) {
+                return Err(PayoutError::DuplicateEntry { entry: *entry });
+            }
+            Ok(vec![PayoutEvent::EntryRecorded {
+                entry: *entry,
+                player: player.clone(),
+            }])
+        }
+        Command::RecordAddOn { entry } => {
+            let s = settings(state)?;
+            if s.add_on == 0 {
+                return Err(PayoutError::NoAddOns);
+            }
+            let e = state
+                .entries
+                .get(entry)
+                .ok_or(PayoutError::NoSuchEntry { entry: *entry })?;
+            if e.busted {
+                return Err(PayoutError::EntryBusted { entry: *entry });
+            }
+            Ok(vec![PayoutEvent::AddOnRecorded { entry: *entry }])
+        }
+        Command::CloseRegistration => {
+            let s = settings(state)?;
+            if state.pool.is_some() {
+                return Err(PayoutError::RegistrationClosed);
+            }
+            let entries = state.entries.len() as u32;
+            if entries == 0 {
+                return Err(PayoutError::NoEntries);
+            }
+            let pool = s.pool(entries, state.add_ons);
+            let sheet = s.sheet(entries, state.add_ons)?;
+            let mut events = vec![PayoutEvent::RegistrationClosed {
+                pool,
+                sheet: sheet.clone(),
+            }];
+            // Place the busts that waited, in order, on the fixed sheet.
+            let mut remaining = entries;
+            let prizes = sheet.prizes();
+            for busts in &state.waiting {
+                events.extend(placements(state, &prizes, remaining, busts));
+                remaining -= busts.len() as u32;
+            }
+            if remaining == 1 {
+                events.extend(winner(state, &prizes, &events));
+            }
+            Ok(events)
+        }
+        Command::RecordBusts { busts } => {
+            let s = settings(state)?;
+            check_busts(state, busts)?;
+            let mut events = Vec::new();
+            for b in busts {
+                let bounty = state.entries.get(&b.entry).map_or(0, |e| e.bounty);
+                if s.bounty > 0 && bounty > 0 {
+                    events.push(bounty_event(s, b, bounty));
+                }
+            }
+            if state.pool.is_none() {
+                events.push(PayoutEvent::Busted {
+                    busts: busts.clone(),
+                });
+                return Ok(events);
+            }
+            let remaining = state.remaining();
+            events.extend(placements(state, &state.prizes, remaining, busts));
+            if remaining - busts.len() as u32 == 1 {
+                events.extend(winner(state, &state.prizes, &events));
+            }
+            Ok(events)
+        }
+        Command::ProposeDeal { terms } => {
+            if state.pool.is_none() {
+                return Err(PayoutError::DealBeforeClose);
+            }
+            if state.proposal.is_some() {
+                return Err(PayoutError::DealPending);
+            }
+            let alive: BTreeSet<EntryId> = state
+                .entries
+                .iter()
+                .filter(|(_, e)| !e.busted)
+                .map(|(&id, _)| id)
+                .collect();
+            let parties: BTreeSet<EntryId> = terms.players.iter().map(|p| p.0).collect();
+            if parties != alive || parties.len() != terms.players.len() {
+                return Err(PayoutError::DealParties {
+                    remaining: alive.len(),
+                });
+            }
+            let n = alive.len();
+            let prizes: Vec<Money> = (1..=n as u32).map(|p| state.prize(p)).collect();
+            let result = deal(terms, &prizes)?;
+            Ok(vec![PayoutEvent::DealProposed {
+                terms: terms.clone(),
+                result,
+            }])
+        }
+        Command::ConsentToDeal { entry } => {
+            let p = state.proposal.as_ref().ok_or(PayoutError::NoDeal)?;
+            if !p.terms.players.iter().any(|(id, _)| id == entry) {
+                return Err(PayoutError::NotInDeal { entry: *entry });
+            }
+            if p.consents.contains(entry) {
+                return Err(PayoutError::AlreadyConsented { entry: *entry });
+            }
+            let mut events = vec![PayoutEvent::DealConsented { entry: *entry }];
+            if p.consents.len() + 1 == p.terms.players.len() {
+                events.push(PayoutEvent::DealMade {
+                    result: p.result.clone(),
+                });
+            }
+            Ok(events)
+        }
+        Command::WithdrawDeal => {
+            if state.proposal.is_none() {
+                return Err(PayoutError::NoDeal);
+            }
+            Ok(vec![PayoutEvent::DealWithdrawn])
+        }
+    }
+}
+
+fn check_busts(state: &PayoutState, busts: &[Bust]) -> Result<(), PayoutError> {
+    if busts.is_empty() {
+        return Err(PayoutError::NoBusts);
+    }
+    let mut seen = BTreeSet::new();
+    for b in busts {
+        let e = state
+            .entries
+            .get(&b.entry)
+            .ok_or(PayoutError::NoSuchEntry { entry: b.entry })?;
+        if e.busted || !seen.insert(b.entry) {
+            return Err(PayoutError::EntryBusted { entry: b.entry });
+        }
+    }
+    for b in busts {
+        for by in &b.by {
+            let e = state
+                .entries
+                .get(by)
+                .ok_or(PayoutError::NoSuchEntry { entry: *by })?;
+            if e.busted || seen.contains(by) {
+                return Err(PayoutError::EntryBusted { entry: *by });
+            }
+        }
+    }
+    if busts.len() as u32 >= state.remaining() {
+        return Err(PayoutError::EveryoneBusted {
+            remaining: state.remaining(),
+        });
+    }
+    Ok(())
+}
+
+fn bounty_event(s: &MoneySettings, b: &Bust, bounty: Money) -> PayoutEvent {
+    let (cash, on_head) = if s.progressive {
+        (bounty - bounty / 2, bounty / 2)
+    } else {
+        (bounty, 0)
+    };
+    let n = b.by.len().max(1);
+    let cash_shares = share(cash, n);
+    let head_shares = share(on_head, n);
+    PayoutEvent::BountyCollected {
+        from: b.entry,
+        paid: b.by.iter().copied().zip(cash_shares).collect(),
+        added: b
+            .by
+            .iter()
+            .copied()
+            .zip(head_shares)
+            .filter(|x| x.1 > 0)
+            .collect(),
+    }
+}
+
+/// The places of one hand's busts, and what each wins.
+fn placements(
+    state: &PayoutState,
+    prizes: &[Money],
+    remaining: u32,
+    busts: &[Bust],
+) -> Vec<PayoutEvent> {
+    place(remaining, busts, state.rule)
+        .into_iter()
+        .map(|group| {
+            let total: Money = (group.first..=group.last)
+                .map(|p| prizes.get(p as usize - 1).copied().unwrap_or(0))
+                .sum();
+            let shares = share(total, group.entries.len());
+            let prizes = group
+                .entries
+                .iter()
+                .zip(shares)
+                .map(|(id, s)| (*id, s + state.guaranteed.get(id).copied().unwrap_or(0)))
+                .collect();
+            PayoutEvent::Placed { group, prizes }
+        })
+        .collect()
+}
+
+/// First place for the one entry left, after `events`; in a bounty
+/// tournament the winner also collects the bounty on their own head.
+fn winner(state: &PayoutState, prizes: &[Money], events: &[PayoutEvent]) -> Vec<PayoutEvent> {
+    let mut out = Vec::new();
+    let Some(placed) = first_place(state, prizes, events) else {
+        return out;
+    };
+    let PayoutEvent::Placed { group, .. } = &placed else {
+        return out;
+    };
+    let id = group.entries[0];
+    let added: Money = events
+        .iter()
+        .filter_map(|e| match e {
+            PayoutEvent::BountyCollected { added, .. } => Some(added),
+            _ => None,
+        })
+        .flatten()
+        .filter(|(to, _)| *to == id)
+        .map(|(_, m)| m)
+        .sum();
+    let own = state.entries.get(&id).map_or(0, |e| e.bounty) + added;
+    out.push(placed);
+    if own > 0 {
+        out.push(PayoutEvent::BountyCollected {
+            from: id,
+            paid: vec![(id, own)],
+            added: Vec::new(),
+        });
+    }
+    out
+}
+
+fn first_place(
+    state: &PayoutState,
+    prizes: &[Money],
+    events: &[PayoutEvent],
+) -> Option<PayoutEvent> {
+    let placed: BTreeSet<EntryId> = events
+        .iter()
+        .filter_map(|e| match e {
+            PayoutEvent::Placed { group, .. } => Some(group.entries.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let (&id, _) = state
+        .entries
+        .iter()
+        .find(|(id, e)| !e.busted && !placed.contains(id))?;
+    let prize =
+        prizes.first().copied().unwrap_or(0) + state.guaranteed.get(&id).copied().unwrap_or(0);
+    Some(PayoutEvent::Placed {
+        group: PlaceGroup {
+            entries: vec![id],
+            first: 1,
+            last: 1,
+        },
+        prizes: vec![(id, prize)],
+    })
+}

@@ -1,0 +1,89 @@
+//! A tournament's money: the prize pool, pay sheets for any field, finishing
+//! places from busts, deals at the final table (ICM, chip chop, saves),
+//! bounties and series rankings.
+//!
+//! Amounts are integer minor units of one currency ([`Money`]); every
+//! split is exact to the unit and says where the odd units go. Pure: no IO,
+//! no clock, no randomness.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+mod deal;
+mod decide;
+pub mod icm;
+mod places;
+mod pool;
+mod rankings;
+mod sheet;
+
+pub use deal::{DealMethod, DealResult, DealTerms, deal};
+pub use decide::{Command, Entry, PayoutEvent, PayoutState, Proposal, decide};
+pub use places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
+pub use pool::{MoneySettings, Pool};
+pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
+pub use sheet::{Band, Curve, PaySheet, PercentRow, PercentTable, Structure};
+
+/// Money in integer minor units (cents, centavos).
+pub type Money = u64;
+
+/// An entry number (the seating service's; a re-entry is a new entry).
+pub type EntryId = u64;
+
+/// Why a computation or a command was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PayoutError {
+    #[error("invalid payout structure: {reason}")]
+    InvalidStructure { reason: String },
+    #[error("invalid pay sheet: {reason}")]
+    InvalidSheet { reason: String },
+    #[error("the pay sheet pays {total}, not the pool of {pool}")]
+    SheetDoesNotAddUp { total: Money, pool: Money },
+    #[error("the posted table covers fields up to {max} entries, not {entries}")]
+    FieldTooLarge { entries: u32, max: u32 },
+    #[error("a pool of {pool} cannot pay a single place of {unit}")]
+    PoolTooSmall { pool: Money, unit: Money },
+    #[error("there are no entries")]
+    NoEntries,
+    #[error("no players given")]
+    NoPlayers,
+    #[error("ICM is computed exactly for at most {max} players, not {players}")]
+    TooManyForIcm { players: usize, max: usize },
+    #[error("player {index} has no chips")]
+    EmptyStack { index: usize },
+    #[error("a deal needs at least 2 players, not {players}")]
+    DealNeedsPlayers { players: usize },
+    #[error("a deal between {players} players needs {players} prizes, not {prizes}")]
+    DealPrizes { players: usize, prizes: usize },
+    #[error("the deal does not add up: {reason}")]
+    DealDoesNotAddUp { reason: String },
+    #[error("the tournament's money is not configured")]
+    NotConfigured,
+    #[error("the tournament's money is already configured")]
+    AlreadyConfigured,
+    #[error("registration is closed")]
+    RegistrationClosed,
+    #[error("entry {entry} is already recorded")]
+    DuplicateEntry { entry: EntryId },
+    #[error("no entry {entry}")]
+    NoSuchEntry { entry: EntryId },
+    #[error("entry {entry} is already out")]
+    EntryBusted { entry: EntryId },
+    #[error("this tournament has no add-ons")]
+    NoAddOns,
+    #[error("no busts given")]
+    NoBusts,
+    #[error("{remaining} players remain: at least one must keep chips")]
+    EveryoneBusted { remaining: u32 },
+    #[error("a deal is made after registration closes")]
+    DealBeforeClose,
+    #[error("a deal is already proposed: consent to it or withdraw it first")]
+    DealPending,
+    #[error("a deal is between all {remaining} players left, each once")]
+    DealParties { remaining: usize },
+    #[error("no deal is proposed")]
+    NoDeal,
+    #[error("entry {entry} is not a party to the deal")]
+    NotInDeal { entry: EntryId },
+    #[error("entry {entry} has already agreed to the deal")]
+    AlreadyConsented { entry: EntryId },
+}

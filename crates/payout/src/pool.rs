@@ -1,0 +1,124 @@
+//! The money settings of a tournament and the prize pool they make.
+
+use serde::{Deserialize, Serialize};
+
+use crate::sheet::{Curve, PercentTable, Structure};
+use crate::{Money, PayoutError};
+
+/// A tournament's money, in integer minor units of one currency.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoneySettings {
+    /// ISO 4217 code, e.g. "BRL".
+    pub currency: String,
+    /// Minor units per major unit (100 for reais and dollars).
+    pub minor_per_major: u32,
+    /// Of each entry's price, what goes to the prize pool (seed 003: R$ 40).
+    pub buy_in: Money,
+    /// Of each entry's price, the house's fee or rake (seed 003: R$ 10).
+    pub fee: Money,
+    /// Of each entry's price, what funds the entry's bounty (0: none).
+    pub bounty: Money,
+    /// Progressive knockout: half of a collected bounty is paid, half goes
+    /// on the collector's own head.
+    pub progressive: bool,
+    /// An add-on's price to the prize pool (0: no add-ons).
+    pub add_on: Money,
+    /// The least the prize pool will be; the house covers the overlay.
+    pub guarantee: Money,
+    pub structure: Structure,
+}
+
+impl MoneySettings {
+    /// Seed 003: R$ 40 + R$ 10, freezeout, the club's posted table.
+    pub fn club() -> MoneySettings {
+        MoneySettings {
+            currency: "BRL".into(),
+            minor_per_major: 100,
+            buy_in: 4_000,
+            fee: 1_000,
+            bounty: 0,
+            progressive: false,
+            add_on: 0,
+            guarantee: 0,
+            structure: Structure::Percentages(PercentTable::club()),
+        }
+    }
+
+    /// A big-field event with the generated structure.
+    pub fn generated(buy_in: Money, fee: Money) -> MoneySettings {
+        MoneySettings {
+            currency: "USD".into(),
+            minor_per_major: 100,
+            buy_in,
+            fee,
+            bounty: 0,
+            progressive: false,
+            add_on: 0,
+            guarantee: 0,
+            structure: Structure::Generated(Curve::default()),
+        }
+    }
+
+    /// The price a player pays for one entry.
+    pub fn entry_price(&self) -> Money {
+        self.buy_in + self.fee + self.bounty
+    }
+
+    pub fn check(&self) -> Result<(), PayoutError> {
+        if self.minor_per_major == 0 {
+            return Err(PayoutError::InvalidStructure {
+                reason: "minor units per major unit must be positive".into(),
+            });
+        }
+        if self.buy_in == 0 && self.guarantee == 0 {
+            return Err(PayoutError::InvalidStructure {
+                reason: "no prize pool: the buy-in and the guarantee are both zero".into(),
+            });
+        }
+        match &self.structure {
+            Structure::Percentages(t) => t.check(),
+            Structure::Generated(c) => c.check(),
+        }
+    }
+
+    /// The prize pool for a field.
+    pub fn pool(&self, entries: u32, add_ons: u32) -> Pool {
+        let collected = self.buy_in * Money::from(entries) + self.add_on * Money::from(add_ons);
+        let overlay = self.guarantee.saturating_sub(collected);
+        Pool {
+            entries,
+            add_ons,
+            collected,
+            overlay,
+            prize_pool: collected + overlay,
+            fees: self.fee * Money::from(entries),
+            bounties: self.bounty * Money::from(entries),
+        }
+    }
+
+    /// The pay sheet for a field.
+    pub fn sheet(&self, entries: u32, add_ons: u32) -> Result<PaySheet, PayoutError> {
+        let pool = self.pool(entries, add_ons);
+        self.structure
+            .sheet(pool.prize_pool, entries, self.entry_price())
+    }
+}
+
+use crate::sheet::PaySheet;
+
+/// Where the money came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pool {
+    pub entries: u32,
+    pub add_ons: u32,
+    /// Entries' and add-ons' contributions to the prize pool.
+    pub collected: Money,
+    /// What the house adds to reach the guarantee.
+    pub overlay: Money,
+    /// What is paid out in prizes: collected plus overlay.
+    pub prize_pool: Money,
+    /// The house's fees (not in the pool).
+    pub fees: Money,
+    /// Bounties (paid at each bust, not in the pool).
+    pub bounties: Money,
+}

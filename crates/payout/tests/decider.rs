@@ -1,0 +1,531 @@
+//! The payout decider: given events, when a command, then events or a refusal.
+
+use felt_payout::{
+    Bust, Command, DealMethod, DealTerms, MoneySettings, PayoutError, PayoutEvent, PayoutState,
+    PercentRow, PercentTable, PlaceGroup, SimultaneousBusts, Structure, decide,
+};
+use proptest::prelude::*;
+
+fn given(events: &[PayoutEvent]) -> PayoutState {
+    let mut state = PayoutState::default();
+    for e in events {
+        state.apply(e);
+    }
+    state
+}
+
+/// Runs commands from an empty state, panicking on a refusal; returns the
+/// state and every event.
+fn run(commands: &[Command]) -> (PayoutState, Vec<PayoutEvent>) {
+    let mut state = PayoutState::default();
+    let mut all = Vec::new();
+    for c in commands {
+        let events = decide(&state, c).unwrap_or_else(|e| panic!("{c:?}: {e}"));
+        for e in &events {
+            state.apply(e);
+        }
+        all.extend(events);
+    }
+    (state, all)
+}
+
+/// A club tournament with a table paying 50/30/20 for up to 10 entries.
+fn configure(rule: SimultaneousBusts) -> Command {
+    let mut settings = MoneySettings::club();
+    settings.structure = Structure::Percentages(PercentTable {
+        rows: vec![PercentRow {
+            max_entries: 10,
+            basis_points: vec![5000, 3000, 2000],
+        }],
+        unit: 100,
+    });
+    Command::Configure {
+        name: "Thursday".into(),
+        settings,
+        busts: rule,
+    }
+}
+
+fn entries(n: u64) -> Vec<Command> {
+    (1..=n)
+        .map(|i| Command::RecordEntry {
+            entry: i,
+            player: format!("player {i}"),
+        })
+        .collect()
+}
+
+fn bust(entry: u64, table: u32, starting_stack: u64) -> Bust {
+    Bust {
+        entry,
+        table,
+        starting_stack,
+        by: vec![],
+    }
+}
+
+fn placed(events: &[PayoutEvent]) -> Vec<(Vec<u64>, u32, u32, Vec<u64>)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            PayoutEvent::Placed { group, prizes } => Some((
+                group.entries.clone(),
+                group.first,
+                group.last,
+                prizes.iter().map(|p| p.1).collect(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tournament(n: u64, rule: SimultaneousBusts) -> (PayoutState, Vec<PayoutEvent>) {
+    let mut commands = vec![configure(rule)];
+    commands.extend(entries(n));
+    commands.push(Command::CloseRegistration);
+    run(&commands)
+}
+
+#[test]
+fn closing_registration_fixes_the_pool_and_the_sheet() {
+    let (state, events) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    let Some(PayoutEvent::RegistrationClosed { pool, sheet }) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(pool.prize_pool, 40_000);
+    assert_eq!(sheet.prizes(), vec![20_000, 12_000, 8_000]);
+    assert_eq!(state.remaining(), 10);
+    // Then no more entries.
+    assert_eq!(
+        decide(
+            &state,
+            &Command::RecordEntry {
+                entry: 11,
+                player: "late".into()
+            }
+        ),
+        Err(PayoutError::RegistrationClosed)
+    );
+}
+
+#[test]
+fn busts_on_one_table_are_placed_by_chips_at_the_start_of_the_hand() {
+    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    for e in 1..=5 {
+        for ev in decide(
+            &state,
+            &Command::RecordBusts {
+                busts: vec![bust(e, 1, 100)],
+            },
+        )
+        .unwrap()
+        {
+            state.apply(&ev);
+        }
+    }
+    // Five left: two bust in one hand, the bigger stack finishes higher.
+    let events = decide(
+        &state,
+        &Command::RecordBusts {
+            busts: vec![bust(6, 1, 3_000), bust(7, 1, 5_000)],
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        placed(&events),
+        vec![(vec![7], 4, 4, vec![0]), (vec![6], 5, 5, vec![0])]
+    );
+}
+
+#[test]
+fn equal_starting_stacks_share_their_places() {
+    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    for e in 1..=6 {
+        for ev in decide(
+            &state,
+            &Command::RecordBusts {
+                busts: vec![bust(e, 1, 100)],
+            },
+        )
+        .unwrap()
+        {
+            state.apply(&ev);
+        }
+    }
+    // Four left, places 3 and 4 pay 80 and 0: two equal stacks bust, each 40.
+    let events = decide(
+        &state,
+        &Command::RecordBusts {
+            busts: vec![bust(7, 1, 2_000), bust(8, 1, 2_000)],
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        placed(&events),
+        vec![(vec![7, 8], 3, 4, vec![4_000, 4_000])]
+    );
+}
+
+#[test]
+fn a_hand_for_hand_double_bust_on_the_bubble_shares_the_min_cash() {
+    // 10 entries pay 3. Four left; two bust in the same hand-for-hand hand
+    // at different tables: they share places 3 and 4 (80 + 0).
+    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    for e in 1..=6 {
+        for ev in decide(
+            &state,
+            &Command::RecordBusts {
+                busts: vec![bust(e, 1 + e as u32 % 2, 100)],
+            },
+        )
+        .unwrap()
+        {
+            state.apply(&ev);
+        }
+    }
+    let when = Command::RecordBusts {
+        busts: vec![bust(7, 1, 9_000), bust(8, 2, 1_000)],
+    };
+    let events = decide(&state, &when).unwrap();
+    assert_eq!(
+        placed(&events),
+        vec![(vec![7, 8], 3, 4, vec![4_000, 4_000])]
+    );
+    // Under seed 003's rule the bigger stack takes 3rd alone.
+    let (mut club, _) = tournament(10, SimultaneousBusts::ByStartingStack);
+    for e in 1..=6 {
+        for ev in decide(
+            &club,
+            &Command::RecordBusts {
+                busts: vec![bust(e, 1, 100)],
+            },
+        )
+        .unwrap()
+        {
+            club.apply(&ev);
+        }
+    }
+    let events = decide(&club, &when).unwrap();
+    assert_eq!(
+        placed(&events),
+        vec![(vec![7], 3, 3, vec![8_000]), (vec![8], 4, 4, vec![0])]
+    );
+}
+
+#[test]
+fn across_tables_each_tables_order_stands_and_equal_ranks_tie() {
+    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    for e in 1..=4 {
+        for ev in decide(
+            &state,
+            &Command::RecordBusts {
+                busts: vec![bust(e, 1, 100)],
+            },
+        )
+        .unwrap()
+        {
+            state.apply(&ev);
+        }
+    }
+    // Six left: table 1 busts 5k and 3k, table 2 busts 4k. The best of
+    // each table tie for places 4-5; the 3k finishes 6th.
+    let events = decide(
+        &state,
+        &Command::RecordBusts {
+            busts: vec![bust(5, 1, 5_000), bust(6, 1, 3_000), bust(7, 2, 4_000)],
+        },
+    )
+    .unwrap();
+    let groups: Vec<PlaceGroup> = events
+        .iter()
+        .filter_map(|e| match e {
+            PayoutEvent::Placed { group, .. } => Some(group.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        vec![
+            PlaceGroup {
+                entries: vec![5, 7],
+                first: 4,
+                last: 5
+            },
+            PlaceGroup {
+                entries: vec![6],
+                first: 6,
+                last: 6
+            },
+        ]
+    );
+}
+
+#[test]
+fn the_last_bust_places_the_winner_and_every_prize_adds_up_to_the_pool() {
+    let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
+    commands.extend(entries(10));
+    commands.push(Command::CloseRegistration);
+    for e in 1..=9 {
+        commands.push(Command::RecordBusts {
+            busts: vec![bust(e, 1, 100 * e)],
+        });
+    }
+    let (state, events) = run(&commands);
+    let results = state.results();
+    assert_eq!(results.len(), 10);
+    assert_eq!(results[0].0, 10);
+    assert_eq!(results[0].1.place, Some((1, 1)));
+    assert_eq!(results[0].1.prize, 20_000);
+    assert_eq!(results[1].1.prize, 12_000);
+    let paid: u64 = results.iter().map(|r| r.1.prize).sum();
+    assert_eq!(paid, 40_000);
+    assert!(matches!(events.last(), Some(PayoutEvent::Placed { group, .. }) if group.first == 1));
+}
+
+#[test]
+fn busts_during_late_registration_are_placed_when_it_closes() {
+    let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
+    commands.extend(entries(4));
+    commands.push(Command::RecordBusts {
+        busts: vec![bust(1, 1, 500)],
+    });
+    commands.extend((5..=10).map(|i| Command::RecordEntry {
+        entry: i,
+        player: format!("late {i}"),
+    }));
+    commands.push(Command::RecordBusts {
+        busts: vec![bust(2, 1, 700), bust(3, 1, 600)],
+    });
+    let (state, events) = run(&commands);
+    assert!(placed(&events).is_empty());
+    assert_eq!(state.remaining(), 7);
+    let events = decide(&state, &Command::CloseRegistration).unwrap();
+    // Ten entries: the first bust is 10th, then 2 (more chips) 8th and 3 9th.
+    assert_eq!(
+        placed(&events),
+        vec![
+            (vec![1], 10, 10, vec![0]),
+            (vec![2], 8, 8, vec![0]),
+            (vec![3], 9, 9, vec![0]),
+        ]
+    );
+}
+
+#[test]
+fn a_deal_needs_every_players_consent_and_replaces_the_prizes() {
+    let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
+    commands.extend(entries(10));
+    commands.push(Command::CloseRegistration);
+    for e in 1..=7 {
+        commands.push(Command::RecordBusts {
+            busts: vec![bust(e, 1, 100)],
+        });
+    }
+    let (mut state, _) = run(&commands);
+    let terms = DealTerms {
+        players: vec![(8, 50_000), (9, 30_000), (10, 20_000)],
+        method: DealMethod::ChipChop,
+        play_for: 1_000,
+    };
+    // A deal missing a player is refused.
+    let short = DealTerms {
+        players: terms.players[..2].to_vec(),
+        ..terms.clone()
+    };
+    assert_eq!(
+        decide(&state, &Command::ProposeDeal { terms: short }),
+        Err(PayoutError::DealParties { remaining: 3 })
+    );
+    for c in [
+        Command::ProposeDeal { terms },
+        Command::ConsentToDeal { entry: 8 },
+        Command::ConsentToDeal { entry: 9 },
+    ] {
+        for e in decide(&state, &c).unwrap() {
+            state.apply(&e);
+        }
+    }
+    assert_eq!(
+        decide(&state, &Command::ConsentToDeal { entry: 9 }),
+        Err(PayoutError::AlreadyConsented { entry: 9 })
+    );
+    assert_eq!(
+        decide(&state, &Command::ConsentToDeal { entry: 1 }),
+        Err(PayoutError::NotInDeal { entry: 1 })
+    );
+    let events = decide(&state, &Command::ConsentToDeal { entry: 10 }).unwrap();
+    assert!(matches!(events.last(), Some(PayoutEvent::DealMade { .. })));
+    for e in &events {
+        state.apply(e);
+    }
+    // 400 to be won, 10 left to play for: each the last prize of 80, and
+    // the other 150 by chips (50/30/20 of 100k): 155, 125, 110; the
+    // winner also takes the 10 played for.
+    for c in [
+        Command::RecordBusts {
+            busts: vec![bust(10, 1, 20_000)],
+        },
+        Command::RecordBusts {
+            busts: vec![bust(9, 1, 30_000)],
+        },
+    ] {
+        for e in decide(&state, &c).unwrap() {
+            state.apply(&e);
+        }
+    }
+    let prizes: Vec<(u64, u64)> = state
+        .results()
+        .iter()
+        .map(|(id, e)| (*id, e.prize))
+        .take(3)
+        .collect();
+    assert_eq!(prizes, vec![(8, 15_500 + 1_000), (9, 12_500), (10, 11_000)]);
+    let paid: u64 = state.results().iter().map(|r| r.1.prize).sum();
+    assert_eq!(paid, 40_000);
+}
+
+#[test]
+fn progressive_knockouts_pay_half_and_put_half_on_the_winners_head() {
+    let mut settings = MoneySettings::club();
+    settings.bounty = 2_000;
+    settings.progressive = true;
+    let mut commands = vec![Command::Configure {
+        name: "PKO".into(),
+        settings,
+        busts: SimultaneousBusts::ShareAcrossTables,
+    }];
+    commands.extend(entries(3));
+    commands.push(Command::CloseRegistration);
+    commands.push(Command::RecordBusts {
+        busts: vec![Bust {
+            entry: 1,
+            table: 1,
+            starting_stack: 10,
+            by: vec![2],
+        }],
+    });
+    commands.push(Command::RecordBusts {
+        busts: vec![Bust {
+            entry: 3,
+            table: 1,
+            starting_stack: 10,
+            by: vec![2],
+        }],
+    });
+    let (state, events) = run(&commands);
+    // 2 collects 1,000 from each, and wins their own head: 2,000 + 1,000 + 1,000.
+    let e2 = &state.entries[&2];
+    assert_eq!(e2.bounties_won, 1_000 + 1_000 + 4_000);
+    let total: u64 = state.entries.values().map(|e| e.bounties_won).sum();
+    assert_eq!(total, 3 * 2_000, "every bounty paid once: {events:?}");
+}
+
+#[test]
+fn refusals_name_the_problem_and_change_nothing() {
+    let (state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    let before = state.clone();
+    let cases = [
+        (
+            Command::RecordBusts {
+                busts: vec![bust(99, 1, 1)],
+            },
+            "no entry 99",
+        ),
+        (
+            Command::RecordBusts {
+                busts: vec![bust(1, 1, 1), bust(1, 1, 1)],
+            },
+            "entry 1 is already out",
+        ),
+        (
+            Command::RecordBusts {
+                busts: (1..=10).map(|e| bust(e, 1, 1)).collect(),
+            },
+            "10 players remain: at least one must keep chips",
+        ),
+        (Command::CloseRegistration, "registration is closed"),
+        (Command::ConsentToDeal { entry: 1 }, "no deal is proposed"),
+        (
+            Command::RecordAddOn { entry: 1 },
+            "this tournament has no add-ons",
+        ),
+    ];
+    for (command, message) in cases {
+        assert_eq!(decide(&state, &command).unwrap_err().to_string(), message);
+    }
+    assert_eq!(state, before);
+    assert_eq!(
+        decide(&PayoutState::default(), &Command::CloseRegistration),
+        Err(PayoutError::NotConfigured)
+    );
+    let dup = given(&[PayoutEvent::EntryRecorded {
+        entry: 1,
+        player: "a".into(),
+    }]);
+    let dup = PayoutState {
+        settings: state.settings.clone(),
+        ..dup
+    };
+    assert_eq!(
+        decide(
+            &dup,
+            &Command::RecordEntry {
+                entry: 1,
+                player: "a".into()
+            }
+        ),
+        Err(PayoutError::DuplicateEntry { entry: 1 })
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn any_bust_order_gives_every_entry_one_place_and_pays_the_pool_exactly(
+        n in 2u64..400,
+        seed in any::<u64>(),
+        share in any::<bool>(),
+    ) {
+        let rule = if share { SimultaneousBusts::ShareAcrossTables } else { SimultaneousBusts::ByStartingStack };
+        let mut commands = vec![Command::Configure {
+            name: "field".into(),
+            settings: MoneySettings::generated(10_000, 1_000),
+            busts: rule,
+        }];
+        commands.extend(entries(n));
+        commands.push(Command::CloseRegistration);
+        let (mut state, _) = run(&commands);
+        let mut alive: Vec<u64> = (1..=n).collect();
+        let mut x = seed | 1;
+        let mut next = || { x ^= x << 13; x ^= x >> 7; x ^= x << 17; x };
+        while alive.len() > 1 {
+            let k = 1 + (next() as usize % 3).min(alive.len() - 2);
+            let busts: Vec<Bust> = (0..k).map(|_| {
+                let i = next() as usize % alive.len();
+                let e = alive.swap_remove(i);
+                bust(e, (next() % 3) as u32, next() % 4 * 1_000)
+            }).collect();
+            for e in decide(&state, &Command::RecordBusts { busts }).unwrap() {
+                state.apply(&e);
+            }
+        }
+        let results = state.results();
+        prop_assert_eq!(results.len() as u64, n);
+        let paid: u64 = results.iter().map(|r| r.1.prize).sum();
+        prop_assert_eq!(paid, state.pool.unwrap().prize_pool);
+        // Places cover 1..=n: each shared range holds as many entries as places.
+        let mut count = vec![0u32; n as usize + 1];
+        for (_, e) in &results {
+            let (first, last) = e.place.unwrap();
+            for p in first..=last { count[p as usize] += 1; }
+        }
+        for (p, &c) in count.iter().enumerate().skip(1) {
+            prop_assert!(c >= 1, "place {} unfilled", p);
+        }
+        // A better place never wins less, unless shared.
+        for w in results.windows(2) {
+            prop_assert!(w[0].1.prize + 1 >= w[1].1.prize);
+        }
+    }
+}
