@@ -1,0 +1,61 @@
+//! The tournament clock: blind structures (presets, files, validation),
+//! levels and breaks, pauses and time adjustments, hand-for-hand (RP8)
+//! with a fixed deduction per hand, the end of a day after a drawn number
+//! of hands (seed 002), and the action clock with time-bank cards.
+//!
+//! Pure: time is an input of every command; the decider never reads a
+//! clock.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+mod action;
+mod clock;
+mod structure;
+
+pub use action::{ActionClock, TimeoutAction, Verdict};
+pub use clock::{
+    ClockCommand, ClockEvent, ClockSettings, ClockState, ClockView, Millis, Status, decide,
+};
+pub use structure::{BreakSpec, LevelSpec, Period, Structure};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClockError {
+    #[error("invalid structure: {what}: {reason}")]
+    InvalidStructure { what: String, reason: String },
+    #[error("cannot read the structure: {reason}")]
+    Parse { reason: String },
+    #[error("no preset structure {name:?} (bhpoker, main-event, turbo)")]
+    NoSuchPreset { name: String },
+    #[error("invalid clock setting: {reason}")]
+    InvalidSetting { reason: String },
+    #[error("the clock is not configured")]
+    NotConfigured,
+    #[error("the clock is already configured")]
+    AlreadyConfigured,
+    #[error("cannot {command}: the clock is {status}")]
+    WrongState { command: String, status: String },
+    #[error("time went back: {at} is before the clock's last event at {last}")]
+    TimeWentBack { at: Millis, last: Millis },
+    #[error("{remaining} ms is not a time left in a period of {period} ms")]
+    InvalidRemaining { remaining: Millis, period: Millis },
+    #[error("there is no level {level}: the structure has {levels}")]
+    NoSuchLevel { level: u32, levels: u32 },
+    #[error("hand-for-hand needs at least one table")]
+    NoTables,
+    #[error("table {table} is not playing hand-for-hand")]
+    NotInHandForHand { table: u32 },
+    #[error("table {table} already finished hand-for-hand hand {round}")]
+    TableAlreadyFinished { table: u32, round: u64 },
+    #[error("hand-for-hand hand {round} is still being played at {waiting} tables")]
+    HandForHandRoundOpen { round: u64, waiting: usize },
+    #[error("the end-of-day draw is a card from 2 to 5, not {hands} (seed 002, 77)")]
+    InvalidDraw { hands: u8 },
+    #[error("player {player} cannot use {cards} time-bank cards: {have} left")]
+    NoTimeBank { player: u64, cards: u8, have: u32 },
+    #[error("the clock has not started")]
+    NotStarted,
+    #[error("the day's play is over")]
+    DayOver,
+    #[error("on a break: no hand starts for {remaining} ms")]
+    OnBreak { remaining: Millis },
+}

@@ -1,0 +1,586 @@
+//! The clock over a whole day with a manual clock: given events, when a
+//! command at a time, then events or a refusal.
+
+use felt_clock::{
+    ActionClock, ClockCommand, ClockError, ClockEvent, ClockSettings, ClockState, Millis, Period,
+    Status, Structure, TimeoutAction, Verdict, decide,
+};
+use proptest::prelude::*;
+
+const MIN: Millis = 60_000;
+/// 19:30, the club's start (seed 003), as milliseconds on some day.
+const T0: Millis = 1_764_531_000_000;
+
+/// A clock on the club structure, started at T0.
+fn started() -> ClockState {
+    let mut state = ClockState::default();
+    run(
+        &mut state,
+        ClockCommand::Configure {
+            structure: Structure::bhpoker(),
+            settings: ClockSettings::default(),
+        },
+    );
+    run(&mut state, ClockCommand::Start { at: T0 });
+    state
+}
+
+fn run(state: &mut ClockState, command: ClockCommand) -> Vec<ClockEvent> {
+    let events = decide(state, &command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    for e in &events {
+        state.apply(e);
+    }
+    events
+}
+
+fn level_starts(events: &[ClockEvent]) -> Vec<(Millis, usize)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            ClockEvent::PeriodStarted { at, period, .. } => Some(((at - T0) / 1000, *period)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn levels_change_to_the_second_and_none_is_skipped() {
+    let mut state = started();
+    // One second before the end of level 1: still level 1, 1 s left.
+    let view = state.view(T0 + 20 * MIN - 1_000);
+    assert_eq!((view.level, view.remaining), (Some(1), 1_000));
+    assert_eq!(view.blinds.unwrap().big_blind, 50);
+    // At 20:00 exactly, level 2 with its full 20 minutes.
+    let view = state.view(T0 + 20 * MIN);
+    assert_eq!((view.level, view.remaining), (Some(2), 20 * MIN));
+    // A tick an hour in records levels 2, 3 and 4 each at its own second.
+    let events = run(&mut state, ClockCommand::Tick { at: T0 + 61 * MIN });
+    assert_eq!(
+        level_starts(&events),
+        vec![(1_200, 1), (2_400, 2), (3_600, 3)]
+    );
+    assert_eq!(state.view(T0 + 61 * MIN).remaining, 19 * MIN);
+}
+
+#[test]
+fn the_first_break_comes_after_level_6_and_colours_up_the_25s() {
+    let state = started();
+    let view = state.view(T0);
+    assert_eq!(view.next_break_in, Some(120 * MIN));
+    let on_break = state.view(T0 + 125 * MIN);
+    assert!(on_break.on_break);
+    assert_eq!(on_break.level, None);
+    assert_eq!(on_break.remaining, 5 * MIN);
+    // The level coming after the break is level 7, 200/400.
+    assert_eq!(on_break.blinds.unwrap().big_blind, 400);
+    assert_eq!(on_break.blinds.unwrap().smallest_chip, 100);
+    let Period::Break(b) = Structure::bhpoker().periods[6] else {
+        panic!()
+    };
+    assert_eq!(b.color_up, Some(25));
+    // No hand starts during the break.
+    assert_eq!(
+        state.level_for_hand(T0 + 125 * MIN),
+        Err(ClockError::OnBreak { remaining: 5 * MIN })
+    );
+    assert_eq!(state.level_for_hand(T0 + 130 * MIN).unwrap().big_blind, 400);
+}
+
+#[test]
+fn a_pause_stops_the_clock_and_a_resume_goes_on_from_the_same_time() {
+    let mut state = started();
+    run(
+        &mut state,
+        ClockCommand::Pause {
+            at: T0 + 5 * MIN,
+            reason: "dispute at table 3".into(),
+        },
+    );
+    assert_eq!(state.view(T0 + 50 * MIN).remaining, 15 * MIN);
+    assert_eq!(state.view(T0 + 50 * MIN).level, Some(1));
+    // Pausing a paused clock is refused and changes nothing.
+    let before = state.clone();
+    assert_eq!(
+        decide(
+            &state,
+            &ClockCommand::Pause {
+                at: T0 + 6 * MIN,
+                reason: "again".into()
+            }
+        ),
+        Err(ClockError::WrongState {
+            command: "pause".into(),
+            status: "paused".into()
+        })
+    );
+    assert_eq!(state, before);
+    run(
+        &mut state,
+        ClockCommand::Resume {
+            at: T0 + 50 * MIN,
+            reason: "ruled".into(),
+        },
+    );
+    assert_eq!(state.view(T0 + 64 * MIN).remaining, MIN);
+    assert_eq!(state.view(T0 + 65 * MIN).level, Some(2));
+}
+
+#[test]
+fn resuming_a_clock_never_started_is_refused() {
+    let mut state = ClockState::default();
+    run(
+        &mut state,
+        ClockCommand::Configure {
+            structure: Structure::turbo(),
+            settings: ClockSettings::default(),
+        },
+    );
+    assert_eq!(
+        decide(
+            &state,
+            &ClockCommand::Resume {
+                at: T0,
+                reason: "x".into()
+            }
+        )
+        .unwrap_err()
+        .to_string(),
+        "cannot resume: the clock is not started"
+    );
+    assert_eq!(
+        decide(&ClockState::default(), &ClockCommand::Start { at: T0 }),
+        Err(ClockError::NotConfigured)
+    );
+}
+
+#[test]
+fn adjusting_adding_time_and_jumping() {
+    let mut state = started();
+    run(
+        &mut state,
+        ClockCommand::SetRemaining {
+            at: T0 + MIN,
+            remaining: 10 * MIN,
+        },
+    );
+    assert_eq!(state.view(T0 + 2 * MIN).remaining, 9 * MIN);
+    run(
+        &mut state,
+        ClockCommand::AddTime {
+            at: T0 + 2 * MIN,
+            millis: 3 * MIN,
+        },
+    );
+    assert_eq!(state.view(T0 + 2 * MIN).remaining, 12 * MIN);
+    assert!(matches!(
+        decide(
+            &state,
+            &ClockCommand::AddTime {
+                at: T0 + 2 * MIN,
+                millis: -13 * MIN
+            }
+        ),
+        Err(ClockError::InvalidRemaining { .. })
+    ));
+    run(
+        &mut state,
+        ClockCommand::JumpToLevel {
+            at: T0 + 3 * MIN,
+            level: 10,
+        },
+    );
+    let view = state.view(T0 + 3 * MIN);
+    assert_eq!((view.level, view.remaining), (Some(10), 15 * MIN));
+    assert_eq!(view.blinds.unwrap().big_blind, 1_000);
+    // And back, explicitly.
+    run(
+        &mut state,
+        ClockCommand::JumpToLevel {
+            at: T0 + 4 * MIN,
+            level: 9,
+        },
+    );
+    assert_eq!(state.view(T0 + 4 * MIN).level, Some(9));
+    assert_eq!(
+        decide(
+            &state,
+            &ClockCommand::JumpToLevel {
+                at: T0 + 4 * MIN,
+                level: 24
+            }
+        ),
+        Err(ClockError::NoSuchLevel {
+            level: 24,
+            levels: 23
+        })
+    );
+    assert!(matches!(
+        decide(&state, &ClockCommand::Tick { at: T0 }),
+        Err(ClockError::TimeWentBack { .. })
+    ));
+}
+
+#[test]
+fn hand_for_hand_deducts_per_hand_when_every_table_has_finished() {
+    let mut state = started();
+    // 18 minutes into level 1 (2 left), hand-for-hand on tables 1-3.
+    run(
+        &mut state,
+        ClockCommand::StartHandForHand {
+            at: T0 + 18 * MIN,
+            tables: vec![1, 2, 3],
+        },
+    );
+    // The clock stands still however long the hands take.
+    assert_eq!(state.view(T0 + 30 * MIN).remaining, 2 * MIN);
+    let e = run(
+        &mut state,
+        ClockCommand::TableFinishedHand {
+            at: T0 + 19 * MIN,
+            table: 2,
+        },
+    );
+    assert_eq!(e.len(), 1);
+    assert_eq!(
+        decide(
+            &state,
+            &ClockCommand::TableFinishedHand {
+                at: T0 + 19 * MIN,
+                table: 2
+            }
+        ),
+        Err(ClockError::TableAlreadyFinished { table: 2, round: 1 })
+    );
+    run(
+        &mut state,
+        ClockCommand::TableFinishedHand {
+            at: T0 + 20 * MIN,
+            table: 1,
+        },
+    );
+    let events = run(
+        &mut state,
+        ClockCommand::TableFinishedHand {
+            at: T0 + 21 * MIN,
+            table: 3,
+        },
+    );
+    // Two minutes off: exactly the end of level 1; level 2 starts with its
+    // full time (the deduction is per hand, never batched).
+    assert!(events.contains(&ClockEvent::HandForHandRoundEnded {
+        at: T0 + 21 * MIN,
+        round: 1,
+        deducted: 0
+    }));
+    assert_eq!(state.view(T0 + 21 * MIN).level, Some(2));
+    assert_eq!(state.view(T0 + 21 * MIN).remaining, 20 * MIN);
+    // Table 3 breaks: the next round waits for 1 and 2 only.
+    run(
+        &mut state,
+        ClockCommand::RemoveTable {
+            at: T0 + 22 * MIN,
+            table: 3,
+        },
+    );
+    run(
+        &mut state,
+        ClockCommand::TableFinishedHand {
+            at: T0 + 23 * MIN,
+            table: 1,
+        },
+    );
+    run(
+        &mut state,
+        ClockCommand::TableFinishedHand {
+            at: T0 + 24 * MIN,
+            table: 2,
+        },
+    );
+    assert_eq!(state.view(T0 + 24 * MIN).remaining, 18 * MIN);
+    let Status::HandForHand { round, .. } = &state.status else {
+        panic!()
+    };
+    assert_eq!(*round, 3);
+    run(
+        &mut state,
+        ClockCommand::StopHandForHand { at: T0 + 25 * MIN },
+    );
+    assert_eq!(state.view(T0 + 26 * MIN).remaining, 17 * MIN);
+}
+
+#[test]
+fn seed_002_deducts_three_minutes_and_a_deduction_runs_into_the_next_level() {
+    let mut state = ClockState::default();
+    run(
+        &mut state,
+        ClockCommand::Configure {
+            structure: Structure::bhpoker(),
+            settings: ClockSettings {
+                hand_for_hand_millis: 3 * MIN,
+                ..ClockSettings::default()
+            },
+        },
+    );
+    run(&mut state, ClockCommand::Start { at: T0 });
+    run(
+        &mut state,
+        ClockCommand::StartHandForHand {
+            at: T0 + 19 * MIN,
+            tables: vec![7],
+        },
+    );
+    run(
+        &mut state,
+        ClockCommand::TableFinishedHand {
+            at: T0 + 20 * MIN,
+            table: 7,
+        },
+    );
+    // One minute was left: level 2 starts and loses the other two.
+    let view = state.view(T0 + 20 * MIN);
+    assert_eq!((view.level, view.remaining), (Some(2), 18 * MIN));
+}
+
+#[test]
+fn the_end_of_the_day_after_a_drawn_number_of_hands_and_the_next_day() {
+    let mut state = started();
+    assert_eq!(
+        decide(
+            &state,
+            &ClockCommand::EndDayAfter {
+                at: T0 + 10 * MIN,
+                hands: 6
+            }
+        ),
+        Err(ClockError::InvalidDraw { hands: 6 })
+    );
+    run(
+        &mut state,
+        ClockCommand::EndDayAfter {
+            at: T0 + 10 * MIN,
+            hands: 3,
+        },
+    );
+    assert_eq!(state.status, Status::EndOfDay { hands: 3 });
+    assert_eq!(state.view(T0 + 60 * MIN).remaining, 10 * MIN);
+    run(&mut state, ClockCommand::EndDay { at: T0 + 20 * MIN });
+    assert_eq!(
+        state.level_for_hand(T0 + 21 * MIN),
+        Err(ClockError::DayOver)
+    );
+    // The next day, the clock goes on with the 10 minutes left.
+    let day2 = T0 + 24 * 60 * MIN;
+    run(&mut state, ClockCommand::StartDay { at: day2 });
+    assert_eq!(state.day, 2);
+    assert_eq!(state.view(day2 + MIN).remaining, 9 * MIN);
+}
+
+#[test]
+fn the_action_clock_uses_time_bank_cards_then_folds_or_checks() {
+    let action = ActionClock {
+        enabled: true,
+        ..ActionClock::default()
+    };
+    // 5 s silent count, 30 s, then each card 60 s.
+    assert_eq!(
+        action.decision(0, 34_999, 3, true),
+        Verdict::Thinking {
+            deadline: 35_000,
+            cards: 0
+        }
+    );
+    assert_eq!(
+        action.decision(0, 35_000, 3, true),
+        Verdict::Thinking {
+            deadline: 95_000,
+            cards: 1
+        }
+    );
+    assert_eq!(
+        action.decision(0, 200_000, 3, true),
+        Verdict::Thinking {
+            deadline: 215_000,
+            cards: 3
+        }
+    );
+    assert_eq!(
+        action.decision(0, 215_000, 3, true),
+        Verdict::Expired {
+            cards: 3,
+            default: TimeoutAction::Fold
+        }
+    );
+    assert_eq!(
+        action.decision(0, 35_000, 0, false),
+        Verdict::Expired {
+            cards: 0,
+            default: TimeoutAction::Check
+        }
+    );
+    // TDA 29: 25 s and a 5 s countdown.
+    assert_eq!(
+        action.called(1_000, 30_999, true),
+        Verdict::Thinking {
+            deadline: 31_000,
+            cards: 0
+        }
+    );
+    assert_eq!(
+        action.called(1_000, 31_000, true),
+        Verdict::Expired {
+            cards: 0,
+            default: TimeoutAction::Fold
+        }
+    );
+    // Three cards a day, added to what is left.
+    assert_eq!(action.cards_available(1, 2), 1);
+    assert_eq!(action.cards_available(2, 2), 4);
+    let mut state = started();
+    run(
+        &mut state,
+        ClockCommand::UseTimeBank {
+            at: T0 + MIN,
+            player: 9,
+            cards: 3,
+        },
+    );
+    assert_eq!(
+        decide(
+            &state,
+            &ClockCommand::UseTimeBank {
+                at: T0 + MIN,
+                player: 9,
+                cards: 1
+            }
+        )
+        .unwrap_err()
+        .to_string(),
+        "player 9 cannot use 1 time-bank cards: 0 left"
+    );
+}
+
+#[test]
+fn structures_load_from_toml_and_json_and_errors_name_the_level() {
+    let toml = r#"
+        name = "Deep stack"
+        starting_stack = 30000
+        [[periods]]
+        kind = "level"
+        small_blind = 100
+        big_blind = 200
+        minutes = 30
+        [[periods]]
+        kind = "level"
+        small_blind = 100
+        big_blind = 300
+        ante = 300
+        ante_format = "BigBigBlind"
+        minutes = 30
+    "#;
+    let err = Structure::parse(toml).unwrap_err();
+    assert!(
+        err.to_string().starts_with("cannot read the structure"),
+        "{err}"
+    );
+    let toml = toml.replace("BigBigBlind", "BigBlind");
+    let s = Structure::parse(&toml).unwrap();
+    assert_eq!(s.levels(), 2);
+    let Period::Level(l) = s.periods[1] else {
+        panic!()
+    };
+    assert_eq!(l.smallest_chip, 100);
+    let json = r#"{"name":"bad","starting_stack":1000,"periods":[
+        {"kind":"level","small_blind":25,"big_blind":50,"minutes":20},
+        {"kind":"break","minutes":10},
+        {"kind":"level","small_blind":50,"big_blind":50,"minutes":20}]}"#;
+    assert_eq!(
+        Structure::parse(json).unwrap_err().to_string(),
+        "invalid structure: level 2: big blind 50 does not increase on level 1's 50"
+    );
+    let zero = json.replace(
+        r#""small_blind":50,"big_blind":50,"minutes":20"#,
+        r#""small_blind":50,"big_blind":100,"minutes":0"#,
+    );
+    assert_eq!(
+        Structure::parse(&zero).unwrap_err().to_string(),
+        "invalid structure: level 2: its duration must be positive"
+    );
+    let ante = json.replace(
+        r#""small_blind":50,"big_blind":50,"#,
+        r#""small_blind":50,"big_blind":100,"ante":100,"#,
+    );
+    assert_eq!(
+        Structure::parse(&ante).unwrap_err().to_string(),
+        "invalid structure: level 2: an ante of 100 needs an ante format"
+    );
+}
+
+#[test]
+fn the_presets_are_valid_and_as_the_rule_books_say() {
+    let club = Structure::bhpoker();
+    club.validate().unwrap();
+    assert_eq!(club.levels(), 23);
+    assert_eq!(club.starting_stack, 6_000);
+    let breaks: Vec<u32> = (0..club.periods.len())
+        .filter(|&i| matches!(club.periods[i], Period::Break(_)))
+        .map(|i| club.level_number(i - 1).unwrap())
+        .collect();
+    assert_eq!(breaks, vec![6, 17]);
+    for preset in ["main-event", "turbo"] {
+        let s = Structure::preset(preset).unwrap();
+        s.validate().unwrap();
+        assert!(s.levels() >= 30, "{preset}");
+    }
+    assert!(Structure::preset("hyper").is_err());
+}
+
+fn arbitrary_command() -> impl Strategy<Value = (u8, Millis, i64)> {
+    (0u8..12, 0..40 * MIN, -30 * MIN..30 * MIN)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn time_left_is_never_negative_and_levels_only_go_back_by_a_jump(
+        commands in proptest::collection::vec(arbitrary_command(), 1..60),
+    ) {
+        let mut state = started();
+        let mut now = T0;
+        let mut last_period = 0usize;
+        for (kind, step, amount) in commands {
+            now += step;
+            let command = match kind {
+                0 => ClockCommand::Pause { at: now, reason: "p".into() },
+                1 => ClockCommand::Resume { at: now, reason: "r".into() },
+                2 => ClockCommand::Tick { at: now },
+                3 => ClockCommand::AddTime { at: now, millis: amount },
+                4 => ClockCommand::SetRemaining { at: now, remaining: amount.abs() },
+                5 => ClockCommand::JumpToLevel { at: now, level: 1 + (amount.unsigned_abs() % 23) as u32 },
+                6 => ClockCommand::StartHandForHand { at: now, tables: vec![1, 2] },
+                7 => ClockCommand::TableFinishedHand { at: now, table: 1 + (amount.unsigned_abs() % 2) as u32 },
+                8 => ClockCommand::StopHandForHand { at: now },
+                9 => ClockCommand::EndDayAfter { at: now, hands: 2 + (amount.unsigned_abs() % 4) as u8 },
+                10 => ClockCommand::EndDay { at: now },
+                _ => ClockCommand::StartDay { at: now },
+            };
+            let before = state.clone();
+            match decide(&state, &command) {
+                Ok(events) => {
+                    for e in &events {
+                        state.apply(e);
+                        if !matches!(e, ClockEvent::JumpedToLevel { .. }) {
+                            prop_assert!(state.period >= last_period, "went back by {e:?}");
+                        }
+                        last_period = state.period;
+                    }
+                }
+                Err(_) => prop_assert_eq!(&state, &before),
+            }
+            let view = state.view(now);
+            prop_assert!(view.remaining >= 0);
+            prop_assert!(state.remaining >= 0);
+            prop_assert!(view.period >= state.period);
+        }
+    }
+}
