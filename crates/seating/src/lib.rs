@@ -1,0 +1,68 @@
+//! Seating: a tournament's entries (registration, late registration,
+//! re-entries, alternates) and its room (random seats, tables opened as
+//! the field grows, broken by a set order, balanced by the TDA rules,
+//! redrawn at set counts and for the final table, hand-for-hand near the
+//! money), as a pure decider.
+//!
+//! Moves are two-phase facts: `MoveStarted` holds both seats until
+//! `MoveCompleted`, so a player is never lost or seated twice whatever
+//! crashes between the table calls. Randomness is handed in as seeds.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+mod decide;
+mod model;
+mod state;
+
+pub use decide::{decide, gate};
+pub use model::{
+    Balance, BreakOrder, Chips, EntryId, Move, MoveReason, Seat, SeatReason, SeatingCommand,
+    SeatingEvent, Seed, Settings, TableNo,
+};
+pub use state::{EntryInfo, EntryStatus, MoveRecord, Room, SeatingState, Table};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeatingError {
+    #[error("invalid seating settings: {reason}")]
+    InvalidSettings { reason: String },
+    #[error("the tournament does not exist")]
+    NotCreated,
+    #[error("the tournament already exists")]
+    AlreadyCreated,
+    #[error("a registration needs a player")]
+    NoPlayer,
+    #[error("registration is closed")]
+    RegistrationClosed,
+    #[error("late registration ended after level {last}; the clock is at level {level}")]
+    LateRegistrationOver { level: u32, last: u32 },
+    #[error("player {player} is already registered (entry {entry})")]
+    AlreadyRegistered { player: String, entry: EntryId },
+    #[error("player {player} has used the {limit} re-entries allowed")]
+    ReEntryLimit { player: String, limit: u32 },
+    #[error("no entry {entry} in the field")]
+    NoSuchEntry { entry: EntryId },
+    #[error("entry {entry} is already playing: unregistering is before play starts")]
+    AlreadyPlaying { entry: EntryId },
+    #[error("play has already started")]
+    AlreadyStarted,
+    #[error("play has not started")]
+    NotStarted,
+    #[error("play needs at least 2 players, {players} registered")]
+    TooFewPlayers { players: u32 },
+    #[error("no table {table}")]
+    NoSuchTable { table: TableNo },
+    #[error("table {table} has no seat {seat}")]
+    NoSuchSeat { table: TableNo, seat: Seat },
+    #[error("no hand was begun at table {table}")]
+    NoHand { table: TableNo },
+    #[error("entry {entry} is not seated at table {table}")]
+    NotAtTable { entry: EntryId, table: TableNo },
+    #[error("at least one player must keep chips")]
+    EveryoneBusted,
+    #[error("table {table} must wait: {reason}")]
+    MustWait { table: TableNo, reason: String },
+    #[error("entry {entry} has no seat waiting to be confirmed")]
+    NothingToConfirm { entry: EntryId },
+    #[error("no move {id} in progress")]
+    NoSuchMove { id: u64 },
+}

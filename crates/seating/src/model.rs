@@ -1,0 +1,315 @@
+//! Settings, commands and events.
+
+use serde::{Deserialize, Serialize};
+
+/// An entry number: each registration and each re-entry gets its own,
+/// and it is the player's id at the tables.
+pub type EntryId = u64;
+pub type TableNo = u32;
+/// A seat as the dealer says it: 1 to the table's size.
+pub type Seat = u8;
+pub type Chips = u64;
+/// Randomness handed in (seat draws): 32 bytes for ChaCha20.
+pub type Seed = [u8; 32];
+
+/// Which table breaks next (TDA 10: a predetermined procedure).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BreakOrder {
+    #[default]
+    HighestNumbered,
+    LowestNumbered,
+    /// This order first; tables not listed then by highest number.
+    Listed(Vec<TableNo>),
+}
+
+/// When tables are balanced and when a short table stops (TDA 11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Balance {
+    /// Tables may differ by this many players before a move (1: within one).
+    pub tolerance: u8,
+    /// A table this many or more players short of the longest stops until
+    /// balanced (TDA 11 in full-table events: 3).
+    pub stop_short_by: Option<u8>,
+    /// A table with fewer players than this stops (while other tables
+    /// play) until balanced (seed 003: play on down to 6, stop at 5).
+    pub stop_below: Option<u8>,
+}
+
+impl Balance {
+    pub const TDA: Balance = Balance {
+        tolerance: 1,
+        stop_short_by: Some(3),
+        stop_below: None,
+    };
+    /// Seed 003's club rule: keep playing with 6 or more.
+    pub const CLUB: Balance = Balance {
+        tolerance: 1,
+        stop_short_by: None,
+        stop_below: Some(6),
+    };
+}
+
+/// A tournament's seating settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Seats per table (2 to 10; 6, 8, 9 or 10 in practice).
+    pub table_size: u8,
+    pub starting_stack: Chips,
+    /// Registration stays open through this level (0: until play starts).
+    pub late_registration_level: u32,
+    /// A cap on entries; registrations beyond it are alternates.
+    pub max_entries: Option<u32>,
+    /// Re-entries allowed per player (0: a freezeout).
+    pub re_entries: u32,
+    pub balance: Balance,
+    pub break_order: BreakOrder,
+    /// Players at the final table (RP9; seed 002 sets it per event).
+    pub final_table: u8,
+    /// Player counts at which every table is redrawn (seed 002, 10C).
+    pub redraws_at: Vec<u32>,
+    /// Places paid (from payout; 0 until known).
+    pub paid: u32,
+    /// Hand-for-hand starts this many players from the money (RP8).
+    pub hand_for_hand_distance: u32,
+}
+
+impl Settings {
+    /// TDA defaults for tables of `size`.
+    pub fn tda(table_size: u8, starting_stack: Chips) -> Settings {
+        Settings {
+            table_size,
+            starting_stack,
+            late_registration_level: 0,
+            max_entries: None,
+            re_entries: 0,
+            balance: Balance::TDA,
+            break_order: BreakOrder::HighestNumbered,
+            final_table: table_size,
+            redraws_at: Vec::new(),
+            paid: 0,
+            hand_for_hand_distance: 1,
+        }
+    }
+
+    /// Seed 003: tables of 9, 6,000 chips, at most 27 players, play on
+    /// down to 6.
+    pub fn club() -> Settings {
+        Settings {
+            max_entries: Some(27),
+            balance: Balance::CLUB,
+            ..Settings::tda(9, 6_000)
+        }
+    }
+}
+
+/// Why a player was seated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SeatReason {
+    /// The random draw when play starts (TDA 7).
+    InitialDraw,
+    /// A late registration or re-entry, at a random open seat (TDA 8).
+    LateEntry,
+}
+
+/// Why a player was moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MoveReason {
+    /// From a long table to a short one (TDA 11).
+    Balance,
+    /// The table broke (TDA 10).
+    TableBroken,
+    /// A redraw at a set player count (seed 002, 10C).
+    Redraw,
+    /// The final table's draw (RP9).
+    FinalTable,
+}
+
+/// A player moving between seats: removed at `from`, seated at `to` with
+/// the chips removed. Until completed, both seats are held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Move {
+    pub id: u64,
+    pub entry: EntryId,
+    pub from: (TableNo, Seat),
+    pub to: (TableNo, Seat),
+    pub reason: MoveReason,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SeatingCommand {
+    Create {
+        name: String,
+        settings: Settings,
+    },
+    /// A registration, or a re-entry by a player whose entries are all
+    /// busted. `level` is the clock's level now (0 before play);
+    /// `seed` draws the seat once play has started.
+    Register {
+        player: String,
+        name: String,
+        level: u32,
+        seed: Seed,
+    },
+    /// Before play starts only.
+    Unregister {
+        entry: EntryId,
+    },
+    /// Opens the tables and draws every registered player's seat.
+    Start {
+        seed: Seed,
+    },
+    CloseRegistration,
+    /// Places paid, from payout.
+    SetPaid {
+        paid: u32,
+    },
+    /// A table asks to deal its next hand: granted, or refused with the reason to wait.
+    BeginHand {
+        table: TableNo,
+    },
+    /// A table's hand ended: where the button and the big blind were, who busted.
+    HandEnded {
+        table: TableNo,
+        button: Seat,
+        big_blind: Seat,
+        busted: Vec<EntryId>,
+        seed: Seed,
+    },
+    /// The table seated a newly seated entry.
+    SeatConfirmed {
+        entry: EntryId,
+    },
+    /// Both halves of a move were carried out at the tables.
+    MoveCompleted {
+        id: u64,
+        stack: Chips,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SeatingEvent {
+    Created {
+        name: String,
+        settings: Settings,
+    },
+    Registered {
+        entry: EntryId,
+        player: String,
+        name: String,
+        re_entry: bool,
+        alternate: bool,
+    },
+    Unregistered {
+        entry: EntryId,
+    },
+    AlternatePromoted {
+        entry: EntryId,
+    },
+    Started {
+        players: u32,
+    },
+    RegistrationClosed,
+    PaidSet {
+        paid: u32,
+    },
+    TableOpened {
+        table: TableNo,
+        seats: u8,
+    },
+    Seated {
+        entry: EntryId,
+        table: TableNo,
+        seat: Seat,
+        stack: Chips,
+        reason: SeatReason,
+    },
+    SeatConfirmed {
+        entry: EntryId,
+    },
+    HandBegun {
+        table: TableNo,
+    },
+    HandEnded {
+        table: TableNo,
+        button: Seat,
+        big_blind: Seat,
+    },
+    Busted {
+        entry: EntryId,
+        table: TableNo,
+        /// Players left after this bust.
+        remaining: u32,
+        /// The hand-for-hand round of the hand (busts in the same round at
+        /// different tables are simultaneous for the places, RP8).
+        hand_for_hand_round: Option<u64>,
+    },
+    /// The table will break: its players move at its next hand boundary.
+    TableBreaking {
+        table: TableNo,
+    },
+    MoveStarted {
+        #[serde(flatten)]
+        r#move: Move,
+        /// Players at the long table and the short one before the move, or
+        /// the count that triggered a redraw.
+        detail: String,
+    },
+    MoveCompleted {
+        id: u64,
+        stack: Chips,
+    },
+    TableClosed {
+        table: TableNo,
+    },
+    /// A redraw (or the final table's draw) is waiting for every table to
+    /// finish its hand.
+    RedrawCalled {
+        players: u32,
+        reason: MoveReason,
+    },
+    /// The redraw's moves were all decided.
+    Redrawn {
+        reason: MoveReason,
+    },
+    HandForHandStarted {
+        remaining: u32,
+        paid: u32,
+    },
+    /// Every table played its hand-for-hand hand; the next may start.
+    HandForHandRound {
+        round: u64,
+    },
+    HandForHandEnded {
+        remaining: u32,
+    },
+}
+
+impl SeatingEvent {
+    pub fn name(&self) -> &'static str {
+        use SeatingEvent::*;
+        match self {
+            Created { .. } => "Created",
+            Registered { .. } => "Registered",
+            Unregistered { .. } => "Unregistered",
+            AlternatePromoted { .. } => "AlternatePromoted",
+            Started { .. } => "Started",
+            RegistrationClosed => "RegistrationClosed",
+            PaidSet { .. } => "PaidSet",
+            TableOpened { .. } => "TableOpened",
+            Seated { .. } => "Seated",
+            SeatConfirmed { .. } => "SeatConfirmed",
+            HandBegun { .. } => "HandBegun",
+            HandEnded { .. } => "HandEnded",
+            Busted { .. } => "Busted",
+            TableBreaking { .. } => "TableBreaking",
+            MoveStarted { .. } => "MoveStarted",
+            MoveCompleted { .. } => "MoveCompleted",
+            TableClosed { .. } => "TableClosed",
+            RedrawCalled { .. } => "RedrawCalled",
+            Redrawn { .. } => "Redrawn",
+            HandForHandStarted { .. } => "HandForHandStarted",
+            HandForHandRound { .. } => "HandForHandRound",
+            HandForHandEnded { .. } => "HandForHandEnded",
+        }
+    }
+}

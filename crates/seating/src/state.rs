@@ -1,0 +1,404 @@
+//! The fold: a tournament's entries and its room of tables.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{EntryId, Move, MoveReason, Seat, SeatingEvent, Settings, TableNo};
+
+/// The most seats a table has.
+pub const MAX_SEATS: usize = 10;
+
+/// One table as seating sees it. Seats hold where players are or are
+/// going: a moving player already holds the destination seat, and the
+/// seat being left is held in the room's `leaving` until the move completes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    pub number: TableNo,
+    /// Seats 1 to `size` (a fixed array: a room of a thousand tables is
+    /// copied for every decision without allocating).
+    pub seats: [Option<EntryId>; MAX_SEATS],
+    pub size: u8,
+    pub button: Option<Seat>,
+    pub big_blind: Option<Seat>,
+    pub in_hand: bool,
+    pub breaking: bool,
+    pub hands: u64,
+    /// Played its hand of the current hand-for-hand round.
+    pub hand_for_hand_done: bool,
+    /// The hand being played is a hand-for-hand hand.
+    pub hand_for_hand_hand: bool,
+    /// The hand-for-hand round of the last hand begun.
+    pub round: Option<u64>,
+}
+
+impl Table {
+    pub fn new(number: TableNo, size: u8) -> Table {
+        Table {
+            number,
+            seats: [None; MAX_SEATS],
+            size,
+            button: None,
+            big_blind: None,
+            in_hand: false,
+            breaking: false,
+            hands: 0,
+            hand_for_hand_done: false,
+            hand_for_hand_hand: false,
+            round: None,
+        }
+    }
+
+    pub fn size(&self) -> u8 {
+        self.size
+    }
+
+    /// Players at (or coming to) the table.
+    pub fn count(&self) -> u32 {
+        self.seats.iter().filter(|s| s.is_some()).count() as u32
+    }
+
+    pub fn occupant(&self, seat: Seat) -> Option<EntryId> {
+        self.seats.get(seat as usize - 1).copied().flatten()
+    }
+
+    /// The seat of an entry.
+    pub fn seat_of(&self, entry: EntryId) -> Option<Seat> {
+        self.seats
+            .iter()
+            .position(|&s| s == Some(entry))
+            .map(|i| i as Seat + 1)
+    }
+
+    /// Seats clockwise after `seat` (not including it), wrapping around.
+    pub fn after(&self, seat: Seat) -> impl Iterator<Item = Seat> + '_ {
+        let n = self.size();
+        (1..n).map(move |k| (seat - 1 + k) % n + 1)
+    }
+}
+
+/// The tables, the moves in progress and the round of hand-for-hand.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Room {
+    pub settings: Option<Settings>,
+    pub tables: BTreeMap<TableNo, Table>,
+    pub moves: BTreeMap<u64, Move>,
+    /// Seats still physically held by a player moving away.
+    pub leaving: BTreeSet<(TableNo, Seat)>,
+    pub next_move: u64,
+    /// A redraw waiting for every table to finish its hand.
+    pub redraw: Option<(u32, MoveReason)>,
+    /// Counts at which a redraw was done (each once).
+    pub redrawn_at: BTreeSet<u32>,
+    pub final_table: bool,
+    /// The current hand-for-hand round (from 1), when hand-for-hand.
+    pub hand_for_hand: Option<u64>,
+    pub hand_for_hand_over: bool,
+    pub paid: u32,
+    /// Players when play started (redraw counts above it never apply).
+    pub started_with: u32,
+}
+
+impl Room {
+    /// Players in the tournament (seated or moving).
+    pub fn players(&self) -> u32 {
+        self.tables.values().map(Table::count).sum()
+    }
+
+    /// Whether a seat is free to sit in now.
+    pub fn free(&self, table: TableNo, seat: Seat) -> bool {
+        self.tables
+            .get(&table)
+            .is_some_and(|t| t.occupant(seat).is_none())
+            && !self.leaving.contains(&(table, seat))
+    }
+
+    /// Moves from or to the table not yet carried out.
+    pub fn pending_at(&self, table: TableNo) -> usize {
+        self.moves
+            .values()
+            .filter(|m| m.from.0 == table || m.to.0 == table)
+            .count()
+    }
+
+    pub fn apply(&mut self, event: &SeatingEvent) {
+        match event {
+            SeatingEvent::Created { settings, .. } => {
+                self.paid = settings.paid;
+                self.settings = Some(settings.clone());
+            }
+            SeatingEvent::PaidSet { paid } => self.paid = *paid,
+            SeatingEvent::TableOpened { table, seats } => {
+                self.tables.insert(*table, Table::new(*table, *seats));
+            }
+            SeatingEvent::Seated {
+                entry, table, seat, ..
+            } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.seats[*seat as usize - 1] = Some(*entry);
+                }
+            }
+            SeatingEvent::HandBegun { table } => {
+                let hfh = self.hand_for_hand.is_some();
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.in_hand = true;
+                    t.hand_for_hand_hand = hfh;
+                    t.round = self.hand_for_hand;
+                }
+            }
+            SeatingEvent::HandEnded {
+                table,
+                button,
+                big_blind,
+            } => {
+                let hfh = self.hand_for_hand.is_some();
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.in_hand = false;
+                    t.hands += 1;
+                    t.button = Some(*button);
+                    t.big_blind = Some(*big_blind);
+                    if hfh && t.hand_for_hand_hand {
+                        t.hand_for_hand_done = true;
+                    }
+                    t.hand_for_hand_hand = false;
+                }
+            }
+            SeatingEvent::Busted { entry, table, .. } => {
+                if let Some(t) = self.tables.get_mut(table)
+                    && let Some(s) = t.seat_of(*entry)
+                {
+                    t.seats[s as usize - 1] = None;
+                }
+            }
+            SeatingEvent::TableBreaking { table } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.breaking = true;
+                }
+            }
+            SeatingEvent::MoveStarted { r#move, .. } => {
+                let m = *r#move;
+                if let Some(t) = self.tables.get_mut(&m.from.0)
+                    && t.seats[m.from.1 as usize - 1] == Some(m.entry)
+                {
+                    t.seats[m.from.1 as usize - 1] = None;
+                }
+                if let Some(t) = self.tables.get_mut(&m.to.0) {
+                    t.seats[m.to.1 as usize - 1] = Some(m.entry);
+                }
+                self.leaving.insert(m.from);
+                self.moves.insert(m.id, m);
+                self.next_move = self.next_move.max(m.id + 1);
+            }
+            SeatingEvent::MoveCompleted { id, .. } => {
+                if let Some(m) = self.moves.remove(id) {
+                    self.leaving.remove(&m.from);
+                }
+            }
+            SeatingEvent::TableClosed { table } => {
+                self.tables.remove(table);
+            }
+            SeatingEvent::RedrawCalled { players, reason } => {
+                self.redraw = Some((*players, *reason));
+                if *reason == MoveReason::FinalTable {
+                    self.final_table = true;
+                } else {
+                    self.redrawn_at.insert(*players);
+                }
+            }
+            SeatingEvent::Redrawn { .. } => self.redraw = None,
+            SeatingEvent::Started { players } => self.started_with = *players,
+            SeatingEvent::HandForHandStarted { .. } => {
+                self.hand_for_hand = Some(1);
+                for t in self.tables.values_mut() {
+                    t.hand_for_hand_done = false;
+                }
+            }
+            SeatingEvent::HandForHandRound { round } => {
+                self.hand_for_hand = Some(round + 1);
+                for t in self.tables.values_mut() {
+                    t.hand_for_hand_done = false;
+                }
+            }
+            SeatingEvent::HandForHandEnded { .. } => {
+                self.hand_for_hand = None;
+                self.hand_for_hand_over = true;
+            }
+            SeatingEvent::Registered { .. }
+            | SeatingEvent::Unregistered { .. }
+            | SeatingEvent::AlternatePromoted { .. }
+            | SeatingEvent::RegistrationClosed
+            | SeatingEvent::SeatConfirmed { .. } => {}
+        }
+    }
+}
+
+/// Where an entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EntryStatus {
+    /// Beyond the cap: waiting for a place.
+    Alternate,
+    /// Registered, play not started.
+    Registered,
+    Seated {
+        table: TableNo,
+        seat: Seat,
+    },
+    Busted,
+    Unregistered,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryInfo {
+    pub player: String,
+    pub name: String,
+    pub re_entry: bool,
+    pub status: EntryStatus,
+    /// The table has seated the entry (for a newly seated entry).
+    pub confirmed: bool,
+    /// A move in progress.
+    pub moving: Option<u64>,
+}
+
+/// A completed or pending move, for the balancing history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    pub r#move: Move,
+    pub detail: String,
+    pub completed: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatingState {
+    pub name: String,
+    pub started: bool,
+    pub registration_closed: bool,
+    pub entries: BTreeMap<EntryId, EntryInfo>,
+    /// A player's entries, in order.
+    pub by_player: BTreeMap<String, Vec<EntryId>>,
+    pub room: Room,
+    /// Every move, in order, with its reason.
+    pub history: Vec<MoveRecord>,
+    /// Entries seated but not yet confirmed by their table.
+    pub unconfirmed: BTreeSet<EntryId>,
+}
+
+impl SeatingState {
+    pub fn settings(&self) -> Option<&Settings> {
+        self.room.settings.as_ref()
+    }
+
+    /// Entries counted in the field (registered or playing).
+    pub fn entries_in(&self) -> u32 {
+        self.entries
+            .values()
+            .filter(|e| !matches!(e.status, EntryStatus::Alternate | EntryStatus::Unregistered))
+            .count() as u32
+    }
+
+    pub fn apply(&mut self, event: &SeatingEvent) {
+        self.room.apply(event);
+        match event {
+            SeatingEvent::Created { name, .. } => self.name.clone_from(name),
+            SeatingEvent::Registered {
+                entry,
+                player,
+                name,
+                re_entry,
+                alternate,
+            } => {
+                self.entries.insert(
+                    *entry,
+                    EntryInfo {
+                        player: player.clone(),
+                        name: name.clone(),
+                        re_entry: *re_entry,
+                        status: if *alternate {
+                            EntryStatus::Alternate
+                        } else {
+                            EntryStatus::Registered
+                        },
+                        confirmed: false,
+                        moving: None,
+                    },
+                );
+                self.by_player
+                    .entry(player.clone())
+                    .or_default()
+                    .push(*entry);
+            }
+            SeatingEvent::Unregistered { entry } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.status = EntryStatus::Unregistered;
+                }
+            }
+            SeatingEvent::AlternatePromoted { entry } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.status = EntryStatus::Registered;
+                }
+            }
+            SeatingEvent::Started { .. } => self.started = true,
+            SeatingEvent::RegistrationClosed => self.registration_closed = true,
+            SeatingEvent::Seated {
+                entry, table, seat, ..
+            } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.status = EntryStatus::Seated {
+                        table: *table,
+                        seat: *seat,
+                    };
+                }
+                self.unconfirmed.insert(*entry);
+            }
+            SeatingEvent::SeatConfirmed { entry } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.confirmed = true;
+                }
+                self.unconfirmed.remove(entry);
+            }
+            SeatingEvent::Busted { entry, .. } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.status = EntryStatus::Busted;
+                }
+            }
+            SeatingEvent::MoveStarted { r#move, detail } => {
+                if let Some(e) = self.entries.get_mut(&r#move.entry) {
+                    e.status = EntryStatus::Seated {
+                        table: r#move.to.0,
+                        seat: r#move.to.1,
+                    };
+                    e.moving = Some(r#move.id);
+                }
+                self.history.push(MoveRecord {
+                    r#move: *r#move,
+                    detail: detail.clone(),
+                    completed: false,
+                });
+            }
+            SeatingEvent::MoveCompleted { id, .. } => {
+                if let Some(r) = self.history.iter_mut().rev().find(|r| r.r#move.id == *id) {
+                    r.completed = true;
+                    if let Some(e) = self.entries.get_mut(&r.r#move.entry) {
+                        e.moving = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Entries whose name or player id contains `text` (case-insensitive),
+    /// or whose entry number is `text`: the seat finder.
+    pub fn find(&self, text: &str) -> Vec<(EntryId, &EntryInfo)> {
+        let needle = text.trim().to_lowercase();
+        let number: Option<EntryId> = needle.parse().ok();
+        self.entries
+            .iter()
+            .filter(|(id, e)| {
+                Some(**id) == number
+                    || e.name.to_lowercase().contains(&needle)
+                    || e.player.to_lowercase().contains(&needle)
+            })
+            .map(|(id, e)| (*id, e))
+            .collect()
+    }
+}

@@ -1,0 +1,242 @@
+//! A room driven by simulated tables: hands begun when seating allows,
+//! busts at random, moves and seats carried out at once.
+
+#![allow(dead_code)]
+
+use felt_seating::{
+    EntryStatus, MoveReason, SeatingCommand, SeatingError, SeatingEvent, SeatingState, Settings,
+    TableNo, decide,
+};
+
+pub(crate) fn run(state: &mut SeatingState, command: SeatingCommand) -> Vec<SeatingEvent> {
+    let events = decide(state, &command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    for e in &events {
+        state.apply(e);
+    }
+    events
+}
+
+pub(crate) fn try_run(
+    state: &mut SeatingState,
+    command: SeatingCommand,
+) -> Result<Vec<SeatingEvent>, SeatingError> {
+    let events = decide(state, &command)?;
+    for e in &events {
+        state.apply(e);
+    }
+    Ok(events)
+}
+
+pub(crate) fn seed(n: u64) -> [u8; 32] {
+    let mut s = [0u8; 32];
+    s[..8].copy_from_slice(&n.to_le_bytes());
+    s
+}
+
+/// A tournament with `n` registered players, not started.
+pub(crate) fn registered(settings: Settings, n: u64) -> SeatingState {
+    let mut state = SeatingState::default();
+    run(
+        &mut state,
+        SeatingCommand::Create {
+            name: "test".into(),
+            settings,
+        },
+    );
+    for i in 1..=n {
+        run(
+            &mut state,
+            SeatingCommand::Register {
+                player: format!("p{i}"),
+                name: format!("Player {i}"),
+                level: 0,
+                seed: seed(i),
+            },
+        );
+    }
+    state
+}
+
+/// Completes every move and confirms every seat, as the service does.
+pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
+    let mut all = Vec::new();
+    loop {
+        let mut commands: Vec<SeatingCommand> = state
+            .room
+            .moves
+            .keys()
+            .map(|&id| SeatingCommand::MoveCompleted { id, stack: 1_000 })
+            .collect();
+        commands.extend(
+            state
+                .unconfirmed
+                .iter()
+                .map(|&entry| SeatingCommand::SeatConfirmed { entry }),
+        );
+        if commands.is_empty() {
+            return all;
+        }
+        for c in commands {
+            all.extend(run(state, c));
+        }
+    }
+}
+
+/// Checks what must always hold: every live entry in exactly one seat,
+/// no seat held twice.
+pub(crate) fn check_seats(state: &SeatingState) {
+    let mut seen = std::collections::BTreeMap::new();
+    for t in state.room.tables.values() {
+        for (i, s) in t.seats.iter().enumerate() {
+            if let Some(e) = s {
+                assert!(
+                    seen.insert(*e, (t.number, i + 1)).is_none(),
+                    "entry {e} seated twice"
+                );
+            }
+        }
+    }
+    for (id, e) in &state.entries {
+        match e.status {
+            EntryStatus::Seated { table, seat } => {
+                assert_eq!(
+                    seen.get(id),
+                    Some(&(table, seat as usize)),
+                    "entry {id} is not where it says"
+                );
+            }
+            _ => assert!(
+                !seen.contains_key(id),
+                "entry {id} ({:?}) holds a seat",
+                e.status
+            ),
+        }
+    }
+}
+
+pub(crate) fn xorshift(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
+/// What a simulated tournament saw.
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    pub(crate) moves: Vec<(MoveReason, TableNo, TableNo)>,
+    pub(crate) hands: u64,
+    pub(crate) final_table_formed_at: Option<u32>,
+}
+
+/// Plays to a winner: each round, every table that may begins and ends a
+/// hand, busting players at random. Checks the invariants after every
+/// command.
+pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
+    let mut seen = Seen::default();
+    let settings = state.settings().cloned().expect("created");
+    carry_out(state);
+    let mut idle_rounds = 0;
+    while state.room.players() > 1 {
+        let tables: Vec<TableNo> = state.room.tables.keys().copied().collect();
+        let mut played = false;
+        for table in tables {
+            if !state.room.tables.contains_key(&table) {
+                continue;
+            }
+            if decide(state, &SeatingCommand::BeginHand { table }).is_err() {
+                continue;
+            }
+            let longest = state
+                .room
+                .tables
+                .values()
+                .map(|t| t.count())
+                .max()
+                .unwrap_or(0);
+            let count = state.room.tables[&table].count();
+            if let Some(short) = settings.balance.stop_short_by {
+                assert!(
+                    longest < count + u32::from(short),
+                    "table {table} plays {count} against {longest}"
+                );
+            }
+            run(state, SeatingCommand::BeginHand { table });
+            seen.hands += 1;
+            played = true;
+            let t = &state.room.tables[&table];
+            let occupants: Vec<u64> = t.seats.iter().flatten().copied().collect();
+            let players = state.room.players();
+            let mut busted = Vec::new();
+            for &e in &occupants {
+                if xorshift(&mut x).is_multiple_of(7)
+                    && (busted.len() as u32) + 1 < players
+                    && busted.len() + 1 < occupants.len()
+                {
+                    busted.push(e);
+                }
+            }
+            let size = t.size();
+            let bb = (t.hands % u64::from(size)) as u8 + 1;
+            let events = run(
+                state,
+                SeatingCommand::HandEnded {
+                    table,
+                    button: bb,
+                    big_blind: bb,
+                    busted,
+                    seed: seed(xorshift(&mut x)),
+                },
+            );
+            for e in &events {
+                if let SeatingEvent::MoveStarted { r#move, .. } = e {
+                    seen.moves.push((r#move.reason, r#move.from.0, r#move.to.0));
+                    if r#move.reason == MoveReason::Balance {
+                        let from = state.room.tables[&r#move.from.0].count();
+                        let to = state.room.tables[&r#move.to.0].count();
+                        assert!(from + 1 >= to, "balance move from {from} to {to} players");
+                    }
+                }
+                if let SeatingEvent::RedrawCalled {
+                    reason: MoveReason::FinalTable,
+                    players,
+                } = e
+                {
+                    seen.final_table_formed_at = Some(*players);
+                }
+            }
+            check_seats(state);
+            if xorshift(&mut x).is_multiple_of(3) {
+                carry_out(state);
+                check_seats(state);
+            }
+            if state.room.players() <= 1 {
+                break;
+            }
+        }
+        carry_out(state);
+        check_seats(state);
+        if !played {
+            idle_rounds += 1;
+            assert!(idle_rounds < 3, "no table can play: {:?}", state.room);
+        } else {
+            idle_rounds = 0;
+        }
+        // Between rounds, all tables idle and moves done: balanced.
+        let counts: Vec<u32> = state
+            .room
+            .tables
+            .values()
+            .filter(|t| !t.breaking)
+            .map(|t| t.count())
+            .collect();
+        if counts.len() > 1 && state.room.redraw.is_none() {
+            let (max, min) = (counts.iter().max().unwrap(), counts.iter().min().unwrap());
+            assert!(
+                max - min <= u32::from(settings.balance.tolerance),
+                "unbalanced: {counts:?}"
+            );
+        }
+    }
+    seen
+}

@@ -1,0 +1,656 @@
+//! Seating rules: given a room, when a command, then events or a refusal.
+
+mod common;
+
+use common::*;
+use felt_seating::{
+    Balance, BreakOrder, EntryStatus, MoveReason, SeatReason, SeatingCommand, SeatingError,
+    SeatingEvent, SeatingState, Settings, decide, gate,
+};
+use proptest::prelude::*;
+
+fn started(settings: Settings, n: u64) -> SeatingState {
+    let mut state = registered(settings, n);
+    run(&mut state, SeatingCommand::Start { seed: seed(42) });
+    carry_out(&mut state);
+    state
+}
+
+type Moved = (u64, (u32, u8), (u32, u8), MoveReason);
+
+fn moves(events: &[SeatingEvent]) -> Vec<Moved> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::MoveStarted { r#move, .. } => {
+                Some((r#move.entry, r#move.from, r#move.to, r#move.reason))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn counts(state: &SeatingState) -> Vec<u32> {
+    state.room.tables.values().map(|t| t.count()).collect()
+}
+
+/// Ends a hand at a table with the big blind at `bb`.
+fn hand(state: &mut SeatingState, table: u32, bb: u8, busted: Vec<u64>) -> Vec<SeatingEvent> {
+    run(state, SeatingCommand::BeginHand { table });
+    run(
+        state,
+        SeatingCommand::HandEnded {
+            table,
+            button: bb,
+            big_blind: bb,
+            busted,
+            seed: seed(9),
+        },
+    )
+}
+
+#[test]
+fn the_random_draw_fills_tables_evenly_and_is_reproducible_from_the_seed() {
+    let state = started(Settings::tda(9, 10_000), 40);
+    // 40 players at 5 tables of 9: 8 each.
+    assert_eq!(counts(&state), vec![8, 8, 8, 8, 8]);
+    check_seats(&state);
+    let again = started(Settings::tda(9, 10_000), 40);
+    assert_eq!(state.room.tables, again.room.tables);
+    let mut other = registered(Settings::tda(9, 10_000), 40);
+    run(&mut other, SeatingCommand::Start { seed: seed(43) });
+    assert_ne!(state.room.tables, other.room.tables);
+}
+
+#[test]
+fn duplicate_registrations_and_re_entries_follow_the_settings() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.re_entries = 1;
+    settings.late_registration_level = 6;
+    let mut state = started(settings, 18);
+    assert_eq!(
+        decide(
+            &state,
+            &SeatingCommand::Register {
+                player: "p3".into(),
+                name: "x".into(),
+                level: 2,
+                seed: seed(1)
+            }
+        ),
+        Err(SeatingError::AlreadyRegistered {
+            player: "p3".into(),
+            entry: 3
+        })
+    );
+    // p3 busts and re-enters with a full stack at a random open seat.
+    let table = match state.entries[&3].status {
+        EntryStatus::Seated { table, .. } => table,
+        s => panic!("{s:?}"),
+    };
+    hand(&mut state, table, 1, vec![3]);
+    let events = run(
+        &mut state,
+        SeatingCommand::Register {
+            player: "p3".into(),
+            name: "x".into(),
+            level: 2,
+            seed: seed(1),
+        },
+    );
+    assert!(matches!(
+        events[0],
+        SeatingEvent::Registered {
+            entry: 19,
+            re_entry: true,
+            ..
+        }
+    ));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::Seated {
+            entry: 19,
+            stack: 10_000,
+            reason: SeatReason::LateEntry,
+            ..
+        }
+    )));
+    carry_out(&mut state);
+    let t19 = match state.entries[&19].status {
+        EntryStatus::Seated { table, .. } => table,
+        s => panic!("{s:?}"),
+    };
+    hand(&mut state, t19, 1, vec![19]);
+    assert_eq!(
+        decide(
+            &state,
+            &SeatingCommand::Register {
+                player: "p3".into(),
+                name: "x".into(),
+                level: 3,
+                seed: seed(2)
+            }
+        ),
+        Err(SeatingError::ReEntryLimit {
+            player: "p3".into(),
+            limit: 1
+        })
+    );
+    assert_eq!(
+        decide(
+            &state,
+            &SeatingCommand::Register {
+                player: "new".into(),
+                name: "x".into(),
+                level: 7,
+                seed: seed(2)
+            }
+        )
+        .unwrap_err()
+        .to_string(),
+        "late registration ended after level 6; the clock is at level 7"
+    );
+}
+
+#[test]
+fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
+    let mut settings = Settings::club();
+    settings.max_entries = Some(3);
+    let mut state = registered(settings, 4);
+    assert_eq!(state.entries[&4].status, EntryStatus::Alternate);
+    let events = run(&mut state, SeatingCommand::Unregister { entry: 2 });
+    assert_eq!(
+        events,
+        vec![
+            SeatingEvent::Unregistered { entry: 2 },
+            SeatingEvent::AlternatePromoted { entry: 4 }
+        ]
+    );
+    run(&mut state, SeatingCommand::Start { seed: seed(1) });
+    assert_eq!(
+        decide(&state, &SeatingCommand::Unregister { entry: 1 }),
+        Err(SeatingError::AlreadyPlaying { entry: 1 })
+    );
+}
+
+#[test]
+fn late_entries_open_a_table_when_every_table_is_full() {
+    let mut settings = Settings::tda(6, 5_000);
+    settings.late_registration_level = 4;
+    let mut state = started(settings, 12);
+    assert_eq!(counts(&state), vec![6, 6]);
+    let events = run(
+        &mut state,
+        SeatingCommand::Register {
+            player: "late".into(),
+            name: "Late".into(),
+            level: 1,
+            seed: seed(5),
+        },
+    );
+    assert!(events.contains(&SeatingEvent::TableOpened { table: 3, seats: 6 }));
+    // Tables 1 and 2 (between hands) send their next big blinds over
+    // until the tables are within one: 4, 5, 4.
+    assert_eq!(moves(&events).len(), 3);
+    assert_eq!(counts(&state), vec![4, 5, 4]);
+    carry_out(&mut state);
+    gate(&state, 3).unwrap();
+}
+
+#[test]
+fn balancing_moves_the_next_big_blind_to_the_worst_seat_of_the_short_table() {
+    // TDA 11, worked: table 1 has 9, table 2 has 7 after two busts.
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let at2: Vec<u64> = state.room.tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    // Table 2's hand: big blind seat 4, two players bust.
+    let events = hand(&mut state, 2, 4, at2[..2].to_vec());
+    // Table 1 is between hands too: its next big blind (after its last
+    // big blind; no hand yet, so after seat 9: seat 1) moves to table 2's
+    // first free seat after its big blind, seat 4.
+    let m = moves(&events);
+    assert_eq!(m.len(), 1);
+    let (entry, from, to, reason) = m[0];
+    assert_eq!(reason, MoveReason::Balance);
+    assert_eq!(from, (1, 1));
+    assert_eq!(to.0, 2);
+    let t2 = &state.room.tables[&2];
+    let first_free_after_bb = (5..=9)
+        .chain(1..=4)
+        .find(|&s| t2.occupant(s).is_none() || t2.occupant(s) == Some(entry))
+        .unwrap();
+    assert_eq!(to.1, first_free_after_bb);
+    assert_eq!(counts(&state), vec![8, 8]);
+    // Not carried out yet: neither table may deal.
+    assert!(matches!(
+        gate(&state, 1),
+        Err(SeatingError::MustWait { .. })
+    ));
+    assert!(matches!(
+        gate(&state, 2),
+        Err(SeatingError::MustWait { .. })
+    ));
+    carry_out(&mut state);
+    gate(&state, 1).unwrap();
+    // The history says why.
+    let record = state.history.last().unwrap();
+    assert_eq!(record.detail, "table 1 had 9, table 2 had 7");
+    assert!(record.completed);
+}
+
+#[test]
+fn a_long_table_in_a_hand_moves_its_player_when_its_hand_ends() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    let at2: Vec<u64> = state.room.tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let events = hand(&mut state, 2, 4, at2[..2].to_vec());
+    assert!(moves(&events).is_empty(), "table 1 is in a hand");
+    let events = run(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 1,
+            button: 2,
+            big_blind: 3,
+            busted: vec![],
+            seed: seed(1),
+        },
+    );
+    let m = moves(&events);
+    assert_eq!(m.len(), 1);
+    // The next big blind after seat 3.
+    assert_eq!(m[0].1, (1, 4));
+}
+
+#[test]
+fn in_full_table_events_a_table_three_short_stops_until_balanced() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    let at2: Vec<u64> = state.room.tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    hand(&mut state, 2, 4, at2[..3].to_vec());
+    assert_eq!(counts(&state), vec![9, 6]);
+    assert_eq!(
+        gate(&state, 2).unwrap_err().to_string(),
+        "table 2 must wait: 6 players, 3 short of the longest table: play stops until balanced (TDA 11)"
+    );
+    // Under the club rule it plays on (6 or more).
+    let mut club = started(
+        Settings {
+            balance: Balance::CLUB,
+            ..Settings::tda(9, 10_000)
+        },
+        18,
+    );
+    run(&mut club, SeatingCommand::BeginHand { table: 1 });
+    let at2: Vec<u64> = club.room.tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    hand(&mut club, 2, 4, at2[..3].to_vec());
+    gate(&club, 2).unwrap();
+    run(&mut club, SeatingCommand::BeginHand { table: 2 });
+    // ...and stops at 5.
+    let at2: Vec<u64> = club.room.tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    run(
+        &mut club,
+        SeatingCommand::HandEnded {
+            table: 2,
+            button: 1,
+            big_blind: 2,
+            busted: vec![at2[0]],
+            seed: seed(3),
+        },
+    );
+    assert!(
+        gate(&club, 2)
+            .unwrap_err()
+            .to_string()
+            .contains("play stops below 6")
+    );
+}
+
+#[test]
+fn the_highest_numbered_table_breaks_and_its_players_go_to_random_open_seats() {
+    let mut state = started(Settings::tda(9, 10_000), 27);
+    assert_eq!(counts(&state), vec![9, 9, 9]);
+    // Nine busts on tables 1 and 2 (between hands): 18 fit on 2 tables.
+    let busts1: Vec<u64> = state.room.tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .take(5)
+        .copied()
+        .collect();
+    run(&mut state, SeatingCommand::BeginHand { table: 3 });
+    hand(&mut state, 1, 2, busts1);
+    carry_out(&mut state);
+    let busts2: Vec<u64> = state.room.tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .take(4)
+        .copied()
+        .collect();
+    let events = hand(&mut state, 2, 2, busts2);
+    assert!(events.contains(&SeatingEvent::TableBreaking { table: 3 }));
+    assert!(moves(&events).is_empty(), "table 3 is in a hand");
+    assert!(gate(&state, 3).is_err());
+    let events = run(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 3,
+            button: 1,
+            big_blind: 3,
+            busted: vec![],
+            seed: seed(77),
+        },
+    );
+    let m = moves(&events);
+    assert_eq!(m.len(), 9);
+    assert!(
+        m.iter()
+            .all(|(_, from, to, r)| from.0 == 3 && to.0 != 3 && *r == MoveReason::TableBroken)
+    );
+    let events = carry_out(&mut state);
+    assert!(events.contains(&SeatingEvent::TableClosed { table: 3 }));
+    assert_eq!(counts(&state), vec![9, 9]);
+    check_seats(&state);
+}
+
+#[test]
+fn a_break_order_can_be_given() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.break_order = BreakOrder::Listed(vec![2]);
+    let mut state = started(settings, 27);
+    let busts: Vec<u64> = state.room.tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .take(9)
+        .copied()
+        .collect();
+    let events = hand(&mut state, 1, 2, busts);
+    assert!(
+        events.contains(&SeatingEvent::TableBreaking { table: 2 }),
+        "{events:?}"
+    );
+    // Table 2 was between hands: its players are on the way.
+    assert!(
+        moves(&events)
+            .iter()
+            .any(|m| m.1.0 == 2 && m.3 == MoveReason::TableBroken)
+    );
+}
+
+#[test]
+fn the_final_table_is_drawn_when_the_field_fits_and_waits_for_every_hand() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    // Table 2 in a hand while table 1 loses 9 - 3 players... 18 -> 9.
+    run(&mut state, SeatingCommand::BeginHand { table: 2 });
+    let busts: Vec<u64> = state.room.tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .take(5)
+        .copied()
+        .collect();
+    let events = hand(&mut state, 1, 2, busts);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::TableBreaking { .. }))
+            || moves(&events).is_empty()
+    );
+    carry_out(&mut state);
+    let busts: Vec<u64> = state.room.tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .take(4)
+        .copied()
+        .collect();
+    let events = run(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 2,
+            button: 1,
+            big_blind: 2,
+            busted: busts,
+            seed: seed(5),
+        },
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::RedrawCalled {
+            players: 9,
+            reason: MoveReason::FinalTable
+        }
+    )));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::Redrawn {
+            reason: MoveReason::FinalTable
+        }
+    )));
+    carry_out(&mut state);
+    assert_eq!(state.room.tables.len(), 1);
+    assert_eq!(counts(&state), vec![9]);
+    check_seats(&state);
+}
+
+#[test]
+fn hand_for_hand_near_the_money_gates_every_table_by_round() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.paid = 15;
+    settings.hand_for_hand_distance = 1;
+    let mut state = started(settings, 18);
+    // Two busts at table 1: 16 left, one from the money.
+    let busts: Vec<u64> = state.room.tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .take(2)
+        .copied()
+        .collect();
+    let events = hand(&mut state, 1, 2, busts);
+    assert!(events.contains(&SeatingEvent::HandForHandStarted {
+        remaining: 16,
+        paid: 15
+    }));
+    carry_out(&mut state);
+    hand(&mut state, 1, 3, vec![]);
+    assert_eq!(
+        gate(&state, 1).unwrap_err().to_string(),
+        "table 1 must wait: hand-for-hand: other tables are still playing this hand"
+    );
+    let events = hand(&mut state, 2, 3, vec![]);
+    assert!(events.contains(&SeatingEvent::HandForHandRound { round: 1 }));
+    gate(&state, 1).unwrap();
+    // A double bust on the bubble at different tables ends it.
+    let b1 = *state.room.tables[&1].seats.iter().flatten().next().unwrap();
+    let b2 = *state.room.tables[&2].seats.iter().flatten().next().unwrap();
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    run(&mut state, SeatingCommand::BeginHand { table: 2 });
+    let first = run(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 1,
+            button: 1,
+            big_blind: 2,
+            busted: vec![b1],
+            seed: seed(1),
+        },
+    );
+    assert!(
+        first.contains(&SeatingEvent::HandForHandEnded { remaining: 15 }),
+        "{first:?}"
+    );
+    let second = run(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 2,
+            button: 1,
+            big_blind: 2,
+            busted: vec![b2],
+            seed: seed(1),
+        },
+    );
+    // Both busts carry the round they happened in, for payout to share places.
+    let rounds: Vec<Option<u64>> = first
+        .iter()
+        .chain(&second)
+        .filter_map(|e| match e {
+            SeatingEvent::Busted {
+                hand_for_hand_round,
+                ..
+            } => Some(*hand_for_hand_round),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rounds, vec![Some(2), Some(2)]);
+}
+
+#[test]
+fn bad_input_is_refused_and_changes_nothing() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let before = state.clone();
+    let someone_at_2 = *state.room.tables[&2].seats.iter().flatten().next().unwrap();
+    assert_eq!(
+        decide(
+            &state,
+            &SeatingCommand::HandEnded {
+                table: 1,
+                button: 1,
+                big_blind: 2,
+                busted: vec![],
+                seed: seed(1)
+            }
+        ),
+        Err(SeatingError::NoHand { table: 1 })
+    );
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    let in_hand = state.clone();
+    assert_eq!(
+        decide(
+            &state,
+            &SeatingCommand::HandEnded {
+                table: 1,
+                button: 1,
+                big_blind: 2,
+                busted: vec![someone_at_2],
+                seed: seed(1)
+            }
+        ),
+        Err(SeatingError::NotAtTable {
+            entry: someone_at_2,
+            table: 1
+        })
+    );
+    assert!(
+        decide(&state, &SeatingCommand::BeginHand { table: 1 })
+            .unwrap_err()
+            .to_string()
+            .contains("still being played")
+    );
+    assert_eq!(
+        decide(&state, &SeatingCommand::Start { seed: seed(1) }),
+        Err(SeatingError::AlreadyStarted)
+    );
+    assert_eq!(
+        decide(&state, &SeatingCommand::MoveCompleted { id: 99, stack: 1 }),
+        Err(SeatingError::NoSuchMove { id: 99 })
+    );
+    assert_eq!(state, in_hand);
+    assert_ne!(before, in_hand);
+    let bad = Settings {
+        table_size: 11,
+        ..Settings::tda(9, 1)
+    };
+    assert_eq!(
+        decide(
+            &SeatingState::default(),
+            &SeatingCommand::Create {
+                name: "x".into(),
+                settings: bad
+            }
+        )
+        .unwrap_err()
+        .to_string(),
+        "invalid seating settings: a table has 2 to 10 seats, not 11"
+    );
+}
+
+#[test]
+fn redraws_at_set_counts() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.redraws_at = vec![20];
+    settings.final_table = 9;
+    let mut state = started(settings, 27);
+    let x = 7u64;
+    let seen = play_out(&mut state, x);
+    assert!(
+        seen.moves.iter().any(|m| m.0 == MoveReason::Redraw),
+        "{:?}",
+        seen.moves
+    );
+    assert!(seen.moves.iter().any(|m| m.0 == MoveReason::FinalTable));
+}
+
+#[test]
+fn five_hundred_players_play_down_to_one() {
+    let mut state = started(Settings::tda(9, 10_000), 500);
+    assert_eq!(state.room.tables.len(), 56);
+    let seen = play_out(&mut state, 0x5eed);
+    assert_eq!(state.room.players(), 1);
+    assert_eq!(seen.final_table_formed_at.map(|p| p <= 9), Some(true));
+    assert!(seen.moves.iter().any(|m| m.0 == MoveReason::Balance));
+    assert!(seen.moves.iter().any(|m| m.0 == MoveReason::TableBroken));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn random_bust_sequences_never_lose_or_duplicate_a_player(
+        n in 2u64..700,
+        size in prop::sample::select(vec![6u8, 8, 9, 10]),
+        club in any::<bool>(),
+        x in 1u64..u64::MAX,
+    ) {
+        let mut settings = Settings::tda(size, 10_000);
+        if club { settings.balance = Balance::CLUB; }
+        let mut state = started(settings, n);
+        play_out(&mut state, x);
+        prop_assert_eq!(state.room.players(), 1);
+        let busted = state.entries.values().filter(|e| e.status == EntryStatus::Busted).count() as u64;
+        prop_assert_eq!(busted, n - 1);
+    }
+}
+
+#[test]
+fn ten_thousand_entries_play_down_to_one() {
+    let mut state = started(Settings::tda(9, 60_000), 10_000);
+    assert_eq!(state.room.tables.len(), 1_112);
+    play_out(&mut state, 0xfe17);
+    assert_eq!(state.room.players(), 1);
+}
