@@ -19,7 +19,7 @@ pub use model::{
     Balance, BreakOrder, Chips, EntryId, Move, MoveReason, Seat, SeatReason, SeatingCommand,
     SeatingEvent, Seed, Settings, TableNo,
 };
-pub use state::{EntryInfo, EntryStatus, MoveRecord, Room, SeatingState, Table};
+pub use state::{EntryInfo, EntryStatus, MAX_SEATS, MoveRecord, Room, SeatingState, Table};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SeatingError {
