@@ -75,15 +75,17 @@ pub struct Outcome<A: Aggregate> {
     pub position: u64,
     /// A retry: this is the first answer, nothing was appended now.
     pub duplicate: bool,
-    /// The aggregate's state after the command (for a retry: now).
-    pub state: A::State,
+    /// The aggregate's state after the command (for a retry: now). Shared
+    /// with the handler: holding it past the next command of the same
+    /// aggregate makes that command copy the state, dropping it costs nothing.
+    pub state: Arc<A::State>,
     /// The stream's version now.
     pub version: u64,
 }
 
 /// One aggregate in memory.
 struct Entry<A: Aggregate> {
-    state: A::State,
+    state: Arc<A::State>,
     version: u64,
     /// Command id -> (first, last, position) of its decision.
     commands: HashMap<String, (u64, u64, u64)>,
@@ -94,7 +96,7 @@ struct Entry<A: Aggregate> {
 impl<A: Aggregate> Default for Entry<A> {
     fn default() -> Self {
         Entry {
-            state: A::State::default(),
+            state: Arc::default(),
             version: 0,
             commands: HashMap::new(),
             stale: true,
@@ -140,11 +142,11 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     /// The aggregate's state and version, caught up with the log: what
     /// other replicas appended is read first, so a read follows every write
     /// acknowledged before it.
-    pub async fn state(&self, stream: &StreamId) -> Result<(A::State, u64), LogError> {
+    pub async fn state(&self, stream: &StreamId) -> Result<(Arc<A::State>, u64), LogError> {
         let entry = self.entry(stream);
         let mut entry = entry.lock().await;
         self.catch_up(stream, &mut entry).await?;
-        Ok((entry.state.clone(), entry.version))
+        Ok((Arc::clone(&entry.state), entry.version))
     }
 
     /// Reads what the log holds after the entry's version and folds it.
@@ -152,7 +154,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         let envelopes = self.log.read(stream, entry.version + 1).await?;
         for env in &envelopes {
             let event: A::Event = env.decode()?;
-            A::apply(&mut entry.state, &event);
+            A::apply(Arc::make_mut(&mut entry.state), &event);
             entry.version = env.sequence;
             let record = entry.commands.entry(env.command_id.clone()).or_insert((
                 env.sequence,
@@ -204,7 +206,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                     last: 0,
                     position: 0,
                     duplicate: false,
-                    state: entry.state.clone(),
+                    state: Arc::clone(&entry.state),
                     version: entry.version,
                 });
             }
@@ -240,8 +242,9 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                         .await;
                 }
                 Ok(appended) => {
+                    let state = Arc::make_mut(&mut entry.state);
                     for e in &events {
-                        A::apply(&mut entry.state, e);
+                        A::apply(state, e);
                     }
                     entry.version = appended.last;
                     entry.commands.insert(
@@ -255,7 +258,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                         last: appended.last,
                         position: appended.position,
                         duplicate: false,
-                        state: entry.state.clone(),
+                        state: Arc::clone(&entry.state),
                         version: entry.version,
                     });
                 }
@@ -297,7 +300,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
             last,
             position,
             duplicate: true,
-            state: entry.state.clone(),
+            state: Arc::clone(&entry.state),
             version: entry.version,
         })
     }

@@ -117,7 +117,7 @@ async fn a_hand_through_the_service_is_stored_once_and_survives_a_restart() {
     assert_eq!(envelopes.len() as u64, before.1);
     assert_eq!(verify_chain(&envelopes), Ok(()));
     let events: Vec<TableEvent> = envelopes.iter().map(|e| e.decode().unwrap()).collect();
-    assert_eq!(replay(&events), before.0);
+    assert_eq!(replay(&events), *before.0);
     assert_eq!(check_deals(&events), Ok(1));
     // And still knows the commands it appended before the restart.
     let retry = h
@@ -197,5 +197,5 @@ async fn two_replicas_racing_on_one_table_on_jetstream_append_each_action_once()
     let ids: std::collections::BTreeSet<_> = acts.map(|e| e.command_id.clone()).collect();
     assert_eq!(ids.len(), k, "every action appended, none twice");
     let events: Vec<TableEvent> = envelopes.iter().map(|e| e.decode().unwrap()).collect();
-    assert_eq!(replay(&events), sa);
+    assert_eq!(replay(&events), *sa);
 }

@@ -135,7 +135,7 @@ impl<L: EventLog + 'static> TableApi<L> {
         table: pb::TableRef,
         role: &Role,
     ) -> Result<pb::TableView, Status> {
-        let (state, version): (TableState, u64) =
+        let (state, version): (Arc<TableState>, u64) =
             self.handler.state(stream).await.map_err(log_status)?;
         Ok(convert::view(table, &state, version, role.sees_all_cards()))
     }
