@@ -283,6 +283,7 @@ pub fn decide(
                 return Err(SeatingError::NothingToConfirm { entry: *entry });
             }
             work.emit(SeatingEvent::SeatConfirmed { entry: *entry });
+            tidy(&mut work, &mut ChaCha20Rng::from_seed([0; 32]));
         }
         SeatingCommand::MoveCompleted { id, stack } => {
             if !state.room.moves.contains_key(id) {
@@ -342,6 +343,9 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     let pending = room.pending_at(table);
     if pending > 0 {
         return wait(format!("{pending} player moves are being carried out"));
+    }
+    if t.seats.iter().flatten().any(|e| room.unseated.contains(e)) {
+        return wait("players are being seated".into());
     }
     let count = t.count();
     if count < 2 {
@@ -434,7 +438,7 @@ fn seat_new_entry(work: &mut Work, entry: EntryId, rng: &mut ChaCha20Rng) {
         Some(at) => at,
         None => {
             // Every table is full: open the next one.
-            let number = work.room.tables.keys().next_back().map_or(1, |n| n + 1);
+            let number = work.room.next_table();
             let size = work.settings().table_size;
             work.emit(SeatingEvent::TableOpened {
                 table: number,
@@ -516,7 +520,10 @@ fn redraws(work: &mut Work, rng: &mut ChaCha20Rng) -> bool {
     let Some((_, reason)) = work.room.redraw else {
         return false;
     };
-    if work.room.tables.values().any(|t| t.in_hand) || !work.room.moves.is_empty() {
+    if work.room.tables.values().any(|t| t.in_hand)
+        || !work.room.moves.is_empty()
+        || !work.room.unseated.is_empty()
+    {
         return true;
     }
     redraw(work, reason, rng);
@@ -542,7 +549,7 @@ fn redraw(work: &mut Work, reason: MoveReason, rng: &mut ChaCha20Rng) {
     if reason == MoveReason::FinalTable {
         let keep = *order.last().expect("a redraw has tables");
         if settings.final_table != work.room.tables[&keep].size() {
-            let number = work.room.tables.keys().next_back().map_or(1, |n| n + 1);
+            let number = work.room.next_table();
             work.emit(SeatingEvent::TableOpened {
                 table: number,
                 seats: settings.final_table,
@@ -628,7 +635,7 @@ fn break_tables(work: &mut Work, rng: &mut ChaCha20Rng) {
         // random open seat (at the shortest tables, keeping them even).
         let t = &work.room.tables[&table];
         let mut players: Vec<(EntryId, Seat)> = (1..=t.size())
-            .filter(|&s| !work.room.leaving.contains(&(table, s)))
+            .filter(|&s| work.room.movable(table, s))
             .filter_map(|s| t.occupant(s).map(|e| (e, s)))
             .collect();
         players.shuffle(rng);
@@ -701,7 +708,7 @@ fn next_big_blind(room: &Room, t: &Table) -> Option<(EntryId, Seat)> {
     let from = t.big_blind.unwrap_or(t.size());
     t.after(from)
         .chain(std::iter::once(from))
-        .filter(|&s| !room.leaving.contains(&(t.number, s)))
+        .filter(|&s| room.movable(t.number, s))
         .find_map(|s| t.occupant(s).map(|e| (e, s)))
 }
 

@@ -97,6 +97,29 @@ pub struct Room {
     pub paid: u32,
     /// Players when play started (redraw counts above it never apply).
     pub started_with: u32,
+    /// The highest table number ever opened: numbers are never reused, so
+    /// a table's log is one table's.
+    pub last_table: TableNo,
+    /// Entries seated whose table has not yet confirmed it.
+    pub unseated: BTreeSet<EntryId>,
+}
+
+impl Room {
+    /// The number for the next table opened.
+    pub fn next_table(&self) -> TableNo {
+        self.last_table + 1
+    }
+
+    /// Whether the player in this seat may be moved now: sitting there
+    /// (not still arriving by a move or being seated) and not leaving it.
+    pub fn movable(&self, table: TableNo, seat: Seat) -> bool {
+        let Some(entry) = self.tables.get(&table).and_then(|t| t.occupant(seat)) else {
+            return false;
+        };
+        !self.leaving.contains(&(table, seat))
+            && !self.unseated.contains(&entry)
+            && !self.moves.values().any(|m| m.entry == entry)
+    }
 }
 
 impl Room {
@@ -129,6 +152,7 @@ impl Room {
             }
             SeatingEvent::PaidSet { paid } => self.paid = *paid,
             SeatingEvent::TableOpened { table, seats } => {
+                self.last_table = self.last_table.max(*table);
                 self.tables.insert(*table, Table::new(*table, *seats));
             }
             SeatingEvent::Seated {
@@ -137,6 +161,10 @@ impl Room {
                 if let Some(t) = self.tables.get_mut(table) {
                     t.seats[*seat as usize - 1] = Some(*entry);
                 }
+                self.unseated.insert(*entry);
+            }
+            SeatingEvent::SeatConfirmed { entry } => {
+                self.unseated.remove(entry);
             }
             SeatingEvent::HandBegun { table } => {
                 let hfh = self.hand_for_hand.is_some();
@@ -226,8 +254,7 @@ impl Room {
             SeatingEvent::Registered { .. }
             | SeatingEvent::Unregistered { .. }
             | SeatingEvent::AlternatePromoted { .. }
-            | SeatingEvent::RegistrationClosed
-            | SeatingEvent::SeatConfirmed { .. } => {}
+            | SeatingEvent::RegistrationClosed => {}
         }
     }
 }

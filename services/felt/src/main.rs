@@ -8,6 +8,7 @@ mod logs;
 mod payout;
 mod phh;
 mod serve;
+mod sim;
 mod telemetry;
 
 /// mimalloc: the replay and the services allocate many small, short-lived
@@ -42,6 +43,9 @@ enum Command {
         #[command(subcommand)]
         what: payout::PayoutCommand,
     },
+    /// Play a whole tournament with bots, from registration to a winner,
+    /// through the services on the event log, on simulated time.
+    Sim(sim::SimArgs),
     /// Run one of felt's services as its own process.
     Serve {
         #[command(subcommand)]
@@ -55,6 +59,7 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
         Command::Bench { what } => bench::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Phh { what } => phh::run(what),
         Command::Payout { what } => payout::run(what).map(|()| std::process::ExitCode::SUCCESS),
+        Command::Sim(args) => sim::run(args).map(|()| std::process::ExitCode::SUCCESS),
         Command::Serve { what } => serve::run(what).map(|()| std::process::ExitCode::SUCCESS),
     }
 }

@@ -1,0 +1,104 @@
+//! The clock, seating and payout as the service pattern runs them: one
+//! stream each per tournament, `felt.<tournament>.<kind>.main`.
+
+use felt_clock::{ClockCommand, ClockError, ClockEvent, ClockState};
+use felt_eventlog::{LogError, StreamId};
+use felt_payout::{PayoutError, PayoutEvent, PayoutState};
+use felt_seating::{SeatingCommand, SeatingError, SeatingEvent, SeatingState};
+use felt_service::Aggregate;
+
+/// The schema version these events are written with.
+pub const SCHEMA: u16 = 1;
+
+/// A tournament's clock.
+#[derive(Debug)]
+pub struct Clock;
+
+impl Aggregate for Clock {
+    type State = ClockState;
+    type Command = ClockCommand;
+    type Event = ClockEvent;
+    type Rejection = ClockError;
+    const SCHEMA: u16 = SCHEMA;
+
+    fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEvent>, ClockError> {
+        felt_clock::decide(state, command)
+    }
+
+    fn apply(state: &mut ClockState, event: &ClockEvent) {
+        state.apply(event);
+    }
+
+    fn event_type(event: &ClockEvent) -> &'static str {
+        event.name()
+    }
+}
+
+/// A tournament's entries and room.
+#[derive(Debug)]
+pub struct Seating;
+
+impl Aggregate for Seating {
+    type State = SeatingState;
+    type Command = SeatingCommand;
+    type Event = SeatingEvent;
+    type Rejection = SeatingError;
+    const SCHEMA: u16 = SCHEMA;
+
+    fn decide(
+        state: &SeatingState,
+        command: &SeatingCommand,
+    ) -> Result<Vec<SeatingEvent>, SeatingError> {
+        felt_seating::decide(state, command)
+    }
+
+    fn apply(state: &mut SeatingState, event: &SeatingEvent) {
+        state.apply(event);
+    }
+
+    fn event_type(event: &SeatingEvent) -> &'static str {
+        event.name()
+    }
+}
+
+/// A tournament's money.
+#[derive(Debug)]
+pub struct Payout;
+
+impl Aggregate for Payout {
+    type State = PayoutState;
+    type Command = felt_payout::Command;
+    type Event = PayoutEvent;
+    type Rejection = PayoutError;
+    const SCHEMA: u16 = SCHEMA;
+
+    fn decide(
+        state: &PayoutState,
+        command: &felt_payout::Command,
+    ) -> Result<Vec<PayoutEvent>, PayoutError> {
+        felt_payout::decide(state, command)
+    }
+
+    fn apply(state: &mut PayoutState, event: &PayoutEvent) {
+        state.apply(event);
+    }
+
+    fn event_type(event: &PayoutEvent) -> &'static str {
+        event.name()
+    }
+}
+
+/// The clock's stream: `felt.<tournament>.clock.main`.
+pub fn clock_stream(tournament: &str) -> Result<StreamId, LogError> {
+    StreamId::new(tournament, "clock", "main")
+}
+
+/// The seating stream: `felt.<tournament>.seating.main`.
+pub fn seating_stream(tournament: &str) -> Result<StreamId, LogError> {
+    StreamId::new(tournament, "seating", "main")
+}
+
+/// The payout stream: `felt.<tournament>.payout.main`.
+pub fn payout_stream(tournament: &str) -> Result<StreamId, LogError> {
+    StreamId::new(tournament, "payout", "main")
+}

@@ -1,0 +1,858 @@
+//! The conductor carries each service's decisions to the others: seating's
+//! seats and moves to the tables, the tables' hand ends to seating, busts to
+//! payout (grouped by hand-for-hand hand), the clock's level to every hand
+//! started, hand-for-hand rounds to the clock.
+//!
+//! Every call it makes has a command id derived from what it carries out
+//! (`move-7-out`, `seat-19`, `hand-3-12-ended`), so doing it again after a
+//! crash is harmless: a move is removed at its table, seated at the other
+//! and completed in seating exactly once, whichever step a restart resumes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use felt_cards::Seed;
+use felt_clock::{ClockCommand, ClockError, ClockSettings, Millis, Structure};
+use felt_eventlog::{EventLog, LogError};
+use felt_payout::{MoneySettings, SimultaneousBusts};
+use felt_seating::{EntryId, SeatingCommand, SeatingError, SeatingEvent, SeatingState, TableNo};
+use felt_service::{HandleError, Handler, Outcome};
+use felt_table::{Command, Deal, HouseRules, PlayerId, Rejection, Seat, TableEvent};
+use felt_tablelog::Table;
+
+use crate::aggregates::{Clock, Payout, Seating, clock_stream, payout_stream, seating_stream};
+
+/// Why the conductor could not carry something out.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    #[error("table {table}: {source}")]
+    Table { table: TableNo, source: Rejection },
+    #[error("clock: {0}")]
+    Clock(#[from] ClockError),
+    #[error("seating: {0}")]
+    Seating(#[from] SeatingError),
+    #[error("payout: {0}")]
+    Payout(#[from] felt_payout::PayoutError),
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("{stream}: {attempts} attempts all lost to other writers")]
+    Contended { stream: String, attempts: u32 },
+    #[error("inconsistent: {0}")]
+    Inconsistent(String),
+}
+
+fn lift<R: std::error::Error>(
+    e: HandleError<R>,
+    wrap: impl FnOnce(R) -> TournamentError,
+) -> TournamentError {
+    match e {
+        HandleError::Rejected(r) => wrap(r),
+        HandleError::Log(e) => TournamentError::Log(e),
+        HandleError::Contended { stream, attempts } => {
+            TournamentError::Contended { stream, attempts }
+        }
+    }
+}
+
+/// Everything a tournament is created with: each service keeps its part.
+#[derive(Clone, Debug)]
+pub struct TournamentSpec {
+    pub name: String,
+    pub seating: felt_seating::Settings,
+    pub structure: Structure,
+    pub clock: ClockSettings,
+    pub money: MoneySettings,
+    pub busts: SimultaneousBusts,
+    pub rules: HouseRules,
+}
+
+/// What became of a request to deal a hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Begin {
+    /// The hand is dealt: the start's events (the hand's `HandStarted`
+    /// first) and the table after it.
+    Started(Vec<TableEvent>, std::sync::Arc<felt_table::TableState>),
+    /// Seating holds the table (moves, balancing, hand-for-hand).
+    Wait(String),
+    /// A break: no hand for this long.
+    OnBreak(Millis),
+    /// The table is closed.
+    Closed,
+}
+
+/// A finished hand as seating needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandSummary {
+    pub number: u64,
+    pub button: Seat,
+    pub big_blind: Seat,
+    /// Busted entries with their chips at the start of the hand.
+    pub busted: Vec<(EntryId, u64)>,
+}
+
+impl HandSummary {
+    /// The summary of a hand from its events (`HandStarted` to `HandEnded`).
+    pub fn from_events<'a>(
+        events: impl IntoIterator<Item = &'a TableEvent>,
+    ) -> Option<HandSummary> {
+        let mut start = None;
+        for e in events {
+            match e {
+                TableEvent::HandStarted {
+                    number,
+                    button,
+                    big_blind,
+                    ..
+                } => start = Some((*number, *button, *big_blind)),
+                TableEvent::HandEnded { number, busted, .. } => {
+                    let (n, button, big_blind) = start?;
+                    if n != *number {
+                        return None;
+                    }
+                    return Some(HandSummary {
+                        number: n,
+                        button,
+                        big_blind,
+                        busted: busted
+                            .iter()
+                            .map(|b| (b.player.0, b.starting_stack))
+                            .collect(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// The four services' handlers over one log, and what the conductor holds
+/// between calls.
+pub struct Conductor<L: EventLog> {
+    pub tables: Handler<Table, L>,
+    pub clock: Handler<Clock, L>,
+    pub seating: Handler<Seating, L>,
+    pub payout: Handler<Payout, L>,
+    /// One carrier of seats and moves at a time.
+    carrying: tokio::sync::Mutex<()>,
+    /// Hand-for-hand busts held until every table has played the hand.
+    held: std::sync::Mutex<BTreeMap<(String, u64), Vec<felt_payout::Bust>>>,
+    rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
+    /// Tables known to be open at the table service.
+    opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
+    /// Events appended through the conductor (retries not counted).
+    appended: std::sync::atomic::AtomicU64,
+}
+
+impl<L: EventLog> std::fmt::Debug for Conductor<L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conductor").finish_non_exhaustive()
+    }
+}
+
+type Result<T> = std::result::Result<T, TournamentError>;
+
+impl<L: EventLog + 'static> Conductor<L> {
+    pub fn new(log: std::sync::Arc<L>) -> Self {
+        Conductor {
+            tables: Handler::new(log.clone()),
+            clock: Handler::new(log.clone()),
+            seating: Handler::new(log.clone()),
+            payout: Handler::new(log),
+            carrying: tokio::sync::Mutex::new(()),
+            held: std::sync::Mutex::new(BTreeMap::new()),
+            rules: std::sync::Mutex::new(BTreeMap::new()),
+            opened: std::sync::Mutex::new(BTreeSet::new()),
+            appended: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Events appended through the conductor so far.
+    pub fn appended(&self) -> u64 {
+        self.appended.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn count<A: felt_service::Aggregate>(&self, out: Outcome<A>) -> Outcome<A> {
+        if !out.duplicate {
+            self.appended.fetch_add(
+                out.events.len() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
+        out
+    }
+
+    async fn seat_cmd(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        c: SeatingCommand,
+    ) -> Result<Outcome<Seating>> {
+        self.seating
+            .handle(&seating_stream(t)?, id, now, &c)
+            .await
+            .map(|o| self.count(o))
+            .map_err(|e| lift(e, TournamentError::Seating))
+    }
+
+    async fn pay_cmd(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        c: felt_payout::Command,
+    ) -> Result<Outcome<Payout>> {
+        self.payout
+            .handle(&payout_stream(t)?, id, now, &c)
+            .await
+            .map(|o| self.count(o))
+            .map_err(|e| lift(e, TournamentError::Payout))
+    }
+
+    async fn table_cmd(
+        &self,
+        t: &str,
+        table: TableNo,
+        id: &str,
+        now: Millis,
+        c: Command,
+    ) -> Result<Outcome<Table>> {
+        self.tables
+            .handle(&felt_tablelog::stream(t, &table.to_string())?, id, now, &c)
+            .await
+            .map(|o| self.count(o))
+            .map_err(|e| lift(e, |source| TournamentError::Table { table, source }))
+    }
+
+    /// A clock command at `now`, or at the clock's last time if another
+    /// caller recorded a later one first (time never goes back).
+    async fn clock_cmd(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        make: impl Fn(Millis) -> ClockCommand,
+    ) -> Result<Outcome<Clock>> {
+        let stream = clock_stream(t)?;
+        let mut at = now;
+        for _ in 0..8 {
+            match self.clock.handle(&stream, id, at, &make(at)).await {
+                Err(HandleError::Rejected(ClockError::TimeWentBack { last, .. })) => at = last,
+                other => {
+                    return other
+                        .map(|o| self.count(o))
+                        .map_err(|e| lift(e, TournamentError::Clock));
+                }
+            }
+        }
+        Err(TournamentError::Contended {
+            stream: stream.to_string(),
+            attempts: 8,
+        })
+    }
+
+    /// Seating's state now.
+    pub async fn seating_state(&self, t: &str) -> Result<std::sync::Arc<SeatingState>> {
+        Ok(self.seating.state(&seating_stream(t)?).await?.0)
+    }
+
+    pub async fn clock_state(&self, t: &str) -> Result<std::sync::Arc<felt_clock::ClockState>> {
+        Ok(self.clock.state(&clock_stream(t)?).await?.0)
+    }
+
+    pub async fn payout_state(&self, t: &str) -> Result<std::sync::Arc<felt_payout::PayoutState>> {
+        Ok(self.payout.state(&payout_stream(t)?).await?.0)
+    }
+
+    /// Creates the tournament at seating, the clock and payout.
+    pub async fn create(&self, t: &str, spec: &TournamentSpec, now: Millis) -> Result<()> {
+        self.rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(t.into(), spec.rules);
+        self.seat_cmd(
+            t,
+            "create",
+            now,
+            SeatingCommand::Create {
+                name: spec.name.clone(),
+                settings: spec.seating.clone(),
+            },
+        )
+        .await?;
+        self.clock_cmd(t, "create", now, |_| ClockCommand::Configure {
+            structure: spec.structure.clone(),
+            settings: spec.clock,
+        })
+        .await?;
+        self.pay_cmd(
+            t,
+            "create",
+            now,
+            felt_payout::Command::Configure {
+                name: spec.name.clone(),
+                settings: spec.money.clone(),
+                busts: spec.busts,
+            },
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// The clock's level number now (0 before it starts).
+    async fn level_now(&self, t: &str, now: Millis) -> Result<u32> {
+        let clock = self.clock_state(t).await?;
+        Ok(if clock.status == felt_clock::Status::NotStarted {
+            0
+        } else {
+            clock
+                .view(now)
+                .level
+                .or_else(|| {
+                    // On a break: the level before it.
+                    let s = clock.structure.as_ref()?;
+                    (0..clock.period).rev().find_map(|p| s.level_number(p))
+                })
+                .unwrap_or(0)
+        })
+    }
+
+    /// Registers an entry (or a re-entry); seats it if play has started.
+    pub async fn register(
+        &self,
+        t: &str,
+        command_id: &str,
+        player: &str,
+        name: &str,
+        now: Millis,
+        seed: Seed,
+    ) -> Result<EntryId> {
+        let level = self.level_now(t, now).await?;
+        let out = self
+            .seat_cmd(
+                t,
+                command_id,
+                now,
+                SeatingCommand::Register {
+                    player: player.into(),
+                    name: name.into(),
+                    level,
+                    seed: seed.0,
+                },
+            )
+            .await?;
+        let (entry, alternate) = out
+            .events
+            .iter()
+            .find_map(|e| match e {
+                SeatingEvent::Registered {
+                    entry, alternate, ..
+                } => Some((*entry, *alternate)),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                TournamentError::Inconsistent("a registration without an entry".into())
+            })?;
+        if !alternate {
+            self.pay_cmd(
+                t,
+                &format!("entry-{entry}"),
+                now,
+                felt_payout::Command::RecordEntry {
+                    entry,
+                    player: player.into(),
+                },
+            )
+            .await?;
+        }
+        self.carry_out(t, now, &out.events).await?;
+        Ok(entry)
+    }
+
+    /// Draws the seats, opens the tables and starts the clock.
+    pub async fn start(&self, t: &str, now: Millis, seed: Seed) -> Result<()> {
+        let out = self
+            .seat_cmd(t, "start", now, SeatingCommand::Start { seed: seed.0 })
+            .await?;
+        self.carry_out(t, now, &out.events).await?;
+        self.clock_cmd(t, "start", now, |at| ClockCommand::Start { at })
+            .await?;
+        if out
+            .state
+            .settings()
+            .is_some_and(|s| s.late_registration_level == 0)
+        {
+            self.close_registration(t, now).await?;
+        }
+        Ok(())
+    }
+
+    /// Closes registration: the pool and pay sheet are fixed, and seating
+    /// learns how many are paid (for hand-for-hand).
+    pub async fn close_registration(&self, t: &str, now: Millis) -> Result<()> {
+        let state = self.seating_state(t).await?;
+        if !state.registration_closed {
+            self.seat_cmd(
+                t,
+                "close-registration",
+                now,
+                SeatingCommand::CloseRegistration,
+            )
+            .await?;
+        }
+        let payout = self.payout_state(t).await?;
+        let paid = match &payout.sheet {
+            Some(sheet) => sheet.paid(),
+            None => {
+                let out = self
+                    .pay_cmd(
+                        t,
+                        "close-registration",
+                        now,
+                        felt_payout::Command::CloseRegistration,
+                    )
+                    .await?;
+                out.state
+                    .sheet
+                    .as_ref()
+                    .map_or(0, felt_payout::PaySheet::paid)
+            }
+        };
+        let out = self
+            .seat_cmd(t, "paid", now, SeatingCommand::SetPaid { paid })
+            .await?;
+        self.carry_out(t, now, &out.events).await?;
+        self.to_clock(t, now, &out.events).await?;
+        Ok(())
+    }
+
+    /// Records the level changes passed by `now`, and closes late
+    /// registration once its last level is over.
+    pub async fn tick(&self, t: &str, now: Millis) -> Result<()> {
+        let clock = self.clock_state(t).await?;
+        if clock.view(now).period != clock.period {
+            self.clock_cmd(t, &format!("tick-{now}"), now, |at| ClockCommand::Tick {
+                at,
+            })
+            .await?;
+        }
+        let seating = self.seating_state(t).await?;
+        if let Some(s) = seating.settings()
+            && seating.started
+            && !seating.registration_closed
+            && self.level_now(t, now).await? > s.late_registration_level
+        {
+            self.close_registration(t, now).await?;
+        }
+        Ok(())
+    }
+
+    /// Asks to deal the next hand at a table: seating must allow it and the
+    /// clock must not be on a break; the hand is played with the clock's
+    /// level now (TDA 23) and dealt from `deck`.
+    pub async fn begin_hand(
+        &self,
+        t: &str,
+        table: TableNo,
+        now: Millis,
+        deck: Seed,
+    ) -> Result<Begin> {
+        let clock = self.clock_state(t).await?;
+        let level = match clock.level_for_hand(now) {
+            Ok(level) => level,
+            Err(ClockError::OnBreak { remaining }) => return Ok(Begin::OnBreak(remaining)),
+            Err(e) => return Err(e.into()),
+        };
+        let seating = self.seating_state(t).await?;
+        let Some(info) = seating.room.tables.get(&table) else {
+            return Ok(Begin::Closed);
+        };
+        let hand = info.hands + 1;
+        let (last_button, last_bb) = (info.button, info.big_blind);
+        let first_button = (1..=info.size()).find(|&s| info.occupant(s).is_some());
+        drop(seating);
+        match self
+            .seat_cmd(
+                t,
+                &format!("begin-{table}-{hand}"),
+                now,
+                SeatingCommand::BeginHand { table },
+            )
+            .await
+        {
+            Ok(_) => {}
+            Err(TournamentError::Seating(SeatingError::MustWait { reason, .. })) => {
+                return Ok(Begin::Wait(reason));
+            }
+            Err(TournamentError::Seating(SeatingError::NoSuchTable { .. })) => {
+                return Ok(Begin::Closed);
+            }
+            Err(e) => return Err(e),
+        }
+        let button = if last_button.is_none() {
+            first_button
+        } else {
+            None
+        };
+        let start = Command::StartHand {
+            level,
+            deal: Deal::Digital { seed: deck },
+            button,
+        };
+        match self
+            .table_cmd(t, table, &format!("start-{hand}"), now, start)
+            .await
+        {
+            Ok(out) => Ok(Begin::Started(out.events, out.state)),
+            Err(TournamentError::Table { source, .. }) => {
+                // Release the table at seating: no hand was dealt.
+                let (button, big_blind) = (last_button.unwrap_or(1), last_bb.unwrap_or(1));
+                self.seat_cmd(
+                    t,
+                    &format!("hand-{table}-{hand}-void"),
+                    now,
+                    SeatingCommand::HandEnded {
+                        table,
+                        button,
+                        big_blind,
+                        busted: Vec::new(),
+                        seed: [0; 32],
+                    },
+                )
+                .await?;
+                Ok(Begin::Wait(source.to_string()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs a table command (a dealer's or a bot's), returning its outcome.
+    pub async fn table(
+        &self,
+        t: &str,
+        table: TableNo,
+        command_id: &str,
+        now: Millis,
+        command: Command,
+    ) -> Result<Outcome<Table>> {
+        self.table_cmd(t, table, command_id, now, command).await
+    }
+
+    /// A hand ended at a table: seating places the busts, moves players and
+    /// runs hand-for-hand; payout places the busts; the clock deducts
+    /// hand-for-hand time.
+    pub async fn hand_ended(
+        &self,
+        t: &str,
+        table: TableNo,
+        hand: &HandSummary,
+        now: Millis,
+        seed: Seed,
+    ) -> Result<()> {
+        let out = self
+            .seat_cmd(
+                t,
+                &format!("hand-{table}-{}-ended", hand.number),
+                now,
+                SeatingCommand::HandEnded {
+                    table,
+                    button: hand.button,
+                    big_blind: hand.big_blind,
+                    busted: hand.busted.iter().map(|b| b.0).collect(),
+                    seed: seed.0,
+                },
+            )
+            .await?;
+        let stacks: BTreeMap<EntryId, u64> = hand.busted.iter().copied().collect();
+        let mut now_busts = Vec::new();
+        for e in &out.events {
+            if let SeatingEvent::Busted {
+                entry,
+                table,
+                hand_for_hand_round,
+                ..
+            } = e
+            {
+                let bust = felt_payout::Bust {
+                    entry: *entry,
+                    table: *table,
+                    starting_stack: stacks.get(entry).copied().unwrap_or(0),
+                    by: Vec::new(),
+                };
+                match hand_for_hand_round {
+                    Some(round) => self
+                        .held
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .entry((t.to_string(), *round))
+                        .or_default()
+                        .push(bust),
+                    None => now_busts.push(bust),
+                }
+            }
+        }
+        if !now_busts.is_empty() {
+            self.pay_cmd(
+                t,
+                &format!("busts-{table}-{}", hand.number),
+                now,
+                felt_payout::Command::RecordBusts { busts: now_busts },
+            )
+            .await?;
+        }
+        self.flush_rounds(t, now, &out.state).await?;
+        self.to_clock(t, now, &out.events).await?;
+        self.carry_out(t, now, &out.events).await?;
+        Ok(())
+    }
+
+    /// Sends payout the busts of hand-for-hand hands no table is still playing.
+    async fn flush_rounds(&self, t: &str, now: Millis, seating: &SeatingState) -> Result<()> {
+        let ready: Vec<(u64, Vec<felt_payout::Bust>)> = {
+            let mut held = self
+                .held
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let rounds: Vec<u64> = held
+                .keys()
+                .filter(|(tt, _)| tt == t)
+                .map(|(_, r)| *r)
+                .collect();
+            rounds
+                .into_iter()
+                .filter(|r| {
+                    !seating
+                        .room
+                        .tables
+                        .values()
+                        .any(|tb| tb.in_hand && tb.round == Some(*r))
+                })
+                .filter_map(|r| held.remove(&(t.to_string(), r)).map(|b| (r, b)))
+                .collect()
+        };
+        for (round, busts) in ready {
+            let id = format!(
+                "busts-round-{round}-{}",
+                busts
+                    .iter()
+                    .map(|b| b.entry.to_string())
+                    .collect::<Vec<_>>()
+                    .join("-")
+            );
+            self.pay_cmd(t, &id, now, felt_payout::Command::RecordBusts { busts })
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Hand-for-hand at the clock, following seating.
+    async fn to_clock(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
+        for e in events {
+            match e {
+                SeatingEvent::HandForHandStarted { remaining, .. } => {
+                    let tables: Vec<TableNo> = self
+                        .seating_state(t)
+                        .await?
+                        .room
+                        .tables
+                        .keys()
+                        .copied()
+                        .collect();
+                    self.clock_cmd(t, &format!("hfh-start-{remaining}"), now, |at| {
+                        ClockCommand::StartHandForHand {
+                            at,
+                            tables: tables.clone(),
+                        }
+                    })
+                    .await?;
+                }
+                SeatingEvent::HandForHandRound { round } => {
+                    self.finish_clock_round(t, now, *round).await?
+                }
+                SeatingEvent::HandForHandEnded { .. } => {
+                    let clock = self.clock_state(t).await?;
+                    if let felt_clock::Status::HandForHand { round, .. } = clock.status {
+                        self.finish_clock_round(t, now, round).await?;
+                        self.clock_cmd(t, "hfh-stop", now, |at| ClockCommand::StopHandForHand {
+                            at,
+                        })
+                        .await?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Every table the clock waits for has played round `round`.
+    async fn finish_clock_round(&self, t: &str, now: Millis, round: u64) -> Result<()> {
+        let clock = self.clock_state(t).await?;
+        let felt_clock::Status::HandForHand { waiting, .. } = &clock.status else {
+            return Ok(());
+        };
+        let waiting: Vec<TableNo> = waiting.iter().copied().collect();
+        for table in waiting {
+            self.clock_cmd(t, &format!("hfh-{round}-{table}"), now, |at| {
+                ClockCommand::TableFinishedHand { at, table }
+            })
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Opens new tables, seats new entries and carries out every pending
+    /// move (all removals before any seating, so a redraw can swap seats).
+    pub async fn carry_out(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
+        let _one = self.carrying.lock().await;
+        let mut more: Vec<SeatingEvent> = events.to_vec();
+        loop {
+            self.to_clock_closed(t, now, &more).await?;
+            let state = self.seating_state(t).await?;
+            self.open_tables(t, now, &state).await?;
+            let stack = state.settings().map_or(0, |s| s.starting_stack);
+            more.clear();
+            for &entry in &state.unconfirmed {
+                let Some(info) = state.entries.get(&entry) else {
+                    continue;
+                };
+                let felt_seating::EntryStatus::Seated { table, seat } = info.status else {
+                    continue;
+                };
+                if info.moving.is_some() {
+                    continue;
+                }
+                self.table_cmd(
+                    t,
+                    table,
+                    &format!("seat-{entry}"),
+                    now,
+                    Command::SeatPlayer {
+                        seat,
+                        player: PlayerId(entry),
+                        stack,
+                    },
+                )
+                .await?;
+                let out = self
+                    .seat_cmd(
+                        t,
+                        &format!("seated-{entry}"),
+                        now,
+                        SeatingCommand::SeatConfirmed { entry },
+                    )
+                    .await?;
+                more.extend(out.events);
+            }
+            let moves: Vec<felt_seating::Move> = state.room.moves.values().copied().collect();
+            if moves.is_empty() && more.is_empty() {
+                return Ok(());
+            }
+            let mut stacks = BTreeMap::new();
+            for m in &moves {
+                let out = self
+                    .table_cmd(
+                        t,
+                        m.from.0,
+                        &format!("move-{}-out", m.id),
+                        now,
+                        Command::RemovePlayer { seat: m.from.1 },
+                    )
+                    .await?;
+                let stack = out
+                    .events
+                    .iter()
+                    .find_map(|e| match e {
+                        TableEvent::PlayerRemoved { stack, player, .. } if player.0 == m.entry => {
+                            Some(*stack)
+                        }
+                        _ => None,
+                    })
+                    .ok_or_else(|| {
+                        TournamentError::Inconsistent(format!(
+                            "move {}: no removal of entry {}",
+                            m.id, m.entry
+                        ))
+                    })?;
+                stacks.insert(m.id, stack);
+            }
+            for m in &moves {
+                let stack = stacks[&m.id];
+                self.table_cmd(
+                    t,
+                    m.to.0,
+                    &format!("move-{}-in", m.id),
+                    now,
+                    Command::SeatPlayer {
+                        seat: m.to.1,
+                        player: PlayerId(m.entry),
+                        stack,
+                    },
+                )
+                .await?;
+                let out = self
+                    .seat_cmd(
+                        t,
+                        &format!("move-{}-done", m.id),
+                        now,
+                        SeatingCommand::MoveCompleted { id: m.id, stack },
+                    )
+                    .await?;
+                more.extend(out.events);
+            }
+            self.to_clock(t, now, &more).await?;
+        }
+    }
+
+    /// Opens at the table service every table seating has opened.
+    async fn open_tables(&self, t: &str, now: Millis, state: &SeatingState) -> Result<()> {
+        let rules = self
+            .rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(t)
+            .copied()
+            .unwrap_or_default();
+        let new: Vec<(TableNo, u8)> = {
+            let opened = self
+                .opened
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            state
+                .room
+                .tables
+                .values()
+                .filter(|tb| !opened.contains(&(t.to_string(), tb.number)))
+                .map(|tb| (tb.number, tb.size()))
+                .collect()
+        };
+        for (table, seats) in new {
+            self.table_cmd(t, table, "open", now, Command::OpenTable { seats, rules })
+                .await?;
+            self.opened
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert((t.to_string(), table));
+        }
+        Ok(())
+    }
+
+    /// Tables closed during hand-for-hand are no longer waited for by the clock.
+    async fn to_clock_closed(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
+        for e in events {
+            if let SeatingEvent::TableClosed { table } = e {
+                let clock = self.clock_state(t).await?;
+                if let felt_clock::Status::HandForHand { tables, .. } = &clock.status
+                    && tables.contains(table)
+                {
+                    let table = *table;
+                    self.clock_cmd(t, &format!("hfh-close-{table}"), now, |at| {
+                        ClockCommand::RemoveTable { at, table }
+                    })
+                    .await?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,15 @@
+//! A tournament across the four services: the clock, seating and payout
+//! aggregates in the log ([`aggregates`]), the [`Conductor`] that carries
+//! each service's decisions to the others, and seeded [`bot`]s.
+//!
+//! Not a domain crate: the conductor does IO (through the services'
+//! handlers). It reads no clock and draws no randomness: times and seeds
+//! are handed in.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+pub mod aggregates;
+pub mod bot;
+mod conductor;
+
+pub use conductor::{Begin, Conductor, HandSummary, TournamentError, TournamentSpec};
