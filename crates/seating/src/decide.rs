@@ -71,6 +71,11 @@ pub fn decide(
         }]);
     }
     let settings = state.settings().ok_or(SeatingError::NotCreated)?;
+    // The busiest command needs no copy of the room.
+    if let SeatingCommand::BeginHand { table } = command {
+        gate(state, *table)?;
+        return Ok(vec![SeatingEvent::HandBegun { table: *table }]);
+    }
     let mut work = Work {
         room: state.room.clone(),
         events: Vec::new(),
@@ -218,10 +223,7 @@ pub fn decide(
                 tidy(&mut work, &mut ChaCha20Rng::from_seed([0; 32]));
             }
         }
-        SeatingCommand::BeginHand { table } => {
-            gate(state, *table)?;
-            work.emit(SeatingEvent::HandBegun { table: *table });
-        }
+        SeatingCommand::BeginHand { .. } => unreachable!("handled above"),
         SeatingCommand::HandEnded {
             table,
             button,

@@ -4,7 +4,8 @@
 
 use felt_cards::{Card, Commitment, Deck};
 
-use crate::model::{Deal, TableEvent};
+use crate::model::{Chips, Deal, Seat, TableEvent};
+use crate::state::TableState;
 
 /// Why a recorded deal does not follow from its seed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -121,4 +122,141 @@ pub fn check_deals<'a>(
         }
     }
     Ok(checked)
+}
+
+/// Why a recorded award does not follow from the cards and the chips.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AwardError {
+    #[error("hand {hand}, pot {pot}: the shares add up to {shares}, the pot is {amount}")]
+    SharesDoNotAddUp {
+        hand: u64,
+        pot: usize,
+        shares: Chips,
+        amount: Chips,
+    },
+    #[error("hand {hand}, pot {pot}: {recorded}, but {expected}")]
+    PotMismatch {
+        hand: u64,
+        pot: usize,
+        recorded: String,
+        expected: String,
+    },
+    #[error(
+        "hand {hand}, pot {pot}: the cards give it to seats {expected:?}, the award to {recorded:?}"
+    )]
+    WrongWinners {
+        hand: u64,
+        pot: usize,
+        recorded: Vec<Seat>,
+        expected: Vec<Seat>,
+    },
+    #[error("hand {hand}: {start} chips at the start, {end} at the end")]
+    ChipsNotConserved { hand: u64, start: Chips, end: Chips },
+}
+
+/// Checks every pot awarded in a table's events against a recomputation:
+/// only players still in the hand eligible, the winners from the cards
+/// (the best hand among the eligible, when the cards are known), the
+/// shares adding up to the pot, and each hand ending with the chips it
+/// started with. Returns how many pots were checked. Pots awarded by a
+/// floor ruling are checked for their total only.
+pub fn check_awards<'a>(
+    events: impl IntoIterator<Item = &'a TableEvent>,
+) -> Result<usize, AwardError> {
+    let mut state = TableState::default();
+    let mut checked = 0;
+    let mut ruled = false;
+    let mut start_chips: Chips = 0;
+    for event in events {
+        match event {
+            TableEvent::HandStarted { stacks, .. } => {
+                ruled = false;
+                start_chips = stacks.iter().map(|s| s.1).sum();
+            }
+            TableEvent::FloorRuled { .. } => ruled = true,
+            TableEvent::PotAwarded {
+                pot,
+                amount,
+                eligible,
+                shares,
+            } => {
+                let Some(h) = state.hand.as_ref() else {
+                    state.apply(event);
+                    continue;
+                };
+                let hand = h.number;
+                let total: Chips = shares.iter().map(|s| s.amount).sum();
+                if total != *amount {
+                    return Err(AwardError::SharesDoNotAddUp {
+                        hand,
+                        pot: *pot,
+                        shares: total,
+                        amount: *amount,
+                    });
+                }
+                if !ruled {
+                    if let Some(&seat) = eligible
+                        .iter()
+                        .find(|&&s| h.player(s).is_none_or(|p| p.folded || p.dead))
+                    {
+                        return Err(AwardError::PotMismatch {
+                            hand,
+                            pot: *pot,
+                            recorded: format!("seat {seat} eligible"),
+                            expected: format!("seat {seat} out of the hand"),
+                        });
+                    }
+                    let ranks: Vec<(Seat, Option<felt_cards::HandRank>)> = eligible
+                        .iter()
+                        .map(|&s| (s, h.player(s).and_then(|p| rank(&h.board, p.hole))))
+                        .collect();
+                    let mut expected: Vec<Seat> =
+                        if eligible.len() > 1 && ranks.iter().all(|r| r.1.is_some()) {
+                            let best = ranks.iter().filter_map(|r| r.1).max();
+                            ranks.iter().filter(|r| r.1 == best).map(|r| r.0).collect()
+                        } else if eligible.len() == 1 {
+                            eligible.clone()
+                        } else {
+                            // Cards not all known (a physical deal, unshown):
+                            // the dealer's award stands.
+                            shares.iter().map(|s| s.seat).collect()
+                        };
+                    let mut recorded: Vec<Seat> = shares.iter().map(|s| s.seat).collect();
+                    expected.sort_unstable();
+                    recorded.sort_unstable();
+                    if expected != recorded {
+                        return Err(AwardError::WrongWinners {
+                            hand,
+                            pot: *pot,
+                            recorded,
+                            expected,
+                        });
+                    }
+                }
+                checked += 1;
+            }
+            TableEvent::HandEnded { number, stacks, .. } => {
+                let end: Chips = stacks.iter().map(|s| s.1).sum();
+                if end != start_chips {
+                    return Err(AwardError::ChipsNotConserved {
+                        hand: *number,
+                        start: start_chips,
+                        end,
+                    });
+                }
+            }
+            _ => {}
+        }
+        state.apply(event);
+    }
+    Ok(checked)
+}
+
+fn rank(board: &[Card], hole: Option<[Card; 2]>) -> Option<felt_cards::HandRank> {
+    let hole = hole?;
+    if board.len() != 5 {
+        return None;
+    }
+    let cards: Vec<Card> = board.iter().chain(hole.iter()).copied().collect();
+    felt_cards::Hand::from_cards(&cards).map(|h| h.rank())
 }

@@ -18,7 +18,7 @@ mod model;
 mod rejection;
 mod state;
 
-pub use audit::{DealError, check_deals};
+pub use audit::{AwardError, DealError, check_awards, check_deals};
 pub use decide::{decide, execute};
 pub use model::*;
 pub use rejection::Rejection;

@@ -315,6 +315,12 @@ fn run(
         "every digital deal follows its seed: {:?}",
         deals
     );
+    let awards = check_awards(&log);
+    prop_assert!(
+        awards.is_ok(),
+        "every pot follows from the chips and the cards: {:?}",
+        awards
+    );
     Ok(log)
 }
 

@@ -305,3 +305,50 @@ fn a_deal_that_does_not_follow_its_seed_is_found() {
     let err = check_deals(&forged).unwrap_err().to_string();
     assert!(err.contains("the seed's commitment is"), "{err}");
 }
+
+#[test]
+fn an_award_that_does_not_follow_from_the_cards_is_found() {
+    // Two players all in before the flop: the showdown decides.
+    let mut t = table(&[1000, 1000]);
+    t.ok(Command::StartHand {
+        level: level(50, 100),
+        deal: digital(4),
+        button: Some(1),
+    });
+    t.ok(Command::Act {
+        seat: 1,
+        action: PlayerAction::AllIn,
+    });
+    t.ok(Command::Act {
+        seat: 2,
+        action: PlayerAction::Call,
+    });
+    assert!(t.state.hand.is_none());
+    assert_eq!(check_awards(&t.log), Ok(1));
+    // The pot given to the other player in the record.
+    let mut forged = t.log.clone();
+    for e in &mut forged {
+        if let TableEvent::PotAwarded { shares, .. } = e
+            && shares.len() == 1
+        {
+            shares[0].seat = 3 - shares[0].seat;
+        }
+        if let TableEvent::HandEnded { stacks, .. } = e {
+            stacks.reverse();
+        }
+    }
+    let err = check_awards(&forged).unwrap_err().to_string();
+    assert!(
+        err.starts_with("hand 1, pot 0: the cards give it to seats"),
+        "{err}"
+    );
+    // Chips appearing from nowhere.
+    let mut forged = t.log.clone();
+    for e in &mut forged {
+        if let TableEvent::HandEnded { stacks, .. } = e {
+            stacks[0].1 += 5;
+        }
+    }
+    let err = check_awards(&forged).unwrap_err().to_string();
+    assert_eq!(err, "hand 1: 2000 chips at the start, 2005 at the end");
+}

@@ -134,6 +134,8 @@ pub struct Conductor<L: EventLog> {
     pub payout: Handler<Payout, L>,
     /// One carrier of seats and moves at a time.
     carrying: tokio::sync::Mutex<()>,
+    /// One messenger of hand-for-hand to the clock at a time.
+    clocking: tokio::sync::Mutex<()>,
     /// Hand-for-hand busts held until every table has played the hand.
     held: std::sync::Mutex<BTreeMap<(String, u64), Vec<felt_payout::Bust>>>,
     rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
@@ -159,6 +161,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             seating: Handler::new(log.clone()),
             payout: Handler::new(log),
             carrying: tokio::sync::Mutex::new(()),
+            clocking: tokio::sync::Mutex::new(()),
             held: std::sync::Mutex::new(BTreeMap::new()),
             rules: std::sync::Mutex::new(BTreeMap::new()),
             opened: std::sync::Mutex::new(BTreeSet::new()),
@@ -341,8 +344,9 @@ impl<L: EventLog + 'static> Conductor<L> {
                 },
             )
             .await?;
-        let (entry, alternate) = out
-            .events
+        let Outcome { events, state, .. } = out;
+        drop(state);
+        let (entry, alternate) = events
             .iter()
             .find_map(|e| match e {
                 SeatingEvent::Registered {
@@ -365,23 +369,23 @@ impl<L: EventLog + 'static> Conductor<L> {
             )
             .await?;
         }
-        self.carry_out(t, now, &out.events).await?;
+        self.carry_out(t, now, &events).await?;
         Ok(entry)
     }
 
     /// Draws the seats, opens the tables and starts the clock.
     pub async fn start(&self, t: &str, now: Millis, seed: Seed) -> Result<()> {
-        let out = self
+        let Outcome { events, state, .. } = self
             .seat_cmd(t, "start", now, SeatingCommand::Start { seed: seed.0 })
             .await?;
-        self.carry_out(t, now, &out.events).await?;
+        let no_late_registration = state
+            .settings()
+            .is_some_and(|s| s.late_registration_level == 0);
+        drop(state);
+        self.carry_out(t, now, &events).await?;
         self.clock_cmd(t, "start", now, |at| ClockCommand::Start { at })
             .await?;
-        if out
-            .state
-            .settings()
-            .is_some_and(|s| s.late_registration_level == 0)
-        {
+        if no_late_registration {
             self.close_registration(t, now).await?;
         }
         Ok(())
@@ -390,8 +394,8 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// Closes registration: the pool and pay sheet are fixed, and seating
     /// learns how many are paid (for hand-for-hand).
     pub async fn close_registration(&self, t: &str, now: Millis) -> Result<()> {
-        let state = self.seating_state(t).await?;
-        if !state.registration_closed {
+        let closed = self.seating_state(t).await?.registration_closed;
+        if !closed {
             self.seat_cmd(
                 t,
                 "close-registration",
@@ -400,8 +404,8 @@ impl<L: EventLog + 'static> Conductor<L> {
             )
             .await?;
         }
-        let payout = self.payout_state(t).await?;
-        let paid = match &payout.sheet {
+        let sheet = self.payout_state(t).await?.sheet.clone();
+        let paid = match &sheet {
             Some(sheet) => sheet.paid(),
             None => {
                 let out = self
@@ -418,29 +422,37 @@ impl<L: EventLog + 'static> Conductor<L> {
                     .map_or(0, felt_payout::PaySheet::paid)
             }
         };
-        let out = self
+        let events = self
             .seat_cmd(t, "paid", now, SeatingCommand::SetPaid { paid })
-            .await?;
-        self.carry_out(t, now, &out.events).await?;
-        self.to_clock(t, now, &out.events).await?;
+            .await?
+            .events;
+        self.carry_out(t, now, &events).await?;
+        self.to_clock(t, now, &events).await?;
         Ok(())
     }
 
     /// Records the level changes passed by `now`, and closes late
     /// registration once its last level is over.
     pub async fn tick(&self, t: &str, now: Millis) -> Result<()> {
-        let clock = self.clock_state(t).await?;
-        if clock.view(now).period != clock.period {
+        let passed = {
+            let clock = self.clock_state(t).await?;
+            clock.view(now).period != clock.period
+        };
+        if passed {
             self.clock_cmd(t, &format!("tick-{now}"), now, |at| ClockCommand::Tick {
                 at,
             })
             .await?;
         }
-        let seating = self.seating_state(t).await?;
-        if let Some(s) = seating.settings()
-            && seating.started
-            && !seating.registration_closed
-            && self.level_now(t, now).await? > s.late_registration_level
+        let late = {
+            let seating = self.seating_state(t).await?;
+            seating
+                .settings()
+                .filter(|_| seating.started && !seating.registration_closed)
+                .map(|s| s.late_registration_level)
+        };
+        if let Some(last) = late
+            && self.level_now(t, now).await? > last
         {
             self.close_registration(t, now).await?;
         }
@@ -467,6 +479,10 @@ impl<L: EventLog + 'static> Conductor<L> {
         let Some(info) = seating.room.tables.get(&table) else {
             return Ok(Begin::Closed);
         };
+        // Ask the state first: a table told to wait costs no command.
+        if let Err(SeatingError::MustWait { reason, .. }) = felt_seating::gate(&seating, table) {
+            return Ok(Begin::Wait(reason));
+        }
         let hand = info.hands + 1;
         let (last_button, last_bb) = (info.button, info.big_blind);
         let first_button = (1..=info.size()).find(|&s| info.occupant(s).is_some());
@@ -563,9 +579,10 @@ impl<L: EventLog + 'static> Conductor<L> {
                 },
             )
             .await?;
+        let Outcome { events, state, .. } = out;
         let stacks: BTreeMap<EntryId, u64> = hand.busted.iter().copied().collect();
         let mut now_busts = Vec::new();
-        for e in &out.events {
+        for e in &events {
             if let SeatingEvent::Busted {
                 entry,
                 table,
@@ -600,9 +617,12 @@ impl<L: EventLog + 'static> Conductor<L> {
             )
             .await?;
         }
-        self.flush_rounds(t, now, &out.state).await?;
-        self.to_clock(t, now, &out.events).await?;
-        self.carry_out(t, now, &out.events).await?;
+        self.flush_rounds(t, now, &state).await?;
+        // Seating's state is shared with its handler: let go of it before
+        // the next seating command, or that command copies it.
+        drop(state);
+        self.to_clock(t, now, &events).await?;
+        self.carry_out(t, now, &events).await?;
         Ok(())
     }
 
@@ -645,8 +665,39 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(())
     }
 
+    /// A hand-for-hand message the clock may already have had from another
+    /// table's report: refusals that say so are not errors.
+    async fn clock_hfh(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        make: impl Fn(Millis) -> ClockCommand,
+    ) -> Result<()> {
+        match self.clock_cmd(t, id, now, make).await {
+            Ok(_)
+            | Err(TournamentError::Clock(
+                ClockError::NotInHandForHand { .. }
+                | ClockError::TableAlreadyFinished { .. }
+                | ClockError::WrongState { .. },
+            )) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Hand-for-hand at the clock, following seating.
     async fn to_clock(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
+        if !events.iter().any(|e| {
+            matches!(
+                e,
+                SeatingEvent::HandForHandStarted { .. }
+                    | SeatingEvent::HandForHandRound { .. }
+                    | SeatingEvent::HandForHandEnded { .. }
+            )
+        }) {
+            return Ok(());
+        }
+        let _one = self.clocking.lock().await;
         for e in events {
             match e {
                 SeatingEvent::HandForHandStarted { remaining, .. } => {
@@ -658,7 +709,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                         .keys()
                         .copied()
                         .collect();
-                    self.clock_cmd(t, &format!("hfh-start-{remaining}"), now, |at| {
+                    self.clock_hfh(t, &format!("hfh-start-{remaining}"), now, |at| {
                         ClockCommand::StartHandForHand {
                             at,
                             tables: tables.clone(),
@@ -666,14 +717,12 @@ impl<L: EventLog + 'static> Conductor<L> {
                     })
                     .await?;
                 }
-                SeatingEvent::HandForHandRound { round } => {
-                    self.finish_clock_round(t, now, *round).await?
-                }
+                SeatingEvent::HandForHandRound { .. } => self.finish_clock_round(t, now).await?,
                 SeatingEvent::HandForHandEnded { .. } => {
-                    let clock = self.clock_state(t).await?;
-                    if let felt_clock::Status::HandForHand { round, .. } = clock.status {
-                        self.finish_clock_round(t, now, round).await?;
-                        self.clock_cmd(t, "hfh-stop", now, |at| ClockCommand::StopHandForHand {
+                    let status = self.clock_state(t).await?.status.clone();
+                    if let felt_clock::Status::HandForHand { .. } = status {
+                        self.finish_clock_round(t, now).await?;
+                        self.clock_hfh(t, "hfh-stop", now, |at| ClockCommand::StopHandForHand {
                             at,
                         })
                         .await?;
@@ -686,14 +735,16 @@ impl<L: EventLog + 'static> Conductor<L> {
     }
 
     /// Every table the clock waits for has played round `round`.
-    async fn finish_clock_round(&self, t: &str, now: Millis, round: u64) -> Result<()> {
-        let clock = self.clock_state(t).await?;
-        let felt_clock::Status::HandForHand { waiting, .. } = &clock.status else {
-            return Ok(());
+    /// (Command ids use the clock's own round number.)
+    async fn finish_clock_round(&self, t: &str, now: Millis) -> Result<()> {
+        let (round, waiting): (u64, Vec<TableNo>) = match &self.clock_state(t).await?.status {
+            felt_clock::Status::HandForHand { round, waiting, .. } => {
+                (*round, waiting.iter().copied().collect())
+            }
+            _ => return Ok(()),
         };
-        let waiting: Vec<TableNo> = waiting.iter().copied().collect();
         for table in waiting {
-            self.clock_cmd(t, &format!("hfh-{round}-{table}"), now, |at| {
+            self.clock_hfh(t, &format!("hfh-{round}-{table}"), now, |at| {
                 ClockCommand::TableFinishedHand { at, table }
             })
             .await?;
@@ -709,19 +760,30 @@ impl<L: EventLog + 'static> Conductor<L> {
         loop {
             self.to_clock_closed(t, now, &more).await?;
             let state = self.seating_state(t).await?;
-            self.open_tables(t, now, &state).await?;
             let stack = state.settings().map_or(0, |s| s.starting_stack);
+            let to_open = self.tables_to_open(t, &state);
+            let seats: Vec<(EntryId, TableNo, Seat)> = state
+                .unconfirmed
+                .iter()
+                .filter_map(|&entry| {
+                    let info = state.entries.get(&entry)?;
+                    match info.status {
+                        felt_seating::EntryStatus::Seated { table, seat }
+                            if info.moving.is_none() =>
+                        {
+                            Some((entry, table, seat))
+                        }
+                        _ => None,
+                    }
+                })
+                .collect();
+            let moves: Vec<felt_seating::Move> = state.room.moves.values().copied().collect();
+            // Seating's state is shared with its handler: let go of it before
+            // the next seating command, or that command copies it.
+            drop(state);
+            self.open_tables(t, now, to_open).await?;
             more.clear();
-            for &entry in &state.unconfirmed {
-                let Some(info) = state.entries.get(&entry) else {
-                    continue;
-                };
-                let felt_seating::EntryStatus::Seated { table, seat } = info.status else {
-                    continue;
-                };
-                if info.moving.is_some() {
-                    continue;
-                }
+            for (entry, table, seat) in seats {
                 self.table_cmd(
                     t,
                     table,
@@ -744,7 +806,6 @@ impl<L: EventLog + 'static> Conductor<L> {
                     .await?;
                 more.extend(out.events);
             }
-            let moves: Vec<felt_seating::Move> = state.room.moves.values().copied().collect();
             if moves.is_empty() && more.is_empty() {
                 return Ok(());
             }
@@ -804,8 +865,23 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
     }
 
-    /// Opens at the table service every table seating has opened.
-    async fn open_tables(&self, t: &str, now: Millis, state: &SeatingState) -> Result<()> {
+    /// Tables seating has opened that the table service may not know yet.
+    fn tables_to_open(&self, t: &str, state: &SeatingState) -> Vec<(TableNo, u8)> {
+        let opened = self
+            .opened
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state
+            .room
+            .tables
+            .values()
+            .filter(|tb| !opened.contains(&(t.to_string(), tb.number)))
+            .map(|tb| (tb.number, tb.size()))
+            .collect()
+    }
+
+    /// Opens tables at the table service.
+    async fn open_tables(&self, t: &str, now: Millis, tables: Vec<(TableNo, u8)>) -> Result<()> {
         let rules = self
             .rules
             .lock()
@@ -813,20 +889,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             .get(t)
             .copied()
             .unwrap_or_default();
-        let new: Vec<(TableNo, u8)> = {
-            let opened = self
-                .opened
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            state
-                .room
-                .tables
-                .values()
-                .filter(|tb| !opened.contains(&(t.to_string(), tb.number)))
-                .map(|tb| (tb.number, tb.size()))
-                .collect()
-        };
-        for (table, seats) in new {
+        for (table, seats) in tables {
             self.table_cmd(t, table, "open", now, Command::OpenTable { seats, rules })
                 .await?;
             self.opened
@@ -839,14 +902,20 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// Tables closed during hand-for-hand are no longer waited for by the clock.
     async fn to_clock_closed(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
+        if !events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::TableClosed { .. }))
+        {
+            return Ok(());
+        }
+        let _one = self.clocking.lock().await;
         for e in events {
             if let SeatingEvent::TableClosed { table } = e {
-                let clock = self.clock_state(t).await?;
-                if let felt_clock::Status::HandForHand { tables, .. } = &clock.status
-                    && tables.contains(table)
-                {
+                let waited = matches!(&self.clock_state(t).await?.status,
+                    felt_clock::Status::HandForHand { tables, .. } if tables.contains(table));
+                if waited {
                     let table = *table;
-                    self.clock_cmd(t, &format!("hfh-close-{table}"), now, |at| {
+                    self.clock_hfh(t, &format!("hfh-close-{table}"), now, |at| {
                         ClockCommand::RemoveTable { at, table }
                     })
                     .await?;

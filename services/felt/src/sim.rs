@@ -11,7 +11,7 @@ use felt_cards::Seed;
 use felt_clock::{ClockSettings, Millis, Structure};
 use felt_eventlog::{EmbeddedLog, EventLog, NatsLog, NatsSettings};
 use felt_payout::{MoneySettings, SimultaneousBusts};
-use felt_seating::{EntryStatus, Settings, TableNo};
+use felt_seating::{EntryId, EntryStatus, Settings, TableNo};
 use felt_table::{HouseRules, TableEvent};
 use felt_tournament::{Begin, Conductor, HandSummary, TournamentSpec, bot};
 use rand_chacha::ChaCha8Rng;
@@ -212,27 +212,39 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
                 slot.insert(tokio::spawn(async move { sim.play_table(table).await }));
             }
         }
+        let closed = state.registration_closed;
+        let entries_in = state.entries_in();
+        let tables = state.room.tables.len();
+        // Seating's state is shared with its handler: let go of it before
+        // registering, or each registration copies it.
+        drop(state);
         // Late entries spread over the late-registration levels.
         let now = sim.clock.now();
         let level = c.clock_state(t).await?.view(now).level.unwrap_or(0);
-        if late_registered < args.entrants
-            && !state.registration_closed
-            && level >= 1
-            && level <= late_level
-        {
+        if late_registered < args.entrants && !closed && level >= 1 && level <= late_level {
             let due = early + (args.entrants - early) * level / late_level;
             while late_registered < due.min(args.entrants) {
                 late_registered += 1;
                 let i = late_registered;
-                c.register(
-                    t,
-                    &format!("register-{i}"),
-                    &format!("player-{i}"),
-                    &format!("Player {i}"),
-                    now,
-                    seed(args.seed, 1, u64::from(i)),
-                )
-                .await?;
+                let registered = c
+                    .register(
+                        t,
+                        &format!("register-{i}"),
+                        &format!("player-{i}"),
+                        &format!("Player {i}"),
+                        now,
+                        seed(args.seed, 1, u64::from(i)),
+                    )
+                    .await;
+                match registered {
+                    Ok(_) => {}
+                    // The tables' clock closed registration meanwhile.
+                    Err(felt_tournament::TournamentError::Seating(
+                        felt_seating::SeatingError::RegistrationClosed
+                        | felt_seating::SeatingError::LateRegistrationOver { .. },
+                    )) => late_registered = args.entrants,
+                    Err(e) => return Err(e.into()),
+                }
             }
         }
         let mut finished = Vec::new();
@@ -252,8 +264,8 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
             let secs = began.elapsed().as_secs_f64();
             progress.set_message(format!(
                 "level {level}, {players} players of {} entries, {} tables, {hands} hands, {:.0} hands/s",
-                state.entries_in(),
-                state.room.tables.len(),
+                entries_in,
+                tables,
                 hands as f64 / secs
             ));
         }
@@ -296,24 +308,28 @@ impl<L: EventLog + 'static> Sim<L> {
                     tokio::task::yield_now().await;
                 }
                 Begin::Wait(_) => {
-                    tokio::time::sleep(Duration::from_millis(2)).await;
+                    tokio::time::sleep(Duration::from_millis(10)).await;
                 }
-                Begin::Started(events, mut state) => {
+                Begin::Started(events, state) => {
                     let number = state.hand.as_ref().map_or(0, |h| h.number);
                     let mut hand: Vec<TableEvent> = events;
                     let mut k = 0;
-                    while state.hand.is_some() {
-                        let Some(command) = bot::act(&state, &mut rng) else {
+                    let mut state = Some(state);
+                    while let Some(s) = state.take().filter(|s| s.hand.is_some()) {
+                        let Some(command) = bot::act(&s, &mut rng) else {
                             anyhow::bail!(
                                 "table {table}, hand {number}: nobody to act and the hand not over"
                             );
                         };
+                        // The table's state is shared with its handler:
+                        // holding it over the next command would copy it.
+                        drop(s);
                         k += 1;
                         let out = c
                             .table(t, table, &format!("h{number}-{k}"), now, command)
                             .await?;
                         hand.extend(out.events.iter().cloned());
-                        state = out.state;
+                        state = Some(out.state);
                     }
                     let summary = HandSummary::from_events(&hand).ok_or_else(|| {
                         anyhow::anyhow!("table {table}: hand {number} did not end")
@@ -348,27 +364,32 @@ impl<L: EventLog + 'static> Sim<L> {
         }
         let t = self.tournament.as_str();
         let c = &self.conductor;
-        let state = c.seating_state(t).await?;
         let level = c.clock_state(t).await?.view(now).level.unwrap_or(u32::MAX);
-        if state.registration_closed || level > self.late_level {
-            return Ok(());
-        }
-        for &(entry, _) in &hand.busted {
+        let candidates: Vec<(EntryId, String, String)> = {
+            let state = c.seating_state(t).await?;
+            if state.registration_closed || level > self.late_level {
+                return Ok(());
+            }
+            hand.busted
+                .iter()
+                .filter_map(|&(entry, _)| {
+                    let info = state.entries.get(&entry)?;
+                    (state.by_player.get(&info.player).map_or(0, Vec::len) == 1)
+                        .then(|| (entry, info.player.clone(), info.name.clone()))
+                })
+                .collect()
+        };
+        for (entry, player, name) in candidates {
             if rng.next_u32() % 100 >= self.re_entry_percent {
                 continue;
             }
-            let Some(info) = state.entries.get(&entry) else {
-                continue;
-            };
-            if state.by_player.get(&info.player).map_or(0, Vec::len) > 1 {
-                continue;
-            }
+            let info = (player, name);
             let result = c
                 .register(
                     t,
                     &format!("re-enter-{entry}"),
-                    &info.player,
-                    &info.name,
+                    &info.0,
+                    &info.1,
                     now,
                     seed(self.master, 5, entry),
                 )
@@ -449,7 +470,9 @@ async fn report<L: EventLog + 'static>(sim: &Sim<L>, elapsed: Duration) -> anyho
     }
     let paid: u64 = payout.results().iter().map(|r| r.1.prize).sum();
     println!("prizes paid {} of the pool {}", money(paid), money(pool));
-    let level = clock.view(sim.clock.now()).level.unwrap_or(0);
+    let view = clock.view(sim.clock.now());
+    let level = view.level.unwrap_or(0);
+    tracing::debug!(status = ?view.status, "the clock at the end");
     let sim_hours = (sim.clock.now() - START) as f64 / 3_600_000.0;
     let secs = elapsed.as_secs_f64();
     println!(
