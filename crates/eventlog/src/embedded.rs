@@ -127,6 +127,48 @@ struct Writer {
     tips_at: u64,
 }
 
+/// Changes one stored event in place, behind the log's back: what a
+/// tampering auditor's test needs (the log must not be open). Returns
+/// whether the event was found.
+#[cfg(any(test, feature = "test-util"))]
+pub fn tamper(
+    path: &Path,
+    stream: &StreamId,
+    sequence: u64,
+    change: impl FnOnce(&mut Envelope),
+) -> Result<bool, LogError> {
+    let db = Database::open(path).map_err(storage)?;
+    let txn = db.begin_write().map_err(storage)?;
+    let mut found = None;
+    {
+        let table = txn.open_table(LOG).map_err(storage)?;
+        for row in table.iter().map_err(storage)? {
+            let (key, value) = row.map_err(storage)?;
+            let (previous, envs) = decode_value(value.value())?;
+            if envs
+                .iter()
+                .any(|e| e.stream == *stream && e.sequence == sequence)
+            {
+                found = Some((key.value(), previous, envs));
+                break;
+            }
+        }
+    }
+    let Some((position, previous, mut envs)) = found else {
+        return Ok(false);
+    };
+    if let Some(env) = envs.iter_mut().find(|e| e.sequence == sequence) {
+        change(env);
+    }
+    {
+        let mut table = txn.open_table(LOG).map_err(storage)?;
+        let value = encode_value(previous, &envs)?;
+        table.insert(position, value.as_slice()).map_err(storage)?;
+    }
+    txn.commit().map_err(storage)?;
+    Ok(true)
+}
+
 impl EmbeddedLog {
     /// Opens (or creates) the log file at `path`.
     pub fn open(path: &Path) -> Result<EmbeddedLog, LogError> {

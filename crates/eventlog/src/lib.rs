@@ -31,6 +31,8 @@ use std::future::Future;
 use serde::{Deserialize, Serialize};
 
 pub use embedded::EmbeddedLog;
+#[cfg(any(test, feature = "test-util"))]
+pub use embedded::tamper;
 pub use envelope::{ChainBreak, Envelope, Hash, Upcasters, verify_chain};
 pub use nats::{NatsLog, NatsSettings};
 

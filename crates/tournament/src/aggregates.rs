@@ -102,3 +102,56 @@ pub fn seating_stream(tournament: &str) -> Result<StreamId, LogError> {
 pub fn payout_stream(tournament: &str) -> Result<StreamId, LogError> {
     StreamId::new(tournament, "payout", "main")
 }
+
+/// The list of tournaments in a log: `felt._registry.tournaments.all`,
+/// one `TournamentCreated` per tournament, so an audit finds them all.
+pub fn registry_stream() -> Result<StreamId, LogError> {
+    StreamId::new("_registry", "tournaments", "all")
+}
+
+/// A tournament in the registry.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TournamentCreated {
+    pub tournament: String,
+    pub name: String,
+}
+
+/// Records a tournament in the registry (once: the command id is the
+/// tournament's).
+pub async fn register_tournament<L: felt_eventlog::EventLog>(
+    log: &L,
+    tournament: &str,
+    name: &str,
+    now: i64,
+) -> Result<(), LogError> {
+    let event = TournamentCreated {
+        tournament: tournament.into(),
+        name: name.into(),
+    };
+    let decision = felt_eventlog::Decision {
+        command_id: format!("create-{tournament}"),
+        causation_id: None,
+        correlation_id: None,
+        recorded_at: now,
+        events: vec![felt_eventlog::NewEvent::encode(
+            "TournamentCreated",
+            SCHEMA,
+            &event,
+        )?],
+        trace: None,
+    };
+    log.append(&registry_stream()?, felt_eventlog::Expected::Any, decision)
+        .await?;
+    Ok(())
+}
+
+/// Every tournament in the registry, in the order they were created.
+pub async fn tournaments<L: felt_eventlog::EventLog>(
+    log: &L,
+) -> Result<Vec<TournamentCreated>, LogError> {
+    log.read(&registry_stream()?, 1)
+        .await?
+        .iter()
+        .map(|e| e.decode())
+        .collect()
+}

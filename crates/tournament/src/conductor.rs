@@ -136,6 +136,8 @@ pub struct Conductor<L: EventLog> {
     carrying: tokio::sync::Mutex<()>,
     /// One messenger of hand-for-hand to the clock at a time.
     clocking: tokio::sync::Mutex<()>,
+    /// Busts reach payout in the order seating recorded them.
+    busting: tokio::sync::Mutex<()>,
     /// Hand-for-hand busts held until every table has played the hand.
     held: std::sync::Mutex<BTreeMap<(String, u64), Vec<felt_payout::Bust>>>,
     rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
@@ -162,6 +164,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             payout: Handler::new(log),
             carrying: tokio::sync::Mutex::new(()),
             clocking: tokio::sync::Mutex::new(()),
+            busting: tokio::sync::Mutex::new(()),
             held: std::sync::Mutex::new(BTreeMap::new()),
             rules: std::sync::Mutex::new(BTreeMap::new()),
             opened: std::sync::Mutex::new(BTreeSet::new()),
@@ -273,6 +276,8 @@ impl<L: EventLog + 'static> Conductor<L> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(t.into(), spec.rules);
+        crate::aggregates::register_tournament(self.seating.log().as_ref(), t, &spec.name, now)
+            .await?;
         self.seat_cmd(
             t,
             "create",
@@ -565,6 +570,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         seed: Seed,
     ) -> Result<()> {
+        // Seating orders the busts; payout must place them in that order.
+        let busting = self.busting.lock().await;
         let out = self
             .seat_cmd(
                 t,
@@ -618,6 +625,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             .await?;
         }
         self.flush_rounds(t, now, &state).await?;
+        drop(busting);
         // Seating's state is shared with its handler: let go of it before
         // the next seating command, or that command copies it.
         drop(state);

@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod audit;
 mod bench;
 mod logs;
 mod payout;
@@ -28,6 +29,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Check a tournament in the log, or read one hand step by step.
+    Audit {
+        #[command(subcommand)]
+        what: audit::AuditCommand,
+    },
     /// Measure how fast felt's parts run on this machine.
     Bench {
         #[command(subcommand)]
@@ -56,6 +62,7 @@ enum Command {
 fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
+        Command::Audit { what } => audit::run(what),
         Command::Bench { what } => bench::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Phh { what } => phh::run(what),
         Command::Payout { what } => payout::run(what).map(|()| std::process::ExitCode::SUCCESS),

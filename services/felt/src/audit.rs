@@ -1,0 +1,587 @@
+//! `felt audit`: replays a tournament from the log and checks it, or shows
+//! one hand step by step as a floor person reads it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Subcommand;
+use felt_clock::ClockState;
+use felt_eventlog::{
+    EmbeddedLog, Envelope, EventLog, NatsLog, NatsSettings, StreamId, verify_chain,
+};
+use felt_payout::PayoutState;
+use felt_seating::{EntryStatus, SeatingEvent, SeatingState};
+use felt_table::{TableEvent, TableState};
+use felt_tournament::aggregates::{self, clock_stream, payout_stream, seating_stream};
+use serde::de::DeserializeOwned;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuditCommand {
+    /// Replays every stream of a tournament (every tournament in the log
+    /// without --tournament) and checks: hash chains, every table's fold,
+    /// every digital deal against its committed seed, every pot against the
+    /// cards, chips conserved at every hand and across the tournament,
+    /// seating against the tables, places and prizes against the busts.
+    /// Closes with "N passed, N failed"; exits non-zero on any failure.
+    Verify {
+        #[arg(long)]
+        tournament: Option<String>,
+        /// The data folder of the embedded event log.
+        #[arg(long, env = "FELT_DATA", default_value = "felt-data")]
+        data: PathBuf,
+        /// NATS JetStream instead of the embedded log.
+        #[arg(long, env = "FELT_NATS")]
+        nats: Option<String>,
+    },
+    /// One hand step by step: each action with the stacks, the pot, who is
+    /// to act and the minimum raise, and the award with the hands' names.
+    Hand {
+        #[arg(long)]
+        tournament: String,
+        #[arg(long)]
+        table: String,
+        #[arg(long)]
+        hand: u64,
+        /// Write the hand as PHH instead.
+        #[arg(long)]
+        phh: bool,
+        #[arg(long, env = "FELT_DATA", default_value = "felt-data")]
+        data: PathBuf,
+        #[arg(long, env = "FELT_NATS")]
+        nats: Option<String>,
+    },
+}
+
+pub(crate) fn run(command: AuditCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        AuditCommand::Verify {
+            tournament,
+            data,
+            nats,
+        } => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            runtime.block_on(async {
+                match nats {
+                    Some(url) => {
+                        let log = NatsLog::connect(&url, &NatsSettings::default()).await?;
+                        verify_all(&log, tournament.as_deref()).await
+                    }
+                    None => {
+                        let path = crate::logs::embedded_path(&data);
+                        anyhow::ensure!(
+                            path.is_file(),
+                            "no event log at {} (--data names the folder felt up or felt sim wrote, --nats a NATS server)",
+                            path.display()
+                        );
+                        let log = EmbeddedLog::open(&path)?;
+                        verify_all(&log, tournament.as_deref()).await
+                    }
+                }
+            })
+        }
+        AuditCommand::Hand {
+            tournament,
+            table,
+            hand,
+            phh,
+            data,
+            nats,
+        } => {
+            let events = crate::logs::table_events(&data, nats.as_deref(), &tournament, &table)?;
+            let hands = felt_tablelog::hands(&events);
+            let Some(chosen) = hands.iter().find(|h| h.number == hand) else {
+                anyhow::bail!(
+                    "table {table} of {tournament} has no finished hand {hand}: it has hands 1 to {}",
+                    hands.last().map_or(0, |h| h.number)
+                );
+            };
+            if phh {
+                print!("{}", felt_phh::export(chosen.events)?);
+            } else {
+                // Fold everything before the hand, then read it event by event.
+                let start = events.len()
+                    - events
+                        .iter()
+                        .rev()
+                        .position(|e| std::ptr::eq(e, &chosen.events[0]))
+                        .unwrap_or(0)
+                    - 1;
+                let mut state = TableState::default();
+                for e in &events[..start] {
+                    state.apply(e);
+                }
+                print!("{}", narrate(&mut state, chosen.events));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The tally of checks.
+#[derive(Default)]
+struct Report {
+    passed: u64,
+    failed: u64,
+}
+
+impl Report {
+    fn check(&mut self, what: &str, result: Result<(), String>) {
+        match result {
+            Ok(()) => self.passed += 1,
+            Err(e) => {
+                self.failed += 1;
+                println!("FAILED {what}: {e}");
+            }
+        }
+    }
+}
+
+async fn verify_all<L: EventLog>(log: &L, only: Option<&str>) -> anyhow::Result<ExitCode> {
+    let began = Instant::now();
+    let tournaments: Vec<String> = match only {
+        Some(t) => vec![t.to_string()],
+        None => aggregates::tournaments(log)
+            .await?
+            .into_iter()
+            .map(|t| t.tournament)
+            .collect(),
+    };
+    anyhow::ensure!(!tournaments.is_empty(), "the log holds no tournament");
+    let mut report = Report::default();
+    let mut events = 0u64;
+    for t in &tournaments {
+        events += verify(log, t, &mut report).await?;
+    }
+    println!(
+        "{} tournament(s), {events} events in {:.1} s: {} passed, {} failed",
+        tournaments.len(),
+        began.elapsed().as_secs_f64(),
+        report.passed,
+        report.failed
+    );
+    Ok(if report.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// A stream read whole, its chain checked, its events decoded; a failure
+/// names the stream and the event.
+async fn load<L: EventLog, E: DeserializeOwned>(
+    log: &L,
+    stream: &StreamId,
+    report: &mut Report,
+) -> anyhow::Result<Option<(Vec<E>, Vec<Envelope>)>> {
+    let envelopes = log.read(stream, 1).await?;
+    let chain = verify_chain(&envelopes).map_err(|b| b.to_string());
+    let chained = chain.is_ok();
+    report.check(&format!("{stream}: hash chain"), chain);
+    let mut events = Vec::with_capacity(envelopes.len());
+    for env in &envelopes {
+        match env.decode::<E>() {
+            Ok(e) => events.push(e),
+            Err(e) => {
+                report.check(
+                    &format!("{stream}: event {} ({})", env.sequence, env.event_type),
+                    Err(e.to_string()),
+                );
+                return Ok(None);
+            }
+        }
+    }
+    Ok(chained.then_some((events, envelopes)))
+}
+
+fn fold<S: Default, E>(events: &[E], apply: impl Fn(&mut S, &E)) -> S {
+    let mut state = S::default();
+    for e in events {
+        apply(&mut state, e);
+    }
+    state
+}
+
+async fn verify<L: EventLog>(log: &L, t: &str, report: &mut Report) -> anyhow::Result<u64> {
+    let mut count = 0u64;
+    let Some((seating_events, envs)) =
+        load::<L, SeatingEvent>(log, &seating_stream(t)?, report).await?
+    else {
+        return Ok(count);
+    };
+    count += envs.len() as u64;
+    let seating: SeatingState = fold(&seating_events, SeatingState::apply);
+    let settings = seating
+        .settings()
+        .ok_or_else(|| anyhow::anyhow!("tournament {t} has no seating: is it in this log?"))?
+        .clone();
+    let clock = load::<L, felt_clock::ClockEvent>(log, &clock_stream(t)?, report).await?;
+    if let Some((events, envs)) = &clock {
+        count += envs.len() as u64;
+        let state: ClockState = fold(events, ClockState::apply);
+        report.check(
+            &format!("{t}: the clock"),
+            (state.remaining >= 0)
+                .then_some(())
+                .ok_or_else(|| "negative time left".into()),
+        );
+    }
+    let payout = load::<L, felt_payout::PayoutEvent>(log, &payout_stream(t)?, report).await?;
+
+    // Every table ever opened (numbers are never reused).
+    let mut on_tables: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
+    let mut chips_total = 0u64;
+    for table in 1..=seating.room.last_table {
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let Some((events, envs)) = load::<L, TableEvent>(log, &stream, report).await? else {
+            continue;
+        };
+        count += envs.len() as u64;
+        report.check(
+            &format!("{stream}: deals follow their seeds"),
+            felt_table::check_deals(&events)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+        report.check(
+            &format!("{stream}: pots follow the cards, hands keep their chips"),
+            felt_table::check_awards(&events)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+        let state: TableState = fold(&events, TableState::apply);
+        let (mut seated, mut removed) = (0u64, 0u64);
+        for e in &events {
+            match e {
+                TableEvent::PlayerSeated { stack, .. } => seated += stack,
+                TableEvent::PlayerRemoved { stack, .. } => removed += stack,
+                _ => {}
+            }
+        }
+        let on_table: u64 = (1..=state.size)
+            .filter_map(|s| state.seat(s))
+            .map(|p| p.stack)
+            .sum();
+        report.check(
+            &format!("{stream}: chips seated less chips removed are the chips on the table"),
+            (seated - removed == on_table).then_some(()).ok_or_else(|| {
+                format!("{seated} seated, {removed} removed, {on_table} on the table")
+            }),
+        );
+        chips_total += on_table;
+        for s in 1..=state.size {
+            if let Some(p) = state.seat(s)
+                && p.stack > 0
+            {
+                on_tables.insert(p.player.0, (table, p.stack));
+            }
+        }
+        // Seating agrees with the table on who sits where.
+        let room = seating.room.tables.get(&table);
+        let disagree: Vec<String> = (1..=state.size)
+            .filter_map(|s| {
+                let at_table = state.seat(s).filter(|p| p.stack > 0).map(|p| p.player.0);
+                let in_seating = room.and_then(|r| r.occupant(s));
+                (at_table != in_seating)
+                    .then(|| format!("seat {s}: table {at_table:?}, seating {in_seating:?}"))
+            })
+            .collect();
+        report.check(
+            &format!("{stream}: seats agree with seating"),
+            if disagree.is_empty() {
+                Ok(())
+            } else {
+                Err(disagree.join("; "))
+            },
+        );
+    }
+    let entries = u64::from(seating.entries_in());
+    report.check(
+        &format!("{t}: every chip of {entries} entries is on a table"),
+        (chips_total == entries * settings.starting_stack)
+            .then_some(())
+            .ok_or_else(|| {
+                format!(
+                    "{chips_total} chips on the tables, {} bought in",
+                    entries * settings.starting_stack
+                )
+            }),
+    );
+    let alive: Vec<u64> = seating
+        .entries
+        .iter()
+        .filter(|(_, e)| matches!(e.status, EntryStatus::Seated { .. }))
+        .map(|(id, _)| *id)
+        .collect();
+    let with_chips: Vec<u64> = on_tables.keys().copied().collect();
+    report.check(
+        &format!("{t}: the players with chips are the players seating has seated"),
+        (alive == with_chips)
+            .then_some(())
+            .ok_or_else(|| format!("seating {alive:?}, tables {with_chips:?}")),
+    );
+
+    if let Some((events, envs)) = &payout {
+        count += envs.len() as u64;
+        let state: PayoutState = fold(events, PayoutState::apply);
+        check_places(t, &seating_events, &seating, &state, report);
+    }
+    Ok(count)
+}
+
+/// Places and prizes against the busts seating recorded: each bust group's
+/// places are the ones the remaining count gives, the prizes add up to the
+/// pool once the tournament is over.
+fn check_places(
+    t: &str,
+    seating_events: &[SeatingEvent],
+    seating: &SeatingState,
+    payout: &PayoutState,
+    report: &mut Report,
+) {
+    // Busts grouped as they were placed: one hand at one table, or one
+    // hand-for-hand hand across tables; the k-th bust of a field of N
+    // finishes N - k + 1 (late entries count: the field is the final one).
+    #[derive(PartialEq)]
+    enum Key {
+        Hand(usize),
+        Round(u64),
+    }
+    let mut groups: Vec<(Key, Vec<u64>)> = Vec::new();
+    let mut hand = 0usize;
+    for (i, e) in seating_events.iter().enumerate() {
+        match e {
+            SeatingEvent::HandEnded { .. } => hand = i,
+            SeatingEvent::Busted {
+                entry,
+                hand_for_hand_round,
+                ..
+            } => {
+                let key = hand_for_hand_round.map_or(Key::Hand(hand), Key::Round);
+                match groups.last_mut() {
+                    Some((k, g)) if *k == key => g.push(*entry),
+                    _ => groups.push((key, vec![*entry])),
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(pool) = payout.pool else {
+        report.check(
+            &format!("{t}: payout"),
+            Err("registration never closed: no prize pool".into()),
+        );
+        return;
+    };
+    let field = pool.entries;
+    let mut wrong = Vec::new();
+    let mut out = 0u32;
+    for (_, group) in &groups {
+        let n = group.len() as u32;
+        let (low, high) = (field - out - n + 1, field - out);
+        for entry in group {
+            match payout.entries.get(entry).and_then(|e| e.place) {
+                Some((first, last)) if first >= low && last <= high => {}
+                other => wrong.push(format!(
+                    "entry {entry} placed {other:?}, its bust gives {low}-{high}"
+                )),
+            }
+        }
+        out += n;
+    }
+    let over = seating.room.players() == 1;
+    if over {
+        let winner = seating
+            .entries
+            .iter()
+            .find(|(_, e)| matches!(e.status, EntryStatus::Seated { .. }))
+            .map(|(id, _)| *id);
+        if let Some(w) = winner
+            && payout.entries.get(&w).and_then(|e| e.place) != Some((1, 1))
+        {
+            wrong.push(format!(
+                "entry {w}, the last with chips, is not placed first"
+            ));
+        }
+        let paid: u64 = payout.entries.values().map(|e| e.prize).sum();
+        if paid != pool.prize_pool {
+            wrong.push(format!(
+                "prizes add up to {paid}, the pool is {}",
+                pool.prize_pool
+            ));
+        }
+    }
+    report.check(
+        &format!("{t}: places and prizes follow the busts"),
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(wrong.join("; "))
+        },
+    );
+}
+
+/// A hand as a floor person reads it.
+fn narrate(state: &mut TableState, events: &[TableEvent]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for e in events {
+        let line = match e {
+            TableEvent::HandStarted {
+                number,
+                level,
+                button,
+                small_blind,
+                big_blind,
+                stacks,
+                ..
+            } => format!(
+                "hand {number}: blinds {}/{}{} — button seat {button}, small blind {}, big blind seat {big_blind}\n  stacks: {}",
+                level.small_blind,
+                level.big_blind,
+                if level.ante > 0 {
+                    format!(", ante {} ({:?})", level.ante, level.ante_format)
+                } else {
+                    String::new()
+                },
+                small_blind.map_or("none (dead)".into(), |s| format!("seat {s}")),
+                stacks
+                    .iter()
+                    .map(|(s, c)| format!("seat {s} {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            TableEvent::AntePosted { seat, amount } => {
+                format!("seat {seat} posts an ante of {amount}")
+            }
+            TableEvent::BlindPosted {
+                seat,
+                blind,
+                amount,
+            } => format!("seat {seat} posts the {blind:?} blind of {amount}"),
+            TableEvent::HoleCardsDealt { cards } => format!(
+                "hole cards: {}",
+                cards
+                    .iter()
+                    .map(|(s, c)| format!(
+                        "seat {s} {}",
+                        c.map_or("??".into(), |c| format!("{}{}", c[0], c[1]))
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            TableEvent::ActionTaken {
+                seat,
+                action,
+                all_in,
+            } => format!(
+                "seat {seat}: {action:?}{}",
+                if *all_in { " (all in)" } else { "" }
+            ),
+            TableEvent::ChipsRead {
+                seat,
+                read_as,
+                rule,
+                ..
+            } => format!("seat {seat}'s chips read as {read_as:?} ({rule})"),
+            TableEvent::StreetDealt { street, cards, .. } => format!(
+                "{street}: {}",
+                cards
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            TableEvent::CardsShown { seat, cards } => {
+                let board = state
+                    .hand
+                    .as_ref()
+                    .map(|h| h.board.clone())
+                    .unwrap_or_default();
+                let all: Vec<felt_cards::Card> =
+                    board.iter().chain(cards.iter()).copied().collect();
+                let name = felt_cards::evaluate(&all)
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default();
+                format!("seat {seat} shows {}{}{name}", cards[0], cards[1])
+            }
+            TableEvent::UncalledBetReturned { seat, amount } => {
+                format!("{amount} uncalled returned to seat {seat}")
+            }
+            TableEvent::PotAwarded {
+                pot,
+                amount,
+                shares,
+                ..
+            } => format!(
+                "{} of {amount} to {}",
+                if *pot == 0 {
+                    "main pot".to_string()
+                } else {
+                    format!("side pot {pot}")
+                },
+                shares
+                    .iter()
+                    .map(|s| format!("seat {} ({})", s.seat, s.amount))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            TableEvent::HandEnded { stacks, busted, .. } => format!(
+                "hand over — stacks: {}{}",
+                stacks
+                    .iter()
+                    .map(|(s, c)| format!("seat {s} {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if busted.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; out: {}",
+                        busted
+                            .iter()
+                            .map(|b| format!("seat {}", b.seat))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            ),
+            other => format!("{other:?}"),
+        };
+        state.apply(e);
+        let _ = writeln!(out, "{line}");
+        if let Some(h) = &state.hand
+            && matches!(
+                e,
+                TableEvent::ActionTaken { .. } | TableEvent::BlindPosted { .. }
+            )
+        {
+            let side = h.pots();
+            let pot: u64 = side.iter().map(|p| p.0).sum();
+            let _ = writeln!(
+                out,
+                "    pot {pot}{}; {}",
+                if side.len() > 1 {
+                    format!(" ({} pots)", side.len())
+                } else {
+                    String::new()
+                },
+                match state.options() {
+                    Some(o) => format!(
+                        "seat {} to act: {} to call{}",
+                        o.seat,
+                        o.to_call,
+                        o.min_to.map_or(String::new(), |m| format!(
+                            ", raise to at least {m} (TDA 43)"
+                        ))
+                    ),
+                    None => "betting closed".into(),
+                }
+            );
+        }
+    }
+    out
+}
