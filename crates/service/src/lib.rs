@@ -149,6 +149,20 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         Ok((Arc::clone(&entry.state), entry.version))
     }
 
+    /// The aggregate's state as this handler last saw it, without asking the
+    /// log for what other writers appended since (it is read from the log
+    /// only the first time, or after a failed append). Right for a single
+    /// writer, and for reading ahead of a command, which is decided against
+    /// the log's latest state anyway.
+    pub async fn cached_state(&self, stream: &StreamId) -> Result<(Arc<A::State>, u64), LogError> {
+        let entry = self.entry(stream);
+        let mut entry = entry.lock().await;
+        if entry.stale {
+            self.catch_up(stream, &mut entry).await?;
+        }
+        Ok((Arc::clone(&entry.state), entry.version))
+    }
+
     /// Reads what the log holds after the entry's version and folds it.
     async fn catch_up(&self, stream: &StreamId, entry: &mut Entry<A>) -> Result<(), LogError> {
         let envelopes = self.log.read(stream, entry.version + 1).await?;

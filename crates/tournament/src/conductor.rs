@@ -257,17 +257,18 @@ impl<L: EventLog + 'static> Conductor<L> {
         })
     }
 
-    /// Seating's state now.
+    /// Seating's state as this conductor last saw it: its own commands
+    /// included; what other writers appended is seen at the next command.
     pub async fn seating_state(&self, t: &str) -> Result<std::sync::Arc<SeatingState>> {
-        Ok(self.seating.state(&seating_stream(t)?).await?.0)
+        Ok(self.seating.cached_state(&seating_stream(t)?).await?.0)
     }
 
     pub async fn clock_state(&self, t: &str) -> Result<std::sync::Arc<felt_clock::ClockState>> {
-        Ok(self.clock.state(&clock_stream(t)?).await?.0)
+        Ok(self.clock.cached_state(&clock_stream(t)?).await?.0)
     }
 
     pub async fn payout_state(&self, t: &str) -> Result<std::sync::Arc<felt_payout::PayoutState>> {
-        Ok(self.payout.state(&payout_stream(t)?).await?.0)
+        Ok(self.payout.cached_state(&payout_stream(t)?).await?.0)
     }
 
     /// Creates the tournament at seating, the clock and payout.

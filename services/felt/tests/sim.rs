@@ -1,0 +1,165 @@
+//! The main job end to end: `felt sim` plays a tournament to a winner on
+//! each log, and `felt audit verify` passes on what it wrote; a single
+//! changed event makes the audit fail and name it.
+
+use std::path::Path;
+use std::process::Command;
+
+fn felt(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run felt");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs a sim and returns its tournament id, checking the report.
+fn sim(log: &[&str], entrants: &str, id: &str) -> String {
+    let mut args = vec![
+        "sim",
+        "--entrants",
+        entrants,
+        "--seed",
+        "5",
+        "--quiet",
+        "--tournament",
+        id,
+    ];
+    args.extend_from_slice(log);
+    let (ok, stdout, stderr) = felt(&args);
+    assert!(ok, "felt sim failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("winner: Player"), "{stdout}");
+    // The money adds up, and the report names the tournament.
+    let pool = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("prizes paid "))
+        .unwrap_or_else(|| panic!("no prizes line in {stdout}"));
+    let (paid, pool) = pool.split_once(" of the pool ").expect("paid of the pool");
+    assert_eq!(paid, pool);
+    assert!(stdout.contains(&format!("tournament id: {id}")), "{stdout}");
+    // Re-entries and late entries came in on top of the early field.
+    let entries: u32 = stdout
+        .lines()
+        .find_map(|l| {
+            l.split(" entries (")
+                .next()
+                .filter(|_| l.contains(" entries ("))
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no entries line in {stdout}"));
+    assert!(entries >= entrants.parse::<u32>().unwrap(), "{stdout}");
+    id.to_string()
+}
+
+fn audit(log: &[&str]) -> (bool, String) {
+    let mut args = vec!["audit", "verify"];
+    args.extend_from_slice(log);
+    let (ok, stdout, stderr) = felt(&args);
+    (ok, format!("{stdout}{stderr}"))
+}
+
+#[test]
+fn a_sim_on_the_embedded_log_passes_the_audit_and_a_changed_event_fails_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let t = sim(&["--data", data], "300", "emb");
+    let (ok, out) = audit(&["--data", data]);
+    assert!(ok, "{out}");
+    assert!(out.contains(" 0 failed"), "{out}");
+    let passed: u32 = out
+        .rsplit(": ")
+        .next()
+        .and_then(|s| s.split(" passed").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tally in {out}"));
+    assert!(passed > 30, "{out}");
+
+    // One hand's recorded pot given to someone else: the audit names the
+    // table's stream and the event whose hash no longer follows.
+    let stream = felt_tablelog::stream(&t, "1").unwrap();
+    let path = Path::new(data).join("log.redb");
+    let changed = felt_eventlog::tamper(&path, &stream, 40, |env| {
+        env.payload.push(0xc0);
+    })
+    .unwrap();
+    assert!(changed, "table 1 has an event 40");
+    let (ok, out) = audit(&["--data", data, "--tournament", &t]);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains(&format!("FAILED {stream}: hash chain")),
+        "{out}"
+    );
+    assert!(out.contains("event 41"), "{out}");
+    assert!(out.contains(" 1 failed"), "{out}");
+}
+
+#[test]
+fn a_sim_on_nats_passes_the_audit() {
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    let url = nats.url();
+    sim(&["--nats", &url], "200", "on-nats");
+    let (ok, out) = audit(&["--nats", &url]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("1 tournament(s)") && out.contains(" 0 failed"),
+        "{out}"
+    );
+}
+
+#[test]
+fn audit_hand_reads_a_hand_as_the_floor_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    sim(&["--data", data], "20", "small");
+    let (ok, stdout, stderr) = felt(&[
+        "audit",
+        "hand",
+        "--data",
+        data,
+        "--tournament",
+        "small",
+        "--table",
+        "1",
+        "--hand",
+        "1",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.starts_with("hand 1: blinds 100/200"), "{stdout}");
+    assert!(stdout.contains("to act"), "{stdout}");
+    assert!(stdout.contains("main pot of"), "{stdout}");
+    assert!(stdout.contains("hand over — stacks:"), "{stdout}");
+    let (ok, phh, _) = felt(&[
+        "audit",
+        "hand",
+        "--data",
+        data,
+        "--tournament",
+        "small",
+        "--table",
+        "1",
+        "--hand",
+        "1",
+        "--phh",
+    ]);
+    assert!(ok);
+    assert!(phh.contains("variant = 'NT'"), "{phh}");
+    let (ok, _, stderr) = felt(&[
+        "audit",
+        "hand",
+        "--data",
+        data,
+        "--tournament",
+        "small",
+        "--table",
+        "1",
+        "--hand",
+        "99999",
+    ]);
+    assert!(!ok);
+    assert!(stderr.contains("has no finished hand 99999"), "{stderr}");
+}
