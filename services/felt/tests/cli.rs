@@ -213,3 +213,68 @@ fn phh_export_writes_a_hand_from_the_event_log_that_replays_to_its_stacks() {
         "{stderr}"
     );
 }
+
+#[test]
+fn payout_prints_a_pay_sheet_and_a_deal() {
+    let (ok, stdout, stderr) =
+        felt(&["payout", "sheet", "--entries", "10000", "--buy-in", "10000"]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.starts_with("pool 100000000.00, 1500 places paid"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1450-1500"), "{stdout}");
+    // The CSV sums to the pool.
+    let (ok, csv, _) = felt(&[
+        "payout",
+        "sheet",
+        "--entries",
+        "27",
+        "--buy-in",
+        "40",
+        "--fee",
+        "10",
+        "--club",
+        "--format",
+        "csv",
+    ]);
+    assert!(ok);
+    let total: f64 = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let places = f[1].parse::<f64>().unwrap() - f[0].parse::<f64>().unwrap() + 1.0;
+            places * f[2].parse::<f64>().unwrap()
+        })
+        .sum();
+    assert!((total - 1080.0).abs() < 1e-6, "{csv}");
+    let (ok, stdout, _) = felt(&[
+        "payout",
+        "deal",
+        "--stacks",
+        "100000,70000,50000,20000",
+        "--prizes",
+        "200,120,80,50",
+        "--chop",
+    ]);
+    assert!(ok);
+    assert!(
+        stdout.contains("154.17") && stdout.contains("70.83"),
+        "{stdout}"
+    );
+    let (ok, _, stderr) = felt(&[
+        "payout",
+        "sheet",
+        "--entries",
+        "61",
+        "--buy-in",
+        "40",
+        "--club",
+    ]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("the posted table covers fields up to 60 entries, not 61"),
+        "{stderr}"
+    );
+}
