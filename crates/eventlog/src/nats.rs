@@ -267,6 +267,16 @@ impl EventLog for NatsLog {
             }
             let envs = envelopes_for(stream, tip.version, tip.hash, &decision);
             let payload = Envelope::encode_all(&envs)?;
+            // A decision is one message: the server refuses one larger than
+            // its max_payload (and the client would only time out).
+            let max = self.js.client().server_info().max_payload;
+            if max > 0 && payload.len() + 1024 > max {
+                return Err(LogError::Nats(format!(
+                    "a decision of {} bytes ({} events) on {key} is more than the server's max_payload of {max}",
+                    payload.len(),
+                    envs.len()
+                )));
+            }
             let mut headers = async_nats::HeaderMap::new();
             if let Some(trace) = &decision.trace {
                 headers.insert("traceparent", trace.as_str());

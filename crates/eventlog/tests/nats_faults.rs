@@ -102,3 +102,25 @@ async fn an_append_the_server_never_acknowledged_is_retried_and_stored_once() {
     assert_eq!(again.position, answer.position);
     assert_eq!(log.read(&s, 1).await.map(|e| e.len()), Ok(4));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_larger_than_the_servers_max_payload_is_refused_with_the_reason() {
+    let server = NatsServer::start().expect("start nats-server");
+    let log = connect(&server).await;
+    let s = stream("seating", "big");
+    // About 20,000 small events: well over the default 1 MB.
+    let err = log
+        .append(&s, Expected::NoStream, decision("big", 1, 20_000))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("is more than the server's max_payload of 1048576"),
+        "{err}"
+    );
+    // Nothing was stored, and a normal decision goes through.
+    assert_eq!(log.version(&s).await.unwrap(), 0);
+    log.append(&s, Expected::NoStream, decision("small", 1, 3))
+        .await
+        .unwrap();
+}

@@ -27,8 +27,12 @@ pub enum Command {
     RecordAddOn {
         entry: EntryId,
     },
-    /// Late registration is over: the pool and the pay sheet are fixed.
+    /// Late registration is over: the pool and the pay sheet are fixed, and
+    /// the busts that waited are placed (the first
+    /// [`PLACED_PER_DECISION`] groups; `PlaceWaiting` places the rest).
     CloseRegistration,
+    /// Places the next waiting busts, oldest first.
+    PlaceWaiting,
     /// The busts of one hand: at one table, or at several in the same
     /// hand-for-hand hand.
     RecordBusts {
@@ -351,16 +355,21 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
                 sheet: sheet.clone(),
             }];
             // Place the busts that waited, in order, on the fixed sheet.
-            let mut remaining = entries;
-            let prizes = sheet.prizes();
-            for busts in &state.waiting {
-                events.extend(placements(state, &prizes, remaining, busts));
-                remaining -= busts.len() as u32;
-            }
-            if remaining == 1 {
-                events.extend(winner(state, &prizes, &events));
-            }
+            events.extend(place_waiting(state, &sheet.prizes(), entries));
             Ok(events)
+        }
+        Command::PlaceWaiting => {
+            if state.pool.is_none() {
+                return Err(PayoutError::RegistrationOpen);
+            }
+            if state.waiting.is_empty() {
+                return Err(PayoutError::NothingWaiting);
+            }
+            Ok(place_waiting(
+                state,
+                &state.prizes,
+                state.entries.len() as u32,
+            ))
         }
         Command::RecordBusts { busts } => {
             let s = settings(state)?;
@@ -372,7 +381,8 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
                     events.push(bounty_event(s, b, bounty));
                 }
             }
-            if state.pool.is_none() {
+            if state.pool.is_none() || !state.waiting.is_empty() {
+                // Placed in their turn, after the busts already waiting.
                 events.push(PayoutEvent::Busted {
                     busts: busts.clone(),
                 });
@@ -435,6 +445,27 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
             Ok(vec![PayoutEvent::DealWithdrawn])
         }
     }
+}
+
+/// The most waiting bust groups one decision places: a decision stays a
+/// small message however many busts late registration saw.
+pub const PLACED_PER_DECISION: usize = 200;
+
+/// Places the oldest waiting busts (up to [`PLACED_PER_DECISION`] groups),
+/// and the winner once the last group leaves one entry.
+fn place_waiting(state: &PayoutState, prizes: &[Money], entries: u32) -> Vec<PayoutEvent> {
+    let waiting: u32 = state.waiting.iter().map(|w| w.len() as u32).sum();
+    // Entries out before the first waiting group.
+    let mut remaining = entries - (state.busted - waiting);
+    let mut events = Vec::new();
+    for busts in state.waiting.iter().take(PLACED_PER_DECISION) {
+        events.extend(placements(state, prizes, remaining, busts));
+        remaining -= busts.len() as u32;
+    }
+    if remaining == 1 && state.waiting.len() <= PLACED_PER_DECISION {
+        events.extend(winner(state, prizes, &events));
+    }
+    events
 }
 
 fn check_busts(state: &PayoutState, busts: &[Bust]) -> Result<(), PayoutError> {

@@ -17,7 +17,7 @@ mod rankings;
 mod sheet;
 
 pub use deal::{DealMethod, DealResult, DealTerms, deal};
-pub use decide::{Command, Entry, PayoutEvent, PayoutState, Proposal, decide};
+pub use decide::{Command, Entry, PLACED_PER_DECISION, PayoutEvent, PayoutState, Proposal, decide};
 pub use places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
 pub use pool::{MoneySettings, Pool};
 pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
@@ -62,6 +62,10 @@ pub enum PayoutError {
     AlreadyConfigured,
     #[error("registration is closed")]
     RegistrationClosed,
+    #[error("registration is still open: busts wait for the final field")]
+    RegistrationOpen,
+    #[error("no busts are waiting for their places")]
+    NothingWaiting,
     #[error("entry {entry} is already recorded")]
     DuplicateEntry { entry: EntryId },
     #[error("no entry {entry}")]

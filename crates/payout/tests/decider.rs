@@ -529,3 +529,49 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn many_busts_during_late_registration_are_placed_in_order_a_few_hundred_at_a_time() {
+    let mut commands = vec![Command::Configure {
+        name: "big".into(),
+        settings: MoneySettings::generated(10_000, 1_000),
+        busts: SimultaneousBusts::ShareAcrossTables,
+    }];
+    commands.extend(entries(1_000));
+    for e in 1..=500 {
+        commands.push(Command::RecordBusts {
+            busts: vec![bust(e, 1, 100)],
+        });
+    }
+    let (mut state, _) = run(&commands);
+    let first = decide(&state, &Command::CloseRegistration).unwrap();
+    assert_eq!(placed(&first).len(), felt_payout::PLACED_PER_DECISION);
+    for e in &first {
+        state.apply(e);
+    }
+    // A bust now waits its turn behind the late-registration ones.
+    let late = decide(
+        &state,
+        &Command::RecordBusts {
+            busts: vec![bust(999, 2, 100)],
+        },
+    )
+    .unwrap();
+    assert!(placed(&late).is_empty());
+    for e in &late {
+        state.apply(e);
+    }
+    while !state.waiting.is_empty() {
+        for e in decide(&state, &Command::PlaceWaiting).unwrap() {
+            state.apply(&e);
+        }
+    }
+    assert_eq!(
+        decide(&state, &Command::PlaceWaiting),
+        Err(PayoutError::NothingWaiting)
+    );
+    // The k-th bust finishes 1,000 - k + 1.
+    assert_eq!(state.entries[&1].place, Some((1_000, 1_000)));
+    assert_eq!(state.entries[&500].place, Some((501, 501)));
+    assert_eq!(state.entries[&999].place, Some((500, 500)));
+}

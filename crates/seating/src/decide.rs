@@ -196,19 +196,20 @@ pub fn decide(
             // TDA 7: random seats, tables filled evenly.
             players.shuffle(&mut rng);
             let tables: Vec<TableNo> = (1..=n).collect();
+            let mut drawn = Vec::with_capacity(players.len());
             for (table, group) in split_evenly(&players, &tables) {
                 let mut seats: Vec<Seat> = (1..=settings.table_size).collect();
                 seats.shuffle(&mut rng);
                 for (entry, seat) in group.iter().zip(seats) {
-                    work.emit(SeatingEvent::Seated {
-                        entry: *entry,
-                        table,
-                        seat,
-                        stack: settings.starting_stack,
-                        reason: SeatReason::InitialDraw,
-                    });
+                    drawn.push((*entry, table, seat));
                 }
             }
+            // One fact for the whole draw: ten thousand seats are a small
+            // message, ten thousand events a large one.
+            work.emit(SeatingEvent::SeatsDrawn {
+                stack: settings.starting_stack,
+                seats: drawn,
+            });
             tidy(&mut work, &mut rng);
         }
         SeatingCommand::CloseRegistration => {

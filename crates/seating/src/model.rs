@@ -105,8 +105,6 @@ impl Settings {
 /// Why a player was seated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SeatReason {
-    /// The random draw when play starts (TDA 7).
-    InitialDraw,
     /// A late registration or re-entry, at a random open seat (TDA 8).
     LateEntry,
 }
@@ -216,6 +214,12 @@ pub enum SeatingEvent {
         table: TableNo,
         seats: u8,
     },
+    /// The random draw when play starts (TDA 7): every registered entry's
+    /// seat, each with the starting stack.
+    SeatsDrawn {
+        stack: Chips,
+        seats: Vec<(EntryId, TableNo, Seat)>,
+    },
     Seated {
         entry: EntryId,
         table: TableNo,
@@ -296,6 +300,7 @@ impl SeatingEvent {
             RegistrationClosed => "RegistrationClosed",
             PaidSet { .. } => "PaidSet",
             TableOpened { .. } => "TableOpened",
+            SeatsDrawn { .. } => "SeatsDrawn",
             Seated { .. } => "Seated",
             SeatConfirmed { .. } => "SeatConfirmed",
             HandBegun { .. } => "HandBegun",

@@ -166,6 +166,14 @@ impl Room {
             SeatingEvent::SeatConfirmed { entry } => {
                 self.unseated.remove(entry);
             }
+            SeatingEvent::SeatsDrawn { seats, .. } => {
+                for &(entry, table, seat) in seats {
+                    if let Some(t) = self.tables.get_mut(&table) {
+                        t.seats[seat as usize - 1] = Some(entry);
+                    }
+                    self.unseated.insert(entry);
+                }
+            }
             SeatingEvent::HandBegun { table } => {
                 let hfh = self.hand_for_hand.is_some();
                 if let Some(t) = self.tables.get_mut(table) {
@@ -375,6 +383,14 @@ impl SeatingState {
                     };
                 }
                 self.unconfirmed.insert(*entry);
+            }
+            SeatingEvent::SeatsDrawn { seats, .. } => {
+                for &(entry, table, seat) in seats {
+                    if let Some(e) = self.entries.get_mut(&entry) {
+                        e.status = EntryStatus::Seated { table, seat };
+                    }
+                    self.unconfirmed.insert(entry);
+                }
             }
             SeatingEvent::SeatConfirmed { entry } => {
                 if let Some(e) = self.entries.get_mut(entry) {

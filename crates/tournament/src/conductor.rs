@@ -187,6 +187,29 @@ impl<L: EventLog + 'static> Conductor<L> {
         out
     }
 
+    /// Handles a command, again when the log's answer was lost (a timeout,
+    /// a dropped connection): the command id makes a repeat harmless.
+    async fn send<A: felt_service::Aggregate>(
+        &self,
+        handler: &Handler<A, L>,
+        stream: &felt_eventlog::StreamId,
+        id: &str,
+        now: Millis,
+        command: &A::Command,
+    ) -> std::result::Result<Outcome<A>, HandleError<A::Rejection>> {
+        let mut attempt = 0u32;
+        loop {
+            match handler.handle(stream, id, now, command).await {
+                Err(HandleError::Log(e)) if attempt < 6 => {
+                    attempt += 1;
+                    tracing::warn!(%e, %stream, id, attempt, "the log failed: sending again");
+                    tokio::time::sleep(std::time::Duration::from_millis(50 << attempt)).await;
+                }
+                other => return other.map(|o| self.count(o)),
+            }
+        }
+    }
+
     async fn seat_cmd(
         &self,
         t: &str,
@@ -194,10 +217,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         c: SeatingCommand,
     ) -> Result<Outcome<Seating>> {
-        self.seating
-            .handle(&seating_stream(t)?, id, now, &c)
+        self.send(&self.seating, &seating_stream(t)?, id, now, &c)
             .await
-            .map(|o| self.count(o))
             .map_err(|e| lift(e, TournamentError::Seating))
     }
 
@@ -208,10 +229,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         c: felt_payout::Command,
     ) -> Result<Outcome<Payout>> {
-        self.payout
-            .handle(&payout_stream(t)?, id, now, &c)
+        self.send(&self.payout, &payout_stream(t)?, id, now, &c)
             .await
-            .map(|o| self.count(o))
             .map_err(|e| lift(e, TournamentError::Payout))
     }
 
@@ -223,10 +242,9 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         c: Command,
     ) -> Result<Outcome<Table>> {
-        self.tables
-            .handle(&felt_tablelog::stream(t, &table.to_string())?, id, now, &c)
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        self.send(&self.tables, &stream, id, now, &c)
             .await
-            .map(|o| self.count(o))
             .map_err(|e| lift(e, |source| TournamentError::Table { table, source }))
     }
 
@@ -242,12 +260,10 @@ impl<L: EventLog + 'static> Conductor<L> {
         let stream = clock_stream(t)?;
         let mut at = now;
         for _ in 0..8 {
-            match self.clock.handle(&stream, id, at, &make(at)).await {
+            match self.send(&self.clock, &stream, id, at, &make(at)).await {
                 Err(HandleError::Rejected(ClockError::TimeWentBack { last, .. })) => at = last,
                 other => {
-                    return other
-                        .map(|o| self.count(o))
-                        .map_err(|e| lift(e, TournamentError::Clock));
+                    return other.map_err(|e| lift(e, TournamentError::Clock));
                 }
             }
         }
@@ -428,6 +444,23 @@ impl<L: EventLog + 'static> Conductor<L> {
                     .map_or(0, felt_payout::PaySheet::paid)
             }
         };
+        // Busts from late registration are placed a few hundred at a time.
+        let mut round = 0;
+        while !self.payout_state(t).await?.waiting.is_empty() {
+            round += 1;
+            match self
+                .pay_cmd(
+                    t,
+                    &format!("place-waiting-{round}"),
+                    now,
+                    felt_payout::Command::PlaceWaiting,
+                )
+                .await
+            {
+                Ok(_) | Err(TournamentError::Payout(felt_payout::PayoutError::NothingWaiting)) => {}
+                Err(e) => return Err(e),
+            }
+        }
         let events = self
             .seat_cmd(t, "paid", now, SeatingCommand::SetPaid { paid })
             .await?
