@@ -4,9 +4,7 @@
 use std::time::Instant;
 
 use felt_cards::Seed;
-use felt_table::{
-    Chips, Command, Deal, HouseRules, Level, PlayerAction, PlayerId, Seat, TableState, execute,
-};
+use felt_table::{Chips, Command, Deal, HouseRules, Level, PlayerId, Seat, TableState, execute};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 
@@ -31,46 +29,6 @@ fn apply(state: &mut TableState, command: &Command, events: &mut u64) -> anyhow:
     let decided = execute(state, command).map_err(|e| anyhow::anyhow!("{command:?}: {e}"))?;
     *events += decided.len() as u64;
     Ok(())
-}
-
-/// A plausible mix: most hands folded before the flop, some raised, a few
-/// all-in; after the flop mostly checks and calls.
-fn bot(state: &TableState, rng: &mut ChaCha8Rng) -> Option<Command> {
-    let o = state.options()?;
-    let h = state.hand.as_ref()?;
-    let roll = rng.next_u32() % 100;
-    let preflop = h.board.is_empty();
-    let action = match (roll, o.min_to) {
-        (0..=1, Some(_)) => PlayerAction::AllIn,
-        (2..=11, Some(to)) => {
-            let to = (to + to / 2).min(o.max_to.unwrap_or(to));
-            if h.current_bet == 0 {
-                PlayerAction::Bet { to }
-            } else {
-                PlayerAction::Raise { to }
-            }
-        }
-        (r, _) if o.to_call == 0 => {
-            if r < 15 && !preflop {
-                PlayerAction::Bet {
-                    to: o.min_to.unwrap_or(0).max(1),
-                }
-            } else {
-                PlayerAction::Check
-            }
-        }
-        (r, _) if preflop && r < 75 => PlayerAction::Fold,
-        (r, _) if !preflop && r < 45 => PlayerAction::Fold,
-        _ => PlayerAction::Call,
-    };
-    let action = match action {
-        PlayerAction::Bet { to } if o.min_to.is_none() || to == 0 => PlayerAction::Check,
-        other => other,
-    };
-    Some(Command::Act {
-        seat: o.seat,
-        action,
-    })
 }
 
 pub(crate) fn run(args: &HandsArgs) -> anyhow::Result<()> {
@@ -117,7 +75,7 @@ pub(crate) fn run(args: &HandsArgs) -> anyhow::Result<()> {
             &mut events,
         )?;
         while state.hand.is_some() {
-            let Some(command) = bot(&state, &mut rng) else {
+            let Some(command) = felt_tournament::bot::act(&state, &mut rng) else {
                 anyhow::bail!("a digital hand stopped with nobody to act");
             };
             apply(&mut state, &command, &mut events)?;
