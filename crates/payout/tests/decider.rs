@@ -64,6 +64,26 @@ fn bust(entry: u64, table: u32, starting_stack: u64) -> Bust {
     }
 }
 
+/// Busts entries one hand at a time (starting stacks of 100).
+fn bust_one_by_one(
+    state: &mut PayoutState,
+    entries: std::ops::RangeInclusive<u64>,
+    table: impl Fn(u64) -> u32,
+) {
+    for e in entries {
+        let events = decide(
+            state,
+            &Command::RecordBusts {
+                busts: vec![bust(e, table(e), 100)],
+            },
+        )
+        .unwrap();
+        for ev in &events {
+            state.apply(ev);
+        }
+    }
+}
+
 fn placed(events: &[PayoutEvent]) -> Vec<(Vec<u64>, u32, u32, Vec<u64>)> {
     events
         .iter()
@@ -111,18 +131,7 @@ fn closing_registration_fixes_the_pool_and_the_sheet() {
 #[test]
 fn busts_on_one_table_are_placed_by_chips_at_the_start_of_the_hand() {
     let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
-    for e in 1..=5 {
-        for ev in decide(
-            &state,
-            &Command::RecordBusts {
-                busts: vec![bust(e, 1, 100)],
-            },
-        )
-        .unwrap()
-        {
-            state.apply(&ev);
-        }
-    }
+    bust_one_by_one(&mut state, 1..=5, |_| 1);
     // Five left: two bust in one hand, the bigger stack finishes higher.
     let events = decide(
         &state,
@@ -140,18 +149,7 @@ fn busts_on_one_table_are_placed_by_chips_at_the_start_of_the_hand() {
 #[test]
 fn equal_starting_stacks_share_their_places() {
     let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
-    for e in 1..=6 {
-        for ev in decide(
-            &state,
-            &Command::RecordBusts {
-                busts: vec![bust(e, 1, 100)],
-            },
-        )
-        .unwrap()
-        {
-            state.apply(&ev);
-        }
-    }
+    bust_one_by_one(&mut state, 1..=6, |_| 1);
     // Four left, places 3 and 4 pay 80 and 0: two equal stacks bust, each 40.
     let events = decide(
         &state,
@@ -171,18 +169,7 @@ fn a_hand_for_hand_double_bust_on_the_bubble_shares_the_min_cash() {
     // 10 entries pay 3. Four left; two bust in the same hand-for-hand hand
     // at different tables: they share places 3 and 4 (80 + 0).
     let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
-    for e in 1..=6 {
-        for ev in decide(
-            &state,
-            &Command::RecordBusts {
-                busts: vec![bust(e, 1 + e as u32 % 2, 100)],
-            },
-        )
-        .unwrap()
-        {
-            state.apply(&ev);
-        }
-    }
+    bust_one_by_one(&mut state, 1..=6, |e| 1 + e as u32 % 2);
     let when = Command::RecordBusts {
         busts: vec![bust(7, 1, 9_000), bust(8, 2, 1_000)],
     };
@@ -193,18 +180,7 @@ fn a_hand_for_hand_double_bust_on_the_bubble_shares_the_min_cash() {
     );
     // Under seed 003's rule the bigger stack takes 3rd alone.
     let (mut club, _) = tournament(10, SimultaneousBusts::ByStartingStack);
-    for e in 1..=6 {
-        for ev in decide(
-            &club,
-            &Command::RecordBusts {
-                busts: vec![bust(e, 1, 100)],
-            },
-        )
-        .unwrap()
-        {
-            club.apply(&ev);
-        }
-    }
+    bust_one_by_one(&mut club, 1..=6, |_| 1);
     let events = decide(&club, &when).unwrap();
     assert_eq!(
         placed(&events),
@@ -215,18 +191,7 @@ fn a_hand_for_hand_double_bust_on_the_bubble_shares_the_min_cash() {
 #[test]
 fn across_tables_each_tables_order_stands_and_equal_ranks_tie() {
     let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
-    for e in 1..=4 {
-        for ev in decide(
-            &state,
-            &Command::RecordBusts {
-                busts: vec![bust(e, 1, 100)],
-            },
-        )
-        .unwrap()
-        {
-            state.apply(&ev);
-        }
-    }
+    bust_one_by_one(&mut state, 1..=4, |_| 1);
     // Six left: table 1 busts 5k and 3k, table 2 busts 4k. The best of
     // each table tie for places 4-5; the 3k finishes 6th.
     let events = decide(

@@ -30,6 +30,17 @@ fn moves(events: &[SeatingEvent]) -> Vec<Moved> {
         .collect()
 }
 
+/// The first `n` entries seated at a table, by seat.
+fn players_at(state: &SeatingState, table: u32, n: usize) -> Vec<u64> {
+    state.room.tables[&table]
+        .seats
+        .iter()
+        .flatten()
+        .take(n)
+        .copied()
+        .collect()
+}
+
 fn counts(state: &SeatingState) -> Vec<u32> {
     state.room.tables.values().map(|t| t.count()).collect()
 }
@@ -201,12 +212,7 @@ fn late_entries_open_a_table_when_every_table_is_full() {
 fn balancing_moves_the_next_big_blind_to_the_worst_seat_of_the_short_table() {
     // TDA 11, worked: table 1 has 9, table 2 has 7 after two busts.
     let mut state = started(Settings::tda(9, 10_000), 18);
-    let at2: Vec<u64> = state.room.tables[&2]
-        .seats
-        .iter()
-        .flatten()
-        .copied()
-        .collect();
+    let at2: Vec<u64> = players_at(&state, 2, usize::MAX);
     // Table 2's hand: big blind seat 4, two players bust.
     let events = hand(&mut state, 2, 4, at2[..2].to_vec());
     // Table 1 is between hands too: its next big blind (after its last
@@ -246,12 +252,7 @@ fn balancing_moves_the_next_big_blind_to_the_worst_seat_of_the_short_table() {
 fn a_long_table_in_a_hand_moves_its_player_when_its_hand_ends() {
     let mut state = started(Settings::tda(9, 10_000), 18);
     run(&mut state, SeatingCommand::BeginHand { table: 1 });
-    let at2: Vec<u64> = state.room.tables[&2]
-        .seats
-        .iter()
-        .flatten()
-        .copied()
-        .collect();
+    let at2: Vec<u64> = players_at(&state, 2, usize::MAX);
     let events = hand(&mut state, 2, 4, at2[..2].to_vec());
     assert!(moves(&events).is_empty(), "table 1 is in a hand");
     let events = run(
@@ -274,12 +275,7 @@ fn a_long_table_in_a_hand_moves_its_player_when_its_hand_ends() {
 fn in_full_table_events_a_table_three_short_stops_until_balanced() {
     let mut state = started(Settings::tda(9, 10_000), 18);
     run(&mut state, SeatingCommand::BeginHand { table: 1 });
-    let at2: Vec<u64> = state.room.tables[&2]
-        .seats
-        .iter()
-        .flatten()
-        .copied()
-        .collect();
+    let at2: Vec<u64> = players_at(&state, 2, usize::MAX);
     hand(&mut state, 2, 4, at2[..3].to_vec());
     assert_eq!(counts(&state), vec![9, 6]);
     assert_eq!(
@@ -295,22 +291,12 @@ fn in_full_table_events_a_table_three_short_stops_until_balanced() {
         18,
     );
     run(&mut club, SeatingCommand::BeginHand { table: 1 });
-    let at2: Vec<u64> = club.room.tables[&2]
-        .seats
-        .iter()
-        .flatten()
-        .copied()
-        .collect();
+    let at2: Vec<u64> = players_at(&club, 2, usize::MAX);
     hand(&mut club, 2, 4, at2[..3].to_vec());
     gate(&club, 2).unwrap();
     run(&mut club, SeatingCommand::BeginHand { table: 2 });
     // ...and stops at 5.
-    let at2: Vec<u64> = club.room.tables[&2]
-        .seats
-        .iter()
-        .flatten()
-        .copied()
-        .collect();
+    let at2: Vec<u64> = players_at(&club, 2, usize::MAX);
     run(
         &mut club,
         SeatingCommand::HandEnded {
@@ -334,23 +320,11 @@ fn the_highest_numbered_table_breaks_and_its_players_go_to_random_open_seats() {
     let mut state = started(Settings::tda(9, 10_000), 27);
     assert_eq!(counts(&state), vec![9, 9, 9]);
     // Nine busts on tables 1 and 2 (between hands): 18 fit on 2 tables.
-    let busts1: Vec<u64> = state.room.tables[&1]
-        .seats
-        .iter()
-        .flatten()
-        .take(5)
-        .copied()
-        .collect();
+    let busts1: Vec<u64> = players_at(&state, 1, 5);
     run(&mut state, SeatingCommand::BeginHand { table: 3 });
     hand(&mut state, 1, 2, busts1);
     carry_out(&mut state);
-    let busts2: Vec<u64> = state.room.tables[&2]
-        .seats
-        .iter()
-        .flatten()
-        .take(4)
-        .copied()
-        .collect();
+    let busts2: Vec<u64> = players_at(&state, 2, 4);
     let events = hand(&mut state, 2, 2, busts2);
     assert!(events.contains(&SeatingEvent::TableBreaking { table: 3 }));
     assert!(moves(&events).is_empty(), "table 3 is in a hand");
@@ -382,13 +356,7 @@ fn a_break_order_can_be_given() {
     let mut settings = Settings::tda(9, 10_000);
     settings.break_order = BreakOrder::Listed(vec![2]);
     let mut state = started(settings, 27);
-    let busts: Vec<u64> = state.room.tables[&1]
-        .seats
-        .iter()
-        .flatten()
-        .take(9)
-        .copied()
-        .collect();
+    let busts: Vec<u64> = players_at(&state, 1, 9);
     let events = hand(&mut state, 1, 2, busts);
     assert!(
         events.contains(&SeatingEvent::TableBreaking { table: 2 }),
@@ -407,13 +375,7 @@ fn the_final_table_is_drawn_when_the_field_fits_and_waits_for_every_hand() {
     let mut state = started(Settings::tda(9, 10_000), 18);
     // Table 2 in a hand while table 1 loses 9 - 3 players... 18 -> 9.
     run(&mut state, SeatingCommand::BeginHand { table: 2 });
-    let busts: Vec<u64> = state.room.tables[&1]
-        .seats
-        .iter()
-        .flatten()
-        .take(5)
-        .copied()
-        .collect();
+    let busts: Vec<u64> = players_at(&state, 1, 5);
     let events = hand(&mut state, 1, 2, busts);
     assert!(
         events
@@ -422,13 +384,7 @@ fn the_final_table_is_drawn_when_the_field_fits_and_waits_for_every_hand() {
             || moves(&events).is_empty()
     );
     carry_out(&mut state);
-    let busts: Vec<u64> = state.room.tables[&2]
-        .seats
-        .iter()
-        .flatten()
-        .take(4)
-        .copied()
-        .collect();
+    let busts: Vec<u64> = players_at(&state, 2, 4);
     let events = run(
         &mut state,
         SeatingCommand::HandEnded {
@@ -465,13 +421,7 @@ fn hand_for_hand_near_the_money_gates_every_table_by_round() {
     settings.hand_for_hand_distance = 1;
     let mut state = started(settings, 18);
     // Two busts at table 1: 16 left, one from the money.
-    let busts: Vec<u64> = state.room.tables[&1]
-        .seats
-        .iter()
-        .flatten()
-        .take(2)
-        .copied()
-        .collect();
+    let busts: Vec<u64> = players_at(&state, 1, 2);
     let events = hand(&mut state, 1, 2, busts);
     assert!(events.contains(&SeatingEvent::HandForHandStarted {
         remaining: 16,
