@@ -47,30 +47,24 @@ pub struct PlaceGroup {
 /// take places `remaining − busts + 1 ..= remaining`.
 pub fn place(remaining: u32, busts: &[Bust], rule: SimultaneousBusts) -> Vec<PlaceGroup> {
     // Rank key per bust: a smaller key finishes higher.
-    let keys: Vec<(u64, u64)> = match rule {
-        SimultaneousBusts::ByStartingStack => busts
-            .iter()
-            .map(|b| (u64::MAX - b.starting_stack, 0))
-            .collect(),
-        SimultaneousBusts::ShareAcrossTables => busts
-            .iter()
-            .map(|b| {
-                // Rank within the table: how many at the same table had more chips.
-                let above = busts
-                    .iter()
-                    .filter(|o| o.table == b.table && o.starting_stack > b.starting_stack)
-                    .count() as u64;
-                let equal_tables = busts.iter().all(|o| o.table == b.table);
-                // On one table, equal stacks share by equal key; across
-                // tables, equal ranks share.
-                if equal_tables {
-                    (u64::MAX - b.starting_stack, 0)
-                } else {
-                    (above, 0)
-                }
-            })
-            .collect(),
-    };
+    let one_table = busts
+        .iter()
+        .all(|o| busts.first().is_some_and(|f| f.table == o.table));
+    let keys: Vec<u64> = busts
+        .iter()
+        .map(|b| match rule {
+            // On one table (or by house rule everywhere): by stack, equal
+            // stacks sharing.
+            SimultaneousBusts::ByStartingStack => u64::MAX - b.starting_stack,
+            SimultaneousBusts::ShareAcrossTables if one_table => u64::MAX - b.starting_stack,
+            // Across tables: the rank at one's own table (how many there had
+            // more chips); equal ranks share.
+            SimultaneousBusts::ShareAcrossTables => busts
+                .iter()
+                .filter(|o| o.table == b.table && o.starting_stack > b.starting_stack)
+                .count() as u64,
+        })
+        .collect();
     let mut order: Vec<usize> = (0..busts.len()).collect();
     order.sort_by(|&a, &b| {
         keys[a]

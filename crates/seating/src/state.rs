@@ -128,14 +128,6 @@ impl Room {
         self.tables.values().map(Table::count).sum()
     }
 
-    /// Whether a seat is free to sit in now.
-    pub fn free(&self, table: TableNo, seat: Seat) -> bool {
-        self.tables
-            .get(&table)
-            .is_some_and(|t| t.occupant(seat).is_none())
-            && !self.leaving.contains(&(table, seat))
-    }
-
     /// Moves from or to the table not yet carried out.
     pub fn pending_at(&self, table: TableNo) -> usize {
         self.moves
