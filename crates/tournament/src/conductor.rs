@@ -87,6 +87,9 @@ pub struct HandSummary {
     pub big_blind: Seat,
     /// Busted entries with their chips at the start of the hand.
     pub busted: Vec<(EntryId, u64)>,
+    /// For each busted entry, the seats that won their last chips: the
+    /// winners of the highest pot they were in (their bounty's collectors).
+    pub eliminators: BTreeMap<EntryId, Vec<Seat>>,
 }
 
 impl HandSummary {
@@ -95,8 +98,20 @@ impl HandSummary {
         events: impl IntoIterator<Item = &'a TableEvent>,
     ) -> Option<HandSummary> {
         let mut start = None;
+        // (pot, eligible seats, winning seats) of every pot awarded.
+        let mut pots: Vec<(usize, Vec<Seat>, Vec<Seat>)> = Vec::new();
         for e in events {
             match e {
+                TableEvent::PotAwarded {
+                    pot,
+                    eligible,
+                    shares,
+                    ..
+                } => pots.push((
+                    *pot,
+                    eligible.clone(),
+                    shares.iter().map(|s| s.seat).collect(),
+                )),
                 TableEvent::HandStarted {
                     number,
                     button,
@@ -108,6 +123,18 @@ impl HandSummary {
                     if n != *number {
                         return None;
                     }
+                    let eliminators = busted
+                        .iter()
+                        .map(|b| {
+                            let by = pots
+                                .iter()
+                                .filter(|p| p.1.contains(&b.seat))
+                                .max_by_key(|p| p.0)
+                                .map(|p| p.2.iter().copied().filter(|s| *s != b.seat).collect())
+                                .unwrap_or_default();
+                            (b.player.0, by)
+                        })
+                        .collect();
                     return Some(HandSummary {
                         number: n,
                         button,
@@ -116,6 +143,7 @@ impl HandSummary {
                             .iter()
                             .map(|b| (b.player.0, b.starting_stack))
                             .collect(),
+                        eliminators,
                     });
                 }
                 _ => {}
@@ -622,6 +650,23 @@ impl<L: EventLog + 'static> Conductor<L> {
             .await?;
         let Outcome { events, state, .. } = out;
         let stacks: BTreeMap<EntryId, u64> = hand.busted.iter().copied().collect();
+        // Who collects each bounty: the entries in the winning seats.
+        let table_state = self
+            .tables
+            .cached_state(&felt_tablelog::stream(t, &table.to_string())?)
+            .await?
+            .0;
+        let by = |entry: &EntryId| -> Vec<EntryId> {
+            hand.eliminators
+                .get(entry)
+                .map(|seats| {
+                    seats
+                        .iter()
+                        .filter_map(|&s| table_state.seat(s).map(|p| p.player.0))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let mut now_busts = Vec::new();
         for e in &events {
             if let SeatingEvent::Busted {
@@ -635,7 +680,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                     entry: *entry,
                     table: *table,
                     starting_stack: stacks.get(entry).copied().unwrap_or(0),
-                    by: Vec::new(),
+                    by: by(entry),
                 };
                 match hand_for_hand_round {
                     Some(round) => self
@@ -649,6 +694,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 }
             }
         }
+        drop(table_state);
         if !now_busts.is_empty() {
             self.pay_cmd(
                 t,

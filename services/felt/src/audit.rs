@@ -336,8 +336,9 @@ async fn verify<L: EventLog>(log: &L, t: &str, report: &mut Report) -> anyhow::R
 }
 
 /// Places and prizes against the busts seating recorded: each bust group's
-/// places are the ones the remaining count gives, the prizes add up to the
-/// pool once the tournament is over.
+/// places are the ones the order of busts gives; once the tournament is
+/// over, the prizes add up to the pool and the bounties paid to the
+/// bounties bought in.
 fn check_places(
     t: &str,
     seating_events: &[SeatingEvent],
@@ -414,6 +415,14 @@ fn check_places(
             wrong.push(format!(
                 "prizes add up to {paid}, the pool is {}",
                 pool.prize_pool
+            ));
+        }
+        // Every bounty bought in was collected.
+        let bounties: u64 = payout.entries.values().map(|e| e.bounties_won).sum();
+        if bounties != pool.bounties {
+            wrong.push(format!(
+                "bounties paid add up to {bounties}, {} were bought in",
+                pool.bounties
             ));
         }
     }

@@ -43,6 +43,14 @@ pub(crate) struct SimArgs {
     /// No progress bar (for logs and tests).
     #[arg(long)]
     quiet: bool,
+    /// A bounty on every entry, in currency units (paid on top of the
+    /// buy-in to whoever wins the player's last chips).
+    #[arg(long, default_value = "0")]
+    bounty: u64,
+    /// Progressive knockouts: half of each bounty collected goes on the
+    /// collector's head.
+    #[arg(long)]
+    progressive: bool,
 }
 
 /// Simulated time: each table takes this long per hand.
@@ -138,7 +146,11 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
         seating,
         structure,
         clock: ClockSettings::default(),
-        money: MoneySettings::generated(10_000, 1_000),
+        money: MoneySettings {
+            bounty: args.bounty * 100,
+            progressive: args.progressive,
+            ..MoneySettings::generated(10_000, 1_000)
+        },
         busts: SimultaneousBusts::ShareAcrossTables,
         rules: HouseRules::default(),
     };
@@ -467,6 +479,10 @@ async fn report<L: EventLog + 'static>(sim: &Sim<L>, elapsed: Duration) -> anyho
             })
             .collect();
         println!("pay sheet: {} …", top.join(", "));
+    }
+    if let Some(pool) = payout.pool.filter(|p| p.bounties > 0) {
+        let won: u64 = payout.entries.values().map(|e| e.bounties_won).sum();
+        println!("bounties paid {} of {}", money(won), money(pool.bounties));
     }
     let paid: u64 = payout.results().iter().map(|r| r.1.prize).sum();
     println!("prizes paid {} of the pool {}", money(paid), money(pool));

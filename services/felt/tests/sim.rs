@@ -163,3 +163,34 @@ fn audit_hand_reads_a_hand_as_the_floor_does() {
     assert!(!ok);
     assert!(stderr.contains("has no finished hand 99999"), "{stderr}");
 }
+
+#[test]
+fn a_progressive_knockout_pays_every_bounty_to_the_players_who_won_the_chips() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (ok, stdout, stderr) = felt(&[
+        "sim",
+        "--entrants",
+        "120",
+        "--seed",
+        "8",
+        "--quiet",
+        "--tournament",
+        "pko",
+        "--data",
+        data,
+        "--bounty",
+        "50",
+        "--progressive",
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("bounties paid "))
+        .unwrap_or_else(|| panic!("no bounty line in {stdout}"));
+    let (paid, bought) = line.split_once(" of ").unwrap();
+    assert_eq!(paid, bought);
+    assert_ne!(paid, "0.00");
+    let (ok, out) = audit(&["--data", data]);
+    assert!(ok && out.contains(" 0 failed"), "{out}");
+}
