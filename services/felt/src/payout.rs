@@ -12,6 +12,20 @@ pub(crate) enum Format {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PayoutCommand {
+    /// A tournament's results from the log: place, player, entry, prize and
+    /// bounties, best place first.
+    Results {
+        #[arg(long)]
+        tournament: String,
+        /// The data folder of the embedded event log.
+        #[arg(long, env = "FELT_DATA", default_value = "felt-data")]
+        data: std::path::PathBuf,
+        /// NATS JetStream instead of the embedded log.
+        #[arg(long, env = "FELT_NATS")]
+        nats: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// The pay sheet for a field: the generated structure (default) or the
     /// club's posted percentage table.
     Sheet {
@@ -77,6 +91,15 @@ fn money(text: &str) -> anyhow::Result<u64> {
     Ok(whole.parse::<u64>()? * 100 + cents.parse::<u64>()?)
 }
 
+/// A CSV field, quoted when it needs to be.
+fn csv(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
 fn show(minor: u64) -> String {
     format!("{}.{:02}", minor / 100, minor % 100)
 }
@@ -105,8 +128,128 @@ fn print_sheet(sheet: &PaySheet, format: Format) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// One line of the results.
+#[derive(serde::Serialize)]
+struct ResultRow {
+    first: u32,
+    last: u32,
+    entry: u64,
+    player: String,
+    name: String,
+    prize: String,
+    bounties: String,
+}
+
+/// The results of a tournament, read from whichever log was named.
+fn results(
+    tournament: &str,
+    data: &std::path::Path,
+    nats: Option<&str>,
+) -> anyhow::Result<Vec<ResultRow>> {
+    use felt_eventlog::{EmbeddedLog, EventLog, NatsLog, NatsSettings};
+    use felt_tournament::aggregates::{payout_stream, seating_stream};
+    async fn read<L: EventLog>(
+        log: &L,
+        t: &str,
+    ) -> anyhow::Result<(felt_payout::PayoutState, felt_seating::SeatingState)> {
+        let mut payout = felt_payout::PayoutState::default();
+        for env in log.read(&payout_stream(t)?, 1).await? {
+            payout.apply(&env.decode()?);
+        }
+        let mut seating = felt_seating::SeatingState::default();
+        for env in log.read(&seating_stream(t)?, 1).await? {
+            seating.apply(&env.decode()?);
+        }
+        Ok((payout, seating))
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (payout, seating) = runtime.block_on(async {
+        match nats {
+            Some(url) => {
+                read(
+                    &NatsLog::connect(url, &NatsSettings::default()).await?,
+                    tournament,
+                )
+                .await
+            }
+            None => {
+                let path = crate::logs::embedded_path(data);
+                anyhow::ensure!(path.is_file(), "no event log at {}", path.display());
+                read(&EmbeddedLog::open(&path)?, tournament).await
+            }
+        }
+    })?;
+    anyhow::ensure!(
+        payout.settings.is_some(),
+        "no tournament {tournament} in the log"
+    );
+    Ok(payout
+        .results()
+        .into_iter()
+        .map(|(entry, e)| {
+            let (first, last) = e.place.unwrap_or((0, 0));
+            let name = seating
+                .entries
+                .get(&entry)
+                .map(|s| s.name.clone())
+                .unwrap_or_default();
+            ResultRow {
+                first,
+                last,
+                entry,
+                player: e.player.clone(),
+                name,
+                prize: show(e.prize),
+                bounties: show(e.bounties_won),
+            }
+        })
+        .collect())
+}
+
 pub(crate) fn run(command: PayoutCommand) -> anyhow::Result<()> {
     match command {
+        PayoutCommand::Results {
+            tournament,
+            data,
+            nats,
+            format,
+        } => {
+            let rows = results(&tournament, &data, nats.as_deref())?;
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&rows)?),
+                Format::Csv => {
+                    println!("first,last,entry,player,name,prize,bounties");
+                    for r in &rows {
+                        println!(
+                            "{},{},{},{},{},{},{}",
+                            r.first,
+                            r.last,
+                            r.entry,
+                            csv(&r.player),
+                            csv(&r.name),
+                            r.prize,
+                            r.bounties
+                        );
+                    }
+                }
+                Format::Text => {
+                    for r in &rows {
+                        let place = if r.first == r.last {
+                            r.first.to_string()
+                        } else {
+                            format!("{}-{}", r.first, r.last)
+                        };
+                        println!(
+                            "{place:>11}  {:<20} entry {:<7} {:>14}  bounties {}",
+                            r.name, r.entry, r.prize, r.bounties
+                        );
+                    }
+                }
+            }
+            Ok(())
+        }
         PayoutCommand::Sheet {
             entries,
             buy_in,

@@ -193,4 +193,41 @@ fn a_progressive_knockout_pays_every_bounty_to_the_players_who_won_the_chips() {
     assert_ne!(paid, "0.00");
     let (ok, out) = audit(&["--data", data]);
     assert!(ok && out.contains(" 0 failed"), "{out}");
+    // The results export: every entry once, prizes and bounties adding up.
+    let (ok, csv, stderr) = felt(&[
+        "payout",
+        "results",
+        "--tournament",
+        "pko",
+        "--data",
+        data,
+        "--format",
+        "csv",
+    ]);
+    assert!(ok, "{stderr}");
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows[0][..2], ["1", "1"], "{csv}");
+    let cents = |s: &str| -> u64 { s.replace('.', "").parse().unwrap() };
+    let prizes: u64 = rows.iter().map(|r| cents(r[5])).sum();
+    let bounties: u64 = rows.iter().map(|r| cents(r[6])).sum();
+    let pool = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("prizes paid "))
+        .unwrap();
+    assert_eq!(prizes, cents(pool.split(' ').next().unwrap()));
+    assert_eq!(bounties, cents(paid));
+    let entries: usize = stdout
+        .lines()
+        .find_map(|l| {
+            l.split(" entries (")
+                .next()
+                .filter(|_| l.contains(" entries ("))
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert_eq!(rows.len(), entries);
 }
