@@ -111,55 +111,39 @@ fn a_sim_on_nats_passes_the_audit() {
     );
 }
 
+/// `felt audit hand` on table 1 of the tournament "small" in `data`.
+fn audit_hand(data: &str, hand: &str, extra: &[&str]) -> (bool, String, String) {
+    let mut args = vec![
+        "audit",
+        "hand",
+        "--data",
+        data,
+        "--tournament",
+        "small",
+        "--table",
+        "1",
+        "--hand",
+        hand,
+    ];
+    args.extend_from_slice(extra);
+    felt(&args)
+}
+
 #[test]
 fn audit_hand_reads_a_hand_as_the_floor_does() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
     sim(&["--data", data], "20", "small");
-    let (ok, stdout, stderr) = felt(&[
-        "audit",
-        "hand",
-        "--data",
-        data,
-        "--tournament",
-        "small",
-        "--table",
-        "1",
-        "--hand",
-        "1",
-    ]);
+    let (ok, stdout, stderr) = audit_hand(data, "1", &[]);
     assert!(ok, "{stderr}");
     assert!(stdout.starts_with("hand 1: blinds 100/200"), "{stdout}");
     assert!(stdout.contains("to act"), "{stdout}");
     assert!(stdout.contains("main pot of"), "{stdout}");
     assert!(stdout.contains("hand over — stacks:"), "{stdout}");
-    let (ok, phh, _) = felt(&[
-        "audit",
-        "hand",
-        "--data",
-        data,
-        "--tournament",
-        "small",
-        "--table",
-        "1",
-        "--hand",
-        "1",
-        "--phh",
-    ]);
+    let (ok, phh, _) = audit_hand(data, "1", &["--phh"]);
     assert!(ok);
     assert!(phh.contains("variant = 'NT'"), "{phh}");
-    let (ok, _, stderr) = felt(&[
-        "audit",
-        "hand",
-        "--data",
-        data,
-        "--tournament",
-        "small",
-        "--table",
-        "1",
-        "--hand",
-        "99999",
-    ]);
+    let (ok, _, stderr) = audit_hand(data, "99999", &[]);
     assert!(!ok);
     assert!(stderr.contains("has no finished hand 99999"), "{stderr}");
 }
