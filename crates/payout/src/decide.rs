@@ -27,6 +27,11 @@ pub enum Command {
     RecordAddOn {
         entry: EntryId,
     },
+    /// An entry unregistered before registration closed: its money is
+    /// refunded, out of the pool.
+    RemoveEntry {
+        entry: EntryId,
+    },
     /// Late registration is over: the pool and the pay sheet are fixed, and
     /// the busts that waited are placed (the first
     /// [`PLACED_PER_DECISION`] groups; `PlaceWaiting` places the rest).
@@ -60,6 +65,9 @@ pub enum PayoutEvent {
         player: String,
     },
     AddOnRecorded {
+        entry: EntryId,
+    },
+    EntryRemoved {
         entry: EntryId,
     },
     RegistrationClosed {
@@ -101,6 +109,7 @@ impl PayoutEvent {
             PayoutEvent::Configured { .. } => "Configured",
             PayoutEvent::EntryRecorded { .. } => "EntryRecorded",
             PayoutEvent::AddOnRecorded { .. } => "AddOnRecorded",
+            PayoutEvent::EntryRemoved { .. } => "EntryRemoved",
             PayoutEvent::RegistrationClosed { .. } => "RegistrationClosed",
             PayoutEvent::Busted { .. } => "Busted",
             PayoutEvent::Placed { .. } => "Placed",
@@ -201,6 +210,11 @@ impl PayoutState {
                         ..Entry::default()
                     },
                 );
+            }
+            PayoutEvent::EntryRemoved { entry } => {
+                if let Some(e) = self.entries.remove(entry) {
+                    self.add_ons -= e.add_ons;
+                }
             }
             PayoutEvent::AddOnRecorded { entry } => {
                 self.add_ons += 1;
@@ -324,6 +338,20 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
                 entry: *entry,
                 player: player.clone(),
             }])
+        }
+        Command::RemoveEntry { entry } => {
+            settings(state)?;
+            if state.pool.is_some() {
+                return Err(PayoutError::RegistrationClosed);
+            }
+            let e = state
+                .entries
+                .get(entry)
+                .ok_or(PayoutError::NoSuchEntry { entry: *entry })?;
+            if e.busted || state.waiting.iter().flatten().any(|b| b.entry == *entry) {
+                return Err(PayoutError::EntryBusted { entry: *entry });
+            }
+            Ok(vec![PayoutEvent::EntryRemoved { entry: *entry }])
         }
         Command::RecordAddOn { entry } => {
             let s = settings(state)?;

@@ -129,6 +129,39 @@ fn closing_registration_fixes_the_pool_and_the_sheet() {
 }
 
 #[test]
+fn an_unregistered_entry_is_refunded_out_of_the_pool() {
+    let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
+    commands.extend(entries(11));
+    let (state, _) = run(&commands);
+    // When entry 4 unregisters, then it leaves the field and the pool.
+    let events = decide(&state, &Command::RemoveEntry { entry: 4 }).unwrap();
+    assert_eq!(events, vec![PayoutEvent::EntryRemoved { entry: 4 }]);
+    let mut after = state.clone();
+    for e in &events {
+        after.apply(e);
+    }
+    assert_eq!(after.remaining(), 10);
+    let closed = decide(&after, &Command::CloseRegistration).unwrap();
+    let Some(PayoutEvent::RegistrationClosed { pool, .. }) = closed.last() else {
+        panic!("{closed:?}")
+    };
+    assert_eq!((pool.entries, pool.prize_pool), (10, 40_000));
+    // Refused: an entry not in the field, or after registration closed.
+    assert_eq!(
+        decide(&after, &Command::RemoveEntry { entry: 4 }),
+        Err(PayoutError::NoSuchEntry { entry: 4 })
+    );
+    let mut closed_state = after.clone();
+    for e in &closed {
+        closed_state.apply(e);
+    }
+    assert_eq!(
+        decide(&closed_state, &Command::RemoveEntry { entry: 5 }),
+        Err(PayoutError::RegistrationClosed)
+    );
+}
+
+#[test]
 fn busts_on_one_table_are_placed_by_chips_at_the_start_of_the_hand() {
     let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
     bust_one_by_one(&mut state, 1..=5, |_| 1);
