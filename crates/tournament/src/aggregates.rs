@@ -114,6 +114,9 @@ pub fn registry_stream() -> Result<StreamId, LogError> {
 pub struct TournamentCreated {
     pub tournament: String,
     pub name: String,
+    /// The tables' house rules, for tables opened after a restart.
+    #[serde(default)]
+    pub rules: felt_table::HouseRules,
 }
 
 /// Records a tournament in the registry (once: the command id is the
@@ -122,11 +125,13 @@ pub async fn register_tournament<L: felt_eventlog::EventLog>(
     log: &L,
     tournament: &str,
     name: &str,
+    rules: felt_table::HouseRules,
     now: i64,
 ) -> Result<(), LogError> {
     let event = TournamentCreated {
         tournament: tournament.into(),
         name: name.into(),
+        rules,
     };
     let decision = felt_eventlog::Decision {
         command_id: format!("create-{tournament}"),

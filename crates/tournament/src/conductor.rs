@@ -156,7 +156,8 @@ impl HandSummary {
 /// The four services' handlers over one log, and what the conductor holds
 /// between calls.
 pub struct Conductor<L: EventLog> {
-    pub tables: Handler<Table, L>,
+    /// Shared with a table service in the same process, so both see one cache.
+    pub tables: std::sync::Arc<Handler<Table, L>>,
     pub clock: Handler<Clock, L>,
     pub seating: Handler<Seating, L>,
     pub payout: Handler<Payout, L>,
@@ -186,7 +187,7 @@ type Result<T> = std::result::Result<T, TournamentError>;
 impl<L: EventLog + 'static> Conductor<L> {
     pub fn new(log: std::sync::Arc<L>) -> Self {
         Conductor {
-            tables: Handler::new(log.clone()),
+            tables: std::sync::Arc::new(Handler::new(log.clone())),
             clock: Handler::new(log.clone()),
             seating: Handler::new(log.clone()),
             payout: Handler::new(log),
@@ -321,8 +322,14 @@ impl<L: EventLog + 'static> Conductor<L> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(t.into(), spec.rules);
-        crate::aggregates::register_tournament(self.seating.log().as_ref(), t, &spec.name, now)
-            .await?;
+        crate::aggregates::register_tournament(
+            self.seating.log().as_ref(),
+            t,
+            &spec.name,
+            spec.rules,
+            now,
+        )
+        .await?;
         self.seat_cmd(
             t,
             "create",
@@ -421,6 +428,52 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
         self.carry_out(t, now, &events).await?;
         Ok(entry)
+    }
+
+    /// Unregisters an entry before play: out of the field at seating, its
+    /// money refunded at payout; the first alternate takes its place.
+    pub async fn unregister(&self, t: &str, entry: EntryId, now: Millis) -> Result<()> {
+        let events = self
+            .seat_cmd(
+                t,
+                &format!("unregister-{entry}"),
+                now,
+                SeatingCommand::Unregister { entry },
+            )
+            .await?
+            .events;
+        let in_payout = self.payout_state(t).await?.entries.contains_key(&entry);
+        if in_payout {
+            self.pay_cmd(
+                t,
+                &format!("refund-{entry}"),
+                now,
+                felt_payout::Command::RemoveEntry { entry },
+            )
+            .await?;
+        }
+        for e in &events {
+            if let SeatingEvent::AlternatePromoted { entry: promoted } = e {
+                let player = self
+                    .seating_state(t)
+                    .await?
+                    .entries
+                    .get(promoted)
+                    .map(|i| i.player.clone())
+                    .unwrap_or_default();
+                self.pay_cmd(
+                    t,
+                    &format!("entry-{promoted}"),
+                    now,
+                    felt_payout::Command::RecordEntry {
+                        entry: *promoted,
+                        player,
+                    },
+                )
+                .await?;
+            }
+        }
+        Ok(())
     }
 
     /// Draws the seats, opens the tables and starts the clock.
@@ -651,9 +704,11 @@ impl<L: EventLog + 'static> Conductor<L> {
         let Outcome { events, state, .. } = out;
         let stacks: BTreeMap<EntryId, u64> = hand.busted.iter().copied().collect();
         // Who collects each bounty: the entries in the winning seats.
+        // Read from the log: a dealer may have played the hand through
+        // another handler (the table service).
         let table_state = self
             .tables
-            .cached_state(&felt_tablelog::stream(t, &table.to_string())?)
+            .state(&felt_tablelog::stream(t, &table.to_string())?)
             .await?
             .0;
         let by = |entry: &EntryId| -> Vec<EntryId> {
@@ -683,13 +738,18 @@ impl<L: EventLog + 'static> Conductor<L> {
                     by: by(entry),
                 };
                 match hand_for_hand_round {
-                    Some(round) => self
-                        .held
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .entry((t.to_string(), *round))
-                        .or_default()
-                        .push(bust),
+                    Some(round) => {
+                        let mut held = self
+                            .held
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        let round = held.entry((t.to_string(), *round)).or_default();
+                        // The same hand reported again (after a restart)
+                        // holds each bust once.
+                        if !round.iter().any(|b| b.entry == bust.entry) {
+                            round.push(bust);
+                        }
+                    }
                     None => now_busts.push(bust),
                 }
             }
@@ -738,7 +798,24 @@ impl<L: EventLog + 'static> Conductor<L> {
                 .filter_map(|r| held.remove(&(t.to_string(), r)).map(|b| (r, b)))
                 .collect()
         };
-        for (round, busts) in ready {
+        if ready.is_empty() {
+            return Ok(());
+        }
+        let placed: BTreeSet<EntryId> = {
+            let payout = self.payout_state(t).await?;
+            ready
+                .iter()
+                .flat_map(|(_, busts)| busts.iter())
+                .filter(|b| payout.entries.get(&b.entry).is_some_and(|e| e.busted))
+                .map(|b| b.entry)
+                .collect()
+        };
+        for (round, mut busts) in ready {
+            // Busts payout already has (reported again after a restart).
+            busts.retain(|b| !placed.contains(&b.entry));
+            if busts.is_empty() {
+                continue;
+            }
             let id = format!(
                 "busts-round-{round}-{}",
                 busts
@@ -968,15 +1045,37 @@ impl<L: EventLog + 'static> Conductor<L> {
             .collect()
     }
 
-    /// Opens tables at the table service.
-    async fn open_tables(&self, t: &str, now: Millis, tables: Vec<(TableNo, u8)>) -> Result<()> {
-        let rules = self
+    /// The tournament's house rules: as created, or after a restart as the
+    /// registry recorded them.
+    async fn rules(&self, t: &str) -> Result<HouseRules> {
+        let known = self
             .rules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(t)
-            .copied()
+            .copied();
+        if let Some(rules) = known {
+            return Ok(rules);
+        }
+        let rules = crate::aggregates::tournaments(self.seating.log().as_ref())
+            .await?
+            .into_iter()
+            .find(|c| c.tournament == t)
+            .map(|c| c.rules)
             .unwrap_or_default();
+        self.rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(t.into(), rules);
+        Ok(rules)
+    }
+
+    /// Opens tables at the table service.
+    async fn open_tables(&self, t: &str, now: Millis, tables: Vec<(TableNo, u8)>) -> Result<()> {
+        if tables.is_empty() {
+            return Ok(());
+        }
+        let rules = self.rules(t).await?;
         for (table, seats) in tables {
             self.table_cmd(t, table, "open", now, Command::OpenTable { seats, rules })
                 .await?;

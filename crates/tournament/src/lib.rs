@@ -11,5 +11,6 @@
 pub mod aggregates;
 pub mod bot;
 mod conductor;
+pub mod follow;
 
 pub use conductor::{Begin, Conductor, HandSummary, TournamentError, TournamentSpec};

@@ -1,0 +1,120 @@
+//! Seating learns of hand ends from the tables' events (not from whoever
+//! dealt the hand): a follower reads every table decision in the log and
+//! reports each finished hand to the conductor.
+//!
+//! Reporting is idempotent (the conductor's command ids derive from the
+//! table and hand), so a follower started again from the beginning of the
+//! log only reports each table's latest hand again, which finishes whatever
+//! a crash interrupted, and skips the hands before it.
+
+use std::collections::HashMap;
+
+use felt_cards::Seed;
+use felt_clock::Millis;
+use felt_eventlog::{Committed, EventLog, Filter, StreamId};
+use felt_seating::TableNo;
+use felt_table::TableEvent;
+
+use crate::{Conductor, HandSummary, TournamentError};
+
+/// Collects each table's events from its last `HandStarted` and yields the
+/// summary of every hand that ends.
+#[derive(Debug, Default)]
+pub struct HandFollower {
+    hands: HashMap<StreamId, Vec<TableEvent>>,
+}
+
+impl HandFollower {
+    /// Feeds one committed table decision; the hand it finished, if any.
+    pub fn feed(&mut self, stream: &StreamId, events: Vec<TableEvent>) -> Option<HandSummary> {
+        let mut ended = None;
+        for event in events {
+            let started = matches!(event, TableEvent::HandStarted { .. });
+            let ends = matches!(event, TableEvent::HandEnded { .. });
+            let hand = self.hands.entry(stream.clone()).or_default();
+            if started {
+                hand.clear();
+            }
+            hand.push(event);
+            if ends {
+                ended = HandSummary::from_events(hand.iter());
+                hand.clear();
+            }
+        }
+        ended
+    }
+}
+
+/// Where the follower gets the time and the seeds for seating's draws.
+pub trait Inputs: Send + Sync {
+    fn now(&self) -> Millis;
+    fn seed(&self) -> Seed;
+}
+
+/// The table number seating gave a table stream, if seating opened it.
+fn table_no(stream: &StreamId) -> Option<TableNo> {
+    stream.id.parse().ok()
+}
+
+/// Reports one committed table decision to the conductor if it ended a hand
+/// that is its table's latest.
+pub async fn report<L: EventLog + 'static>(
+    conductor: &Conductor<L>,
+    follower: &mut HandFollower,
+    committed: &Committed,
+    inputs: &dyn Inputs,
+) -> Result<Option<(TableNo, u64)>, TournamentError> {
+    let events = committed
+        .envelopes
+        .iter()
+        .map(felt_tablelog::decode)
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(summary) = follower.feed(&committed.stream, events) else {
+        return Ok(None);
+    };
+    let t = committed.stream.tournament.as_str();
+    let Some(table) = table_no(&committed.stream) else {
+        return Ok(None);
+    };
+    // Only the table's latest hand: the ones before it were reported
+    // before the table could deal again.
+    let (state, _) = conductor.tables.state(&committed.stream).await?;
+    let latest = state.hands_started == summary.number && state.hand.is_none();
+    drop(state);
+    let seated = conductor
+        .seating_state(t)
+        .await?
+        .room
+        .tables
+        .contains_key(&table);
+    if !latest || !seated {
+        return Ok(None);
+    }
+    conductor
+        .hand_ended(t, table, &summary, inputs.now(), inputs.seed())
+        .await?;
+    Ok(Some((table, summary.number)))
+}
+
+/// Follows every table of every tournament in the log from its beginning,
+/// reporting each hand end; `reported` is told of each one. Returns when
+/// the log closes, or with the first error.
+pub async fn follow<L: EventLog + 'static>(
+    conductor: &Conductor<L>,
+    inputs: &dyn Inputs,
+    reported: &(dyn Fn(&str, TableNo, u64) + Send + Sync),
+) -> Result<(), TournamentError> {
+    let filter = Filter {
+        tournament: None,
+        kind: Some("table".into()),
+    };
+    let mut sub = conductor.tables.log().subscribe(filter, 0).await?;
+    let mut follower = HandFollower::default();
+    while let Some(next) = sub.next().await {
+        let committed = next?;
+        if let Some((table, hand)) = report(conductor, &mut follower, &committed, inputs).await? {
+            reported(&committed.stream.tournament, table, hand);
+        }
+    }
+    Ok(())
+}

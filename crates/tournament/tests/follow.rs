@@ -1,0 +1,181 @@
+//! Seating learns of hand ends from the tables' events: hands are played at
+//! the tables only, and a follower reading the log reports each end to
+//! seating and payout. Started again from the beginning of the log (after a
+//! restart), it reports each table's latest hand again and nothing else,
+//! and changes nothing.
+
+use std::sync::Arc;
+
+use felt_cards::Seed;
+use felt_clock::{ClockSettings, Millis, Structure};
+use std::time::Duration;
+
+use felt_eventlog::{EmbeddedLog, EventLog, Filter, Subscription};
+use felt_payout::{MoneySettings, SimultaneousBusts};
+use felt_seating::Settings;
+use felt_table::HouseRules;
+use felt_tournament::aggregates::{payout_stream, seating_stream};
+use felt_tournament::follow::{HandFollower, Inputs, report};
+use felt_tournament::{Begin, Conductor, TournamentSpec, bot};
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::SeedableRng;
+
+const T0: Millis = 1_796_153_400_000;
+
+struct Fixed;
+
+impl Inputs for Fixed {
+    fn now(&self) -> Millis {
+        T0
+    }
+    fn seed(&self) -> Seed {
+        Seed::from_u64(9)
+    }
+}
+
+fn spec() -> TournamentSpec {
+    let mut seating = Settings::tda(6, 6_000);
+    seating.final_table = 6;
+    TournamentSpec {
+        name: "Followed".into(),
+        seating,
+        structure: Structure::bhpoker(),
+        clock: ClockSettings::default(),
+        money: MoneySettings::club(),
+        busts: SimultaneousBusts::ShareAcrossTables,
+        rules: HouseRules::default(),
+    }
+}
+
+/// The follower's view of the log: every table decision, in order.
+async fn tables_of<L: EventLog + 'static>(c: &Conductor<L>) -> Subscription {
+    let filter = Filter {
+        tournament: None,
+        kind: Some("table".into()),
+    };
+    c.tables.log().subscribe(filter, 0).await.unwrap()
+}
+
+/// Reports what the subscription has delivered so far (it is caught up
+/// when nothing more comes for a while).
+async fn catch_up<L: EventLog + 'static>(
+    c: &Conductor<L>,
+    follower: &mut HandFollower,
+    sub: &mut Subscription,
+) -> Vec<(u32, u64)> {
+    let mut reported = Vec::new();
+    while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
+        let committed = next.unwrap().unwrap();
+        if let Some(r) = report(c, follower, &committed, &Fixed).await.unwrap() {
+            reported.push(r);
+        }
+    }
+    reported
+}
+
+#[tokio::test]
+async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = Conductor::new(log.clone());
+    c.create("f", &spec(), T0).await.unwrap();
+    for i in 1..=12 {
+        c.register(
+            "f",
+            &format!("r{i}"),
+            &format!("p{i}"),
+            &format!("Player {i}"),
+            T0,
+            Seed::from_u64(i),
+        )
+        .await
+        .unwrap();
+    }
+    c.start("f", T0, Seed::from_u64(1)).await.unwrap();
+    let mut follower = HandFollower::default();
+    let mut sub = tables_of(&c).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut played = Vec::new();
+    // Deal at each table in turn; the hands are played at the tables only.
+    for round in 0..40u64 {
+        for table in [1u32, 2] {
+            let begin = c
+                .begin_hand(
+                    "f",
+                    table,
+                    T0,
+                    Seed::from_u64(round << 8 | u64::from(table)),
+                )
+                .await
+                .unwrap();
+            let Begin::Started(_, mut state) = begin else {
+                continue;
+            };
+            let number = state.hand.as_ref().unwrap().number;
+            let mut k = 0;
+            while let Some(command) = bot::act(&state, &mut rng) {
+                k += 1;
+                state = c
+                    .table("f", table, &format!("h{number}-{k}"), T0, command)
+                    .await
+                    .unwrap()
+                    .state;
+            }
+            // Until the follower reports it, seating holds the table.
+            let again = c
+                .begin_hand("f", table, T0, Seed::from_u64(0))
+                .await
+                .unwrap();
+            assert!(
+                matches!(&again, Begin::Wait(r) if r.contains("still being played")),
+                "{again:?}"
+            );
+            let reported = catch_up(&c, &mut follower, &mut sub).await;
+            assert_eq!(reported, vec![(table, number)]);
+            played.push((table, number));
+        }
+    }
+    assert!(played.len() > 20, "{played:?}");
+    let seating = c.seating_state("f").await.unwrap();
+    assert!(seating.room.tables.values().all(|t| !t.in_hand));
+    let busted = seating
+        .entries
+        .values()
+        .filter(|e| e.status == felt_seating::EntryStatus::Busted)
+        .count();
+    // Payout placed every bust seating recorded.
+    let payout = c.payout_state("f").await.unwrap();
+    assert_eq!(payout.busted as usize, busted);
+    drop((seating, payout));
+
+    // A follower started again from the beginning (a restart) reports only
+    // each open table's latest hand, and appends nothing.
+    let versions = async || {
+        (
+            log.version(&seating_stream("f").unwrap()).await.unwrap(),
+            log.version(&payout_stream("f").unwrap()).await.unwrap(),
+        )
+    };
+    let before = versions().await;
+    let restarted = Conductor::new(log.clone());
+    let mut fresh = HandFollower::default();
+    let mut from_start = tables_of(&restarted).await;
+    let again = catch_up(&restarted, &mut fresh, &mut from_start).await;
+    let open: Vec<u32> = restarted
+        .seating_state("f")
+        .await
+        .unwrap()
+        .room
+        .tables
+        .keys()
+        .copied()
+        .collect();
+    let latest: Vec<(u32, u64)> = open
+        .iter()
+        .filter_map(|t| played.iter().rev().find(|p| p.0 == *t).copied())
+        .collect();
+    let mut again_sorted = again.clone();
+    again_sorted.sort_unstable();
+    assert_eq!(again_sorted, latest);
+    assert_eq!(versions().await, before);
+}
