@@ -6,7 +6,12 @@ use prost::Message;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto");
-    let files = ["felt/v1/table.proto"];
+    let files = [
+        "felt/v1/table.proto",
+        "felt/v1/clock.proto",
+        "felt/v1/seating.proto",
+        "felt/v1/payout.proto",
+    ];
     for f in files {
         println!("cargo:rerun-if-changed={}", root.join(f).display());
     }

@@ -52,6 +52,10 @@ enum Command {
     /// Play a whole tournament with bots, from registration to a winner,
     /// through the services on the event log, on simulated time.
     Sim(sim::SimArgs),
+    /// Run the four services (table, seating, clock, payout) in one process
+    /// on one gRPC port: the embedded log in --data, or --nats; prints
+    /// where to connect and a token for each role.
+    Up(serve::ServeArgs),
     /// Run one of felt's services as its own process.
     Serve {
         #[command(subcommand)]
@@ -67,6 +71,7 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
         Command::Phh { what } => phh::run(what),
         Command::Payout { what } => payout::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Sim(args) => sim::run(args).map(|()| std::process::ExitCode::SUCCESS),
+        Command::Up(args) => serve::up(&args).map(|()| std::process::ExitCode::SUCCESS),
         Command::Serve { what } => serve::run(what).map(|()| std::process::ExitCode::SUCCESS),
     }
 }

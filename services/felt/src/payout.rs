@@ -130,7 +130,7 @@ fn print_sheet(sheet: &PaySheet, format: Format) -> anyhow::Result<()> {
 
 /// One line of the results.
 #[derive(serde::Serialize)]
-struct ResultRow {
+pub(crate) struct ResultRow {
     first: u32,
     last: u32,
     entry: u64,
@@ -185,7 +185,15 @@ fn results(
         payout.settings.is_some(),
         "no tournament {tournament} in the log"
     );
-    Ok(payout
+    Ok(result_rows(&payout, &seating))
+}
+
+/// The results in payout's order (best place first), with seating's names.
+pub(crate) fn result_rows(
+    payout: &felt_payout::PayoutState,
+    seating: &felt_seating::SeatingState,
+) -> Vec<ResultRow> {
+    payout
         .results()
         .into_iter()
         .map(|(entry, e)| {
@@ -205,7 +213,47 @@ fn results(
                 bounties: show(e.bounties_won),
             }
         })
-        .collect())
+        .collect()
+}
+
+/// The results as text, CSV or JSON.
+pub(crate) fn render_results(rows: &[ResultRow], format: Format) -> anyhow::Result<String> {
+    use std::fmt::Write;
+    let mut out = String::new();
+    match format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?,
+        Format::Csv => {
+            writeln!(out, "first,last,entry,player,name,prize,bounties")?;
+            for r in rows {
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{}",
+                    r.first,
+                    r.last,
+                    r.entry,
+                    csv(&r.player),
+                    csv(&r.name),
+                    r.prize,
+                    r.bounties
+                )?;
+            }
+        }
+        Format::Text => {
+            for r in rows {
+                let place = if r.first == r.last {
+                    r.first.to_string()
+                } else {
+                    format!("{}-{}", r.first, r.last)
+                };
+                writeln!(
+                    out,
+                    "{place:>11}  {:<20} entry {:<7} {:>14}  bounties {}",
+                    r.name, r.entry, r.prize, r.bounties
+                )?;
+            }
+        }
+    }
+    Ok(out)
 }
 
 pub(crate) fn run(command: PayoutCommand) -> anyhow::Result<()> {
@@ -217,37 +265,7 @@ pub(crate) fn run(command: PayoutCommand) -> anyhow::Result<()> {
             format,
         } => {
             let rows = results(&tournament, &data, nats.as_deref())?;
-            match format {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&rows)?),
-                Format::Csv => {
-                    println!("first,last,entry,player,name,prize,bounties");
-                    for r in &rows {
-                        println!(
-                            "{},{},{},{},{},{},{}",
-                            r.first,
-                            r.last,
-                            r.entry,
-                            csv(&r.player),
-                            csv(&r.name),
-                            r.prize,
-                            r.bounties
-                        );
-                    }
-                }
-                Format::Text => {
-                    for r in &rows {
-                        let place = if r.first == r.last {
-                            r.first.to_string()
-                        } else {
-                            format!("{}-{}", r.first, r.last)
-                        };
-                        println!(
-                            "{place:>11}  {:<20} entry {:<7} {:>14}  bounties {}",
-                            r.name, r.entry, r.prize, r.bounties
-                        );
-                    }
-                }
-            }
+            print!("{}", render_results(&rows, format)?);
             Ok(())
         }
         PayoutCommand::Sheet {

@@ -1,7 +1,6 @@
 //! `felt bench table`: dealer commands per second over gRPC against many
 //! tables at once, the table service on NATS JetStream, and their latency.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -108,10 +107,11 @@ pub(crate) fn run(args: &TableArgs) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{e}"))?
             .with_nodelay(Some(true));
         let addr = incoming.local_addr()?;
-        let tokens = HashMap::from([(TOKEN.to_string(), Role::Director)]);
-        tokio::spawn(crate::serve::table_server(
-            log, tokens, None, None, incoming,
-        ));
+        let settings = crate::serve::Settings::with_tokens(vec![(TOKEN.into(), Role::Director)]);
+        let now: crate::serve::Now = Arc::new(|| 0);
+        tokio::spawn(async move {
+            crate::serve::serve(log, crate::serve::Services::TABLE, &settings, now, incoming).await
+        });
         let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?
             .connect()
             .await?;

@@ -21,6 +21,16 @@ pub(crate) enum Role {
 }
 
 impl Role {
+    /// The role as `--token` spells it.
+    pub(crate) fn name(&self) -> String {
+        match self {
+            Role::Director => "director".into(),
+            Role::Floor => "floor".into(),
+            Role::Partner => "partner".into(),
+            Role::Dealer { tournament, table } => format!("dealer:{tournament}/{table}"),
+        }
+    }
+
     /// Whether the role sees hole cards before they are tabled.
     pub(crate) fn sees_all_cards(&self) -> bool {
         !matches!(self, Role::Partner)
@@ -57,6 +67,39 @@ pub(crate) fn parse_token(spec: &str) -> Result<(String, Role), String> {
         },
     };
     Ok((token.into(), role))
+}
+
+/// `felt up`'s tokens when none are given: one each for the director, the
+/// floor and partners, drawn at the first start and kept in the data
+/// folder (`tokens`, readable by its owner only) so they outlive restarts.
+pub(crate) fn room_tokens(data: &std::path::Path) -> anyhow::Result<Vec<(String, Role)>> {
+    let path = data.join("tokens");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        return text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| parse_token(l.trim()).map_err(|e| anyhow::anyhow!("{}: {e}", path.display())))
+            .collect();
+    }
+    std::fs::create_dir_all(data)?;
+    let tokens: Vec<(String, Role)> = [Role::Director, Role::Floor, Role::Partner]
+        .into_iter()
+        .map(|role| {
+            let seed = super::shared::fresh_seed();
+            let token: String = seed.0[..16].iter().map(|b| format!("{b:02x}")).collect();
+            (token, role)
+        })
+        .collect();
+    let text: String = tokens
+        .iter()
+        .map(|(t, r)| format!("{}={t}\n", r.name()))
+        .collect();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    std::io::Write::write_all(&mut options.open(&path)?, text.as_bytes())?;
+    Ok(tokens)
 }
 
 /// The interceptor: puts the caller's role into the request.

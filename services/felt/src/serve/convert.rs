@@ -63,7 +63,7 @@ fn level(l: Option<&pb::Level>) -> Result<Level, Status> {
     })
 }
 
-fn rules(r: Option<&pb::HouseRules>) -> HouseRules {
+pub(crate) fn rules(r: Option<&pb::HouseRules>) -> HouseRules {
     let mut rules = HouseRules::default();
     if let Some(r) = r {
         if r.short_big_blind() == pb::ShortBigBlind::CallAmountPosted {
@@ -213,7 +213,7 @@ pub(crate) fn event(sequence: u64, e: &TableEvent, sealed: bool) -> pb::Event {
     }
 }
 
-fn pb_level(l: &Level) -> pb::Level {
+pub(crate) fn pb_level(l: &Level) -> pb::Level {
     pb::Level {
         small_blind: l.small_blind,
         big_blind: l.big_blind,

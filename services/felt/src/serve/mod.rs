@@ -8,20 +8,80 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use felt_eventlog::{EmbeddedLog, EventLog, NatsLog, NatsSettings};
+use felt_proto::v1::clock_service_server::ClockServiceServer;
+use felt_proto::v1::payout_service_server::PayoutServiceServer;
+use felt_proto::v1::seating_service_server::SeatingServiceServer;
 use felt_proto::v1::table_service_server::TableServiceServer;
+use felt_tournament::Conductor;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
 pub(crate) mod auth;
+mod clock;
 mod convert;
+mod payout;
+mod seating;
+mod shared;
 mod status;
 mod table;
+
+pub(crate) use shared::Now;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ServeCommand {
     /// The table service: dealers' commands, the floor's rulings, partners'
     /// reads and streams, over gRPC (with health and reflection).
     Table(ServeArgs),
+    /// The clock service: levels, breaks, hand-for-hand, the floor's
+    /// controls and the room's clock stream; records each level change.
+    Clock(ServeArgs),
+    /// The seating service: tournaments, registration, seats, balancing;
+    /// follows the tables' hand ends.
+    Seating(ServeArgs),
+    /// The payout service: pool, pay sheet, places, deals, results.
+    Payout(ServeArgs),
+}
+
+/// Which services a process runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Services {
+    pub(crate) table: bool,
+    pub(crate) clock: bool,
+    pub(crate) seating: bool,
+    pub(crate) payout: bool,
+}
+
+impl Services {
+    pub(crate) const ALL: Services = Services {
+        table: true,
+        clock: true,
+        seating: true,
+        payout: true,
+    };
+    pub(crate) const TABLE: Services = Services {
+        table: true,
+        ..Services::NONE
+    };
+    const NONE: Services = Services {
+        table: false,
+        clock: false,
+        seating: false,
+        payout: false,
+    };
+
+    fn names(&self) -> String {
+        [
+            (self.table, "table"),
+            (self.clock, "clock"),
+            (self.seating, "seating"),
+            (self.payout, "payout"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
 }
 
 #[derive(Debug, Args)]
@@ -82,7 +142,7 @@ struct ConfigFile {
 
 /// Flags, environment and file merged, defaults filled in.
 #[derive(Debug)]
-struct Settings {
+pub(crate) struct Settings {
     data: PathBuf,
     nats: Option<String>,
     listen: SocketAddr,
@@ -119,6 +179,21 @@ fn tls(
             Ok(Some(config))
         }
         _ => anyhow::bail!("--tls-cert and --tls-key go together"),
+    }
+}
+
+impl Settings {
+    /// Plain gRPC on the embedded log's defaults, with these tokens.
+    pub(crate) fn with_tokens(tokens: Vec<(String, auth::Role)>) -> Settings {
+        Settings {
+            data: PathBuf::from("felt-data"),
+            nats: None,
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            tokens,
+            otlp: None,
+            broadcast_delay: None,
+            tls: None,
+        }
     }
 }
 
@@ -168,78 +243,206 @@ impl ServeArgs {
 }
 
 pub(crate) fn run(command: ServeCommand) -> anyhow::Result<()> {
-    let ServeCommand::Table(args) = command;
-    let args = args.settings()?;
+    let (args, services, name) = match command {
+        ServeCommand::Table(a) => (
+            a,
+            Services {
+                table: true,
+                ..Services::NONE
+            },
+            "felt-table",
+        ),
+        ServeCommand::Clock(a) => (
+            a,
+            Services {
+                clock: true,
+                ..Services::NONE
+            },
+            "felt-clock",
+        ),
+        ServeCommand::Seating(a) => (
+            a,
+            Services {
+                seating: true,
+                ..Services::NONE
+            },
+            "felt-seating",
+        ),
+        ServeCommand::Payout(a) => (
+            a,
+            Services {
+                payout: true,
+                ..Services::NONE
+            },
+            "felt-payout",
+        ),
+    };
+    let settings = args.settings()?;
+    anyhow::ensure!(
+        !settings.tokens.is_empty(),
+        "no --token given: every call must carry a known token"
+    );
+    start(name, services, settings, None)
+}
+
+/// `felt up`: the four services in one process on one port.
+pub(crate) fn up(args: &ServeArgs) -> anyhow::Result<()> {
+    let mut settings = args.settings()?;
+    let mut printed = None;
+    if settings.tokens.is_empty() {
+        let tokens = auth::room_tokens(&settings.data)?;
+        printed = Some(tokens.clone());
+        settings.tokens = tokens;
+    }
+    start("felt", Services::ALL, settings, printed)
+}
+
+/// Opens the log named by the settings and serves on it until stopped.
+fn start(
+    name: &'static str,
+    services: Services,
+    settings: Settings,
+    printed: Option<Vec<(String, auth::Role)>>,
+) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let _telemetry = crate::telemetry::init("felt-table", args.otlp.as_deref())?;
-        match &args.nats {
+        let _telemetry = crate::telemetry::init(name, settings.otlp.as_deref())?;
+        let incoming = TcpIncoming::bind(settings.listen)
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .with_nodelay(Some(true));
+        let addr = incoming.local_addr()?;
+        let now: Now = Arc::new(shared::wall_clock);
+        match &settings.nats {
             Some(url) => {
                 let log = NatsLog::connect(url, &NatsSettings::default()).await?;
-                serve_table(Arc::new(log), &args).await
+                announce(services, addr, &settings, printed.as_deref(), url);
+                serve(Arc::new(log), services, &settings, now, incoming).await
             }
             None => {
-                std::fs::create_dir_all(&args.data)?;
-                let log = EmbeddedLog::open(&crate::logs::embedded_path(&args.data))?;
-                serve_table(Arc::new(log), &args).await
+                std::fs::create_dir_all(&settings.data)?;
+                let path = crate::logs::embedded_path(&settings.data);
+                let log = EmbeddedLog::open(&path)?;
+                let at = path.display().to_string();
+                announce(services, addr, &settings, printed.as_deref(), &at);
+                serve(Arc::new(log), services, &settings, now, incoming).await
             }
         }
     })
 }
 
-async fn serve_table<L: EventLog + 'static>(log: Arc<L>, args: &Settings) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        !args.tokens.is_empty(),
-        "no --token given: every call must carry a known token"
-    );
-    let incoming = TcpIncoming::bind(args.listen)
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .with_nodelay(Some(true));
-    let addr = incoming.local_addr()?;
-    println!("felt table service listening on {addr}");
-    std::io::stdout().flush()?;
-    tracing::info!(%addr, "table service up");
-    table_server(
-        log,
-        args.tokens.iter().cloned().collect(),
-        args.broadcast_delay,
-        args.tls.clone(),
-        incoming,
-    )
-    .await
+/// Prints where to connect (the first line, which tests read) and, for
+/// `felt up`, each role's token, in one write: a reader that stops after
+/// the first line (or a closed stdout) does not stop the service.
+fn announce(
+    services: Services,
+    addr: SocketAddr,
+    settings: &Settings,
+    printed: Option<&[(String, auth::Role)]>,
+    log: &str,
+) {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    if services == Services::ALL {
+        let _ = writeln!(text, "felt up listening on {addr}");
+    } else {
+        let _ = writeln!(
+            text,
+            "felt {} service listening on {addr}",
+            services.names()
+        );
+    }
+    let _ = writeln!(text, "event log: {log}");
+    if let Some(tokens) = printed {
+        let scheme = if settings.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        let _ = writeln!(
+            text,
+            "gRPC services ({}) at {scheme}://{addr}, with reflection; send \"authorization: Bearer <token>\"",
+            services.names()
+        );
+        for (token, role) in tokens {
+            let _ = writeln!(text, "token {}: {token}", role.name());
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        tracing::warn!(%e, "cannot print where to connect");
+    }
+    tracing::info!(%addr, services = %services.names(), "felt up");
 }
 
-/// Runs the table service (with health and reflection) on `incoming`.
-pub(crate) async fn table_server<L: EventLog + 'static>(
+/// Runs `services` (with health and reflection) on `incoming`, and their
+/// background work: the clock's ticker, seating's follower of the tables.
+pub(crate) async fn serve<L: EventLog + 'static>(
     log: Arc<L>,
-    tokens: HashMap<String, auth::Role>,
-    broadcast_delay: Option<std::time::Duration>,
-    tls: Option<ServerTlsConfig>,
+    services: Services,
+    settings: &Settings,
+    now: Now,
     incoming: TcpIncoming,
 ) -> anyhow::Result<()> {
-    let api = TableServiceServer::with_interceptor(
-        table::TableApi::new(log, broadcast_delay),
-        auth::authenticate(Arc::new(tokens)),
-    );
+    let tokens: HashMap<String, auth::Role> = settings.tokens.iter().cloned().collect();
+    let interceptor = auth::authenticate(Arc::new(tokens));
+    let conductor = Arc::new(Conductor::new(log));
+    let ctx = shared::Ctx {
+        conductor: conductor.clone(),
+        now,
+    };
     let (health, health_service) = tonic_health::server::health_reporter();
-    health
-        .set_serving::<TableServiceServer<table::TableApi<L>>>()
-        .await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(felt_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
     let mut server = Server::builder();
-    if let Some(tls) = tls {
+    if let Some(tls) = settings.tls.clone() {
         server = server.tls_config(tls)?;
     }
-    server
-        .add_service(health_service)
-        .add_service(reflection)
-        .add_service(api)
-        .serve_with_incoming(incoming)
-        .await?;
+    let mut router = server.add_service(health_service).add_service(reflection);
+    if services.table {
+        let api = table::TableApi::with_handler(conductor.tables.clone(), settings.broadcast_delay);
+        health
+            .set_serving::<TableServiceServer<table::TableApi<L>>>()
+            .await;
+        router = router.add_service(TableServiceServer::with_interceptor(
+            api,
+            interceptor.clone(),
+        ));
+    }
+    let mut background = tokio::task::JoinSet::new();
+    if services.clock {
+        health
+            .set_serving::<ClockServiceServer<clock::ClockApi<L>>>()
+            .await;
+        router = router.add_service(ClockServiceServer::with_interceptor(
+            clock::ClockApi::new(ctx.clone()),
+            interceptor.clone(),
+        ));
+        background.spawn(clock::ticker(ctx.clone()));
+    }
+    if services.seating {
+        health
+            .set_serving::<SeatingServiceServer<seating::SeatingApi<L>>>()
+            .await;
+        router = router.add_service(SeatingServiceServer::with_interceptor(
+            seating::SeatingApi::new(ctx.clone()),
+            interceptor.clone(),
+        ));
+        background.spawn(seating::follower(ctx.clone()));
+    }
+    if services.payout {
+        health
+            .set_serving::<PayoutServiceServer<payout::PayoutApi<L>>>()
+            .await;
+        router = router.add_service(PayoutServiceServer::with_interceptor(
+            payout::PayoutApi::new(ctx.clone()),
+            interceptor,
+        ));
+    }
+    router.serve_with_incoming(incoming).await?;
+    background.abort_all();
     Ok(())
 }

@@ -3,11 +3,12 @@
 use felt_eventlog::LogError;
 use felt_service::HandleError;
 use felt_table::Rejection;
+use felt_tournament::TournamentError;
 use tonic::Status;
 use tonic::metadata::MetadataValue;
 
 /// The rejection's kind, for machines: its variant name.
-fn kind(r: &Rejection) -> String {
+fn kind(r: &impl std::fmt::Debug) -> String {
     let debug = format!("{r:?}");
     debug
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -58,6 +59,83 @@ pub(crate) fn status(e: HandleError<Rejection>) -> Status {
 
 pub(crate) fn log(e: LogError) -> Status {
     status(HandleError::Log(e))
+}
+
+/// A refusal by the clock, seating or payout: `INVALID_ARGUMENT` for
+/// malformed input, `NOT_FOUND` for a tournament never created,
+/// `FAILED_PRECONDITION` for a rule or a state that forbids it; its kind in
+/// `felt-rejection`.
+fn refused(kind_of: String, message: String, malformed: bool, missing: bool) -> Status {
+    let mut s = if missing {
+        Status::not_found(message)
+    } else if malformed {
+        Status::invalid_argument(message)
+    } else {
+        Status::failed_precondition(message)
+    };
+    if let Ok(v) = MetadataValue::try_from(kind_of) {
+        s.metadata_mut().insert("felt-rejection", v);
+    }
+    s
+}
+
+/// The one mapping of the conductor's errors to gRPC statuses.
+pub(crate) fn tournament(e: TournamentError) -> Status {
+    use felt_clock::ClockError as C;
+    use felt_payout::PayoutError as P;
+    use felt_seating::SeatingError as S;
+    match e {
+        TournamentError::Table { table, source } => {
+            let mut s = status(HandleError::Rejected(source));
+            let message = format!("table {table}: {}", s.message());
+            let metadata = s.metadata().clone();
+            s = Status::with_metadata(s.code(), message, metadata);
+            s
+        }
+        TournamentError::Clock(c) => refused(
+            kind(&c),
+            c.to_string(),
+            matches!(
+                c,
+                C::InvalidStructure { .. }
+                    | C::Parse { .. }
+                    | C::NoSuchPreset { .. }
+                    | C::InvalidSetting { .. }
+                    | C::InvalidRemaining { .. }
+                    | C::NoSuchLevel { .. }
+                    | C::NoTables
+                    | C::InvalidDraw { .. }
+            ),
+            c == C::NotConfigured,
+        ),
+        TournamentError::Seating(c) => refused(
+            kind(&c),
+            c.to_string(),
+            matches!(
+                c,
+                S::InvalidSettings { .. } | S::NoPlayer | S::NoSuchSeat { .. }
+            ),
+            c == S::NotCreated,
+        ),
+        TournamentError::Payout(c) => refused(
+            kind(&c),
+            c.to_string(),
+            matches!(
+                c,
+                P::InvalidStructure { .. }
+                    | P::InvalidSheet { .. }
+                    | P::NoPlayers
+                    | P::TooManyForIcm { .. }
+                    | P::EmptyStack { .. }
+                    | P::DealNeedsPlayers { .. }
+                    | P::DealDoesNotAddUp { .. }
+            ),
+            c == P::NotConfigured,
+        ),
+        TournamentError::Log(e) => log(e),
+        e @ TournamentError::Contended { .. } => Status::aborted(e.to_string()),
+        e @ TournamentError::Inconsistent(_) => Status::internal(e.to_string()),
+    }
 }
 
 #[cfg(test)]

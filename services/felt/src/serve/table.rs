@@ -28,9 +28,13 @@ pub(crate) struct TableApi<L: EventLog> {
 }
 
 impl<L: EventLog> TableApi<L> {
-    pub(crate) fn new(log: Arc<L>, broadcast_delay: Option<std::time::Duration>) -> Self {
+    /// On a handler shared with the rest of the process (the conductor's).
+    pub(crate) fn with_handler(
+        handler: Arc<Handler<Table, L>>,
+        broadcast_delay: Option<std::time::Duration>,
+    ) -> Self {
         TableApi {
-            handler: Arc::new(Handler::new(log)),
+            handler,
             broadcast_delay,
         }
     }

@@ -1,0 +1,357 @@
+//! The clock service over gRPC: queries and partner streams of a
+//! tournament's clock, the floor's controls, and the ticker that records
+//! each level change as the time reaches it.
+
+use felt_clock::{ClockCommand, ClockEvent, ClockState, Period, Status as ClockStatus};
+use felt_eventlog::EventLog;
+use felt_proto::v1 as pb;
+use felt_proto::v1::clock_service_server::ClockService;
+use felt_tournament::aggregates::clock_stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+use tracing::Instrument;
+
+use super::auth::role;
+use super::convert::pb_level;
+use super::shared::{Ctx, floor_or_director, follow_stream, json_event};
+use super::status::{log as log_status, tournament as tournament_status};
+
+pub(crate) struct ClockApi<L: EventLog> {
+    ctx: Ctx<L>,
+}
+
+impl<L: EventLog + 'static> ClockApi<L> {
+    pub(crate) fn new(ctx: Ctx<L>) -> Self {
+        ClockApi { ctx }
+    }
+}
+
+/// What the clock shows at `now`, for the wire.
+pub(crate) fn view(tournament: &str, state: &ClockState, version: u64, now: i64) -> pb::ClockView {
+    let v = state.view(now);
+    let (status, pause_reason, round, waiting, hands) = match &v.status {
+        ClockStatus::NotStarted => (pb::ClockStatus::NotStarted, "", 0, vec![], 0),
+        ClockStatus::Running { .. } => (pb::ClockStatus::Running, "", 0, vec![], 0),
+        ClockStatus::Paused { reason } => (pb::ClockStatus::Paused, reason.as_str(), 0, vec![], 0),
+        ClockStatus::HandForHand { round, waiting, .. } => (
+            pb::ClockStatus::HandForHand,
+            "",
+            *round,
+            waiting.iter().copied().collect(),
+            0,
+        ),
+        ClockStatus::EndOfDay { hands } => {
+            (pb::ClockStatus::EndOfDay, "", 0, vec![], u32::from(*hands))
+        }
+        ClockStatus::DayOver => (pb::ClockStatus::DayOver, "", 0, vec![], 0),
+    };
+    pb::ClockView {
+        tournament_id: tournament.into(),
+        version,
+        as_of_ms: now,
+        status: status.into(),
+        pause_reason: pause_reason.into(),
+        level: v.level.unwrap_or(0),
+        on_break: v.on_break,
+        blinds: v.blinds.as_ref().map(pb_level),
+        remaining_ms: v.remaining,
+        next_level: v.next_level.as_ref().map(pb_level),
+        next_break_in_ms: v.next_break_in,
+        day: v.day,
+        hand_for_hand_round: round,
+        waiting_tables: waiting,
+        end_of_day_hands: hands,
+        structure_name: state
+            .structure
+            .as_ref()
+            .map(|s| s.name.clone())
+            .unwrap_or_default(),
+    }
+}
+
+fn wire(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::ClockEvent>, Status> {
+    envelopes
+        .iter()
+        .map(|env| {
+            json_event::<ClockEvent>(env).map(|(sequence, r#type, json, _)| pb::ClockEvent {
+                sequence,
+                r#type,
+                json,
+            })
+        })
+        .collect()
+}
+
+/// The floor's request as a clock command at `at`.
+fn command(c: &pb::control_clock_request::Command, at: i64) -> Result<ClockCommand, Status> {
+    use pb::control_clock_request::Command as C;
+    Ok(match c {
+        C::Pause(p) => ClockCommand::Pause {
+            at,
+            reason: p.reason.clone(),
+        },
+        C::Resume(r) => ClockCommand::Resume {
+            at,
+            reason: r.reason.clone(),
+        },
+        C::SetRemaining(s) => ClockCommand::SetRemaining {
+            at,
+            remaining: s.remaining_ms,
+        },
+        C::AddTime(a) => ClockCommand::AddTime {
+            at,
+            millis: a.millis,
+        },
+        C::JumpToLevel(j) => ClockCommand::JumpToLevel { at, level: j.level },
+        C::StartHandForHand(h) => ClockCommand::StartHandForHand {
+            at,
+            tables: h.tables.clone(),
+        },
+        C::StopHandForHand(_) => ClockCommand::StopHandForHand { at },
+        C::EndDayAfter(e) => ClockCommand::EndDayAfter {
+            at,
+            hands: u8::try_from(e.hands).map_err(|_| {
+                Status::invalid_argument(format!(
+                    "end_day_after.hands: the draw is a card from 2 to 5, not {}",
+                    e.hands
+                ))
+            })?,
+        },
+        C::EndDay(_) => ClockCommand::EndDay { at },
+        C::StartDay(_) => ClockCommand::StartDay { at },
+        C::UseTimeBank(u) => ClockCommand::UseTimeBank {
+            at,
+            player: u.player_id,
+            cards: u8::try_from(u.cards)
+                .map_err(|_| Status::invalid_argument("use_time_bank.cards: too many"))?,
+        },
+    })
+}
+
+#[tonic::async_trait]
+impl<L: EventLog + 'static> ClockService for ClockApi<L> {
+    async fn get_clock(
+        &self,
+        request: Request<pb::GetClockRequest>,
+    ) -> Result<Response<pb::GetClockResponse>, Status> {
+        role(&request)?;
+        let t = request.into_inner().tournament_id;
+        self.ctx.known(&t).await?;
+        let stream = clock_stream(&t).map_err(log_status)?;
+        let (state, version) = self
+            .ctx
+            .conductor
+            .clock
+            .state(&stream)
+            .await
+            .map_err(log_status)?;
+        Ok(Response::new(pb::GetClockResponse {
+            clock: Some(view(&t, &state, version, self.ctx.now())),
+        }))
+    }
+
+    async fn get_structure(
+        &self,
+        request: Request<pb::GetStructureRequest>,
+    ) -> Result<Response<pb::GetStructureResponse>, Status> {
+        role(&request)?;
+        let t = request.into_inner().tournament_id;
+        self.ctx.known(&t).await?;
+        let state = self
+            .ctx
+            .conductor
+            .clock_state(&t)
+            .await
+            .map_err(tournament_status)?;
+        let s = state
+            .structure
+            .as_ref()
+            .ok_or_else(|| Status::not_found(format!("tournament {t:?} has no structure")))?;
+        let periods = s
+            .periods
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Period::Level(l) => pb::Period {
+                    level: s.level_number(i).unwrap_or(0),
+                    minutes: l.minutes,
+                    blinds: Some(pb_level(&l.level())),
+                    color_up: 0,
+                },
+                Period::Break(b) => pb::Period {
+                    level: 0,
+                    minutes: b.minutes,
+                    blinds: None,
+                    color_up: b.color_up.unwrap_or(0),
+                },
+            })
+            .collect();
+        Ok(Response::new(pb::GetStructureResponse {
+            name: s.name.clone(),
+            starting_stack: s.starting_stack,
+            periods,
+        }))
+    }
+
+    async fn control_clock(
+        &self,
+        request: Request<pb::ControlClockRequest>,
+    ) -> Result<Response<pb::ControlClockResponse>, Status> {
+        floor_or_director(&role(&request)?, "controlling the clock")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        let c = req
+            .command
+            .ok_or_else(|| Status::invalid_argument("command is required"))?;
+        let t = req.tournament_id;
+        self.ctx.known(&t).await?;
+        let stream = clock_stream(&t).map_err(log_status)?;
+        let mut at = self.ctx.now();
+        // Time never goes back: a command at the same instant as the
+        // ticker's last record is recorded at that instant.
+        let last = self
+            .ctx
+            .conductor
+            .clock
+            .state(&stream)
+            .await
+            .map_err(log_status)?
+            .0
+            .last;
+        at = at.max(last);
+        let command = command(&c, at)?;
+        let span = tracing::info_span!("clock", tournament = %t, command_id = %req.command_id);
+        let out = self
+            .ctx
+            .conductor
+            .clock
+            .handle(&stream, &req.command_id, at, &command)
+            .instrument(span)
+            .await
+            .map_err(|e| match e {
+                felt_service::HandleError::Rejected(r) => {
+                    tournament_status(felt_tournament::TournamentError::Clock(r))
+                }
+                felt_service::HandleError::Log(e) => log_status(e),
+                e @ felt_service::HandleError::Contended { .. } => Status::aborted(e.to_string()),
+            })?;
+        let envelopes = self
+            .ctx
+            .conductor
+            .clock
+            .log()
+            .read(&stream, out.first)
+            .await
+            .map_err(log_status)?;
+        let events = wire(&envelopes[..out.events.len().min(envelopes.len())])?;
+        Ok(Response::new(pb::ControlClockResponse {
+            events,
+            duplicate: out.duplicate,
+            clock: Some(view(&t, &out.state, out.version, self.ctx.now())),
+        }))
+    }
+
+    type WatchClockStream = ReceiverStream<Result<pb::WatchClockResponse, Status>>;
+
+    async fn watch_clock(
+        &self,
+        request: Request<pb::WatchClockRequest>,
+    ) -> Result<Response<Self::WatchClockStream>, Status> {
+        role(&request)?;
+        let req = request.into_inner();
+        let t = req.tournament_id;
+        self.ctx.known(&t).await?;
+        let stream = clock_stream(&t).map_err(log_status)?;
+        let handler = &self.ctx.conductor.clock;
+        let (tx, rx) = tokio::sync::mpsc::channel(64);
+        let mut after = req.after_version;
+        if after == 0 {
+            let (state, version) = handler.state(&stream).await.map_err(log_status)?;
+            let _ = tx
+                .send(Ok(pb::WatchClockResponse {
+                    clock: Some(view(&t, &state, version, self.ctx.now())),
+                    events: vec![],
+                }))
+                .await;
+            after = version;
+        }
+        let mut decisions = follow_stream(handler.log(), stream, after).await?;
+        let ctx = self.ctx.clone();
+        tokio::spawn(async move {
+            while let Some(next) = decisions.recv().await {
+                let item = match next {
+                    Ok(envelopes) => {
+                        let last = envelopes.last().map_or(0, |e| e.sequence);
+                        // The clock as of this decision (not any later one).
+                        let stream = envelopes[0].stream.clone();
+                        let state = ctx
+                            .conductor
+                            .clock
+                            .log()
+                            .read(&stream, 1)
+                            .await
+                            .map_err(log_status)
+                            .and_then(|all| {
+                                let mut state = ClockState::default();
+                                for env in all.iter().take_while(|e| e.sequence <= last) {
+                                    state.apply(&env.decode().map_err(log_status)?);
+                                }
+                                Ok(state)
+                            });
+                        state.and_then(|state| {
+                            Ok(pb::WatchClockResponse {
+                                clock: Some(view(&t, &state, last, ctx.now())),
+                                events: wire(&envelopes)?,
+                            })
+                        })
+                    }
+                    Err(e) => Err(e),
+                };
+                if tx.send(item).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+}
+
+/// Records each level change of every running clock as the time reaches
+/// it (and closes late registration after its last level), so watchers
+/// see it the moment it happens. Runs until the process stops.
+pub(crate) async fn ticker<L: EventLog + 'static>(ctx: Ctx<L>) {
+    let mut interval = tokio::time::interval(std::time::Duration::from_millis(200));
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    loop {
+        interval.tick().await;
+        let tournaments = match felt_tournament::aggregates::tournaments(
+            ctx.conductor.clock.log().as_ref(),
+        )
+        .await
+        {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!(%e, "the ticker cannot list the tournaments");
+                continue;
+            }
+        };
+        for t in tournaments {
+            // Read from the log: another process may have paused it.
+            let running = match clock_stream(&t.tournament) {
+                Ok(stream) => match ctx.conductor.clock.state(&stream).await {
+                    Ok((s, _)) => matches!(s.status, ClockStatus::Running { .. }),
+                    Err(_) => false,
+                },
+                Err(_) => false,
+            };
+            if !running {
+                continue;
+            }
+            if let Err(e) = ctx.conductor.tick(&t.tournament, ctx.now()).await {
+                tracing::warn!(tournament = %t.tournament, %e, "tick failed");
+            }
+        }
+    }
+}

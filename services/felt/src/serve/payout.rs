@@ -1,0 +1,283 @@
+//! The payout service over gRPC: the pool and pay sheet, results as they
+//! happen, exports, and deals at the final table.
+
+use std::sync::Arc;
+
+use felt_eventlog::EventLog;
+use felt_payout::{DealMethod, DealTerms, PayoutEvent, PayoutState};
+use felt_proto::v1 as pb;
+use felt_proto::v1::payout_service_server::PayoutService;
+use felt_tournament::aggregates::{payout_stream, seating_stream};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::auth::role;
+use super::shared::{Ctx, floor_or_director, follow_stream, json_event};
+use super::status::{log as log_status, tournament as tournament_status};
+
+pub(crate) struct PayoutApi<L: EventLog> {
+    ctx: Ctx<L>,
+}
+
+impl<L: EventLog + 'static> PayoutApi<L> {
+    pub(crate) fn new(ctx: Ctx<L>) -> Self {
+        PayoutApi { ctx }
+    }
+
+    /// Payout's state, read up to the log's end.
+    async fn state(&self, t: &str) -> Result<Arc<PayoutState>, Status> {
+        self.ctx.known(t).await?;
+        let stream = payout_stream(t).map_err(log_status)?;
+        Ok(self
+            .ctx
+            .conductor
+            .payout
+            .state(&stream)
+            .await
+            .map_err(log_status)?
+            .0)
+    }
+
+    async fn seating(&self, t: &str) -> Result<Arc<felt_seating::SeatingState>, Status> {
+        let stream = seating_stream(t).map_err(log_status)?;
+        Ok(self
+            .ctx
+            .conductor
+            .seating
+            .state(&stream)
+            .await
+            .map_err(log_status)?
+            .0)
+    }
+}
+
+fn events(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::PayoutEvent>, Status> {
+    envelopes
+        .iter()
+        .map(|env| {
+            json_event::<PayoutEvent>(env).map(|(sequence, r#type, json, recorded_at_ms)| {
+                pb::PayoutEvent {
+                    sequence,
+                    r#type,
+                    json,
+                    recorded_at_ms,
+                }
+            })
+        })
+        .collect()
+}
+
+fn terms(t: &pb::DealTerms) -> Result<DealTerms, Status> {
+    let method = match pb::DealMethod::try_from(t.method) {
+        Ok(pb::DealMethod::Icm) => DealMethod::Icm,
+        Ok(pb::DealMethod::ChipChop) => DealMethod::ChipChop,
+        Ok(pb::DealMethod::Save) => DealMethod::Save {
+            amount: t.save_amount,
+            places: t.save_places,
+        },
+        Ok(pb::DealMethod::Amounts) => {
+            DealMethod::Amounts(t.players.iter().map(|p| p.amount).collect())
+        }
+        _ => {
+            return Err(Status::invalid_argument(
+                "propose.method: icm, chip chop, save or amounts",
+            ));
+        }
+    };
+    Ok(DealTerms {
+        players: t.players.iter().map(|p| (p.entry, p.chips)).collect(),
+        method,
+        play_for: t.play_for,
+    })
+}
+
+#[tonic::async_trait]
+impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
+    async fn get_payouts(
+        &self,
+        request: Request<pb::GetPayoutsRequest>,
+    ) -> Result<Response<pb::GetPayoutsResponse>, Status> {
+        role(&request)?;
+        let t = request.into_inner().tournament_id;
+        let state = self.state(&t).await?;
+        let settings = state
+            .settings
+            .as_ref()
+            .ok_or_else(|| Status::not_found(format!("tournament {t:?} has no money settings")))?;
+        let pool = state.pool;
+        let sheet = state
+            .sheet
+            .as_ref()
+            .map(|s| {
+                s.bands
+                    .iter()
+                    .map(|b| pb::PayLine {
+                        first: b.first,
+                        last: b.last,
+                        amount: b.each,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let entries = state.entries.len() as u32;
+        Ok(Response::new(pb::GetPayoutsResponse {
+            name: state.name.clone(),
+            currency: settings.currency.clone(),
+            minor_per_major: settings.minor_per_major,
+            entries,
+            add_ons: state.add_ons,
+            pool_fixed: pool.is_some(),
+            // Before the close: what the entries so far have put in.
+            prize_pool: pool.map_or_else(
+                || {
+                    u64::from(entries) * settings.buy_in
+                        + u64::from(state.add_ons) * settings.add_on
+                },
+                |p| p.prize_pool,
+            ),
+            overlay: pool.map_or(0, |p| p.overlay),
+            fees: pool.map_or(u64::from(entries) * settings.fee, |p| p.fees),
+            bounties: pool.map_or(u64::from(entries) * settings.bounty, |p| p.bounties),
+            sheet,
+            paid: state.sheet.as_ref().map_or(0, felt_payout::PaySheet::paid),
+            players_left: state.remaining(),
+            prizes_left: state.prizes.clone(),
+            deals: state.deals,
+            deal_consents: state
+                .proposal
+                .as_ref()
+                .map(|p| p.consents.iter().copied().collect())
+                .unwrap_or_default(),
+            deal_proposed: state.proposal.is_some(),
+        }))
+    }
+
+    async fn get_results(
+        &self,
+        request: Request<pb::GetResultsRequest>,
+    ) -> Result<Response<pb::GetResultsResponse>, Status> {
+        role(&request)?;
+        let t = request.into_inner().tournament_id;
+        let state = self.state(&t).await?;
+        let seating = self.seating(&t).await?;
+        let results = state
+            .results()
+            .into_iter()
+            .map(|(entry, e)| {
+                let (first, last) = e.place.unwrap_or((0, 0));
+                pb::ResultRow {
+                    first,
+                    last,
+                    entry,
+                    player_id: e.player.clone(),
+                    name: seating
+                        .entries
+                        .get(&entry)
+                        .map(|s| s.name.clone())
+                        .unwrap_or_default(),
+                    prize: e.prize,
+                    bounties: e.bounties_won,
+                }
+            })
+            .collect();
+        let settings = state.settings.as_ref();
+        Ok(Response::new(pb::GetResultsResponse {
+            results,
+            currency: settings.map(|s| s.currency.clone()).unwrap_or_default(),
+            minor_per_major: settings.map_or(100, |s| s.minor_per_major),
+        }))
+    }
+
+    async fn export_results(
+        &self,
+        request: Request<pb::ExportResultsRequest>,
+    ) -> Result<Response<pb::ExportResultsResponse>, Status> {
+        role(&request)?;
+        let req = request.into_inner();
+        let (format, content_type) = match pb::ExportFormat::try_from(req.format) {
+            Ok(pb::ExportFormat::Csv) => (crate::payout::Format::Csv, "text/csv"),
+            Ok(pb::ExportFormat::Json) => (crate::payout::Format::Json, "application/json"),
+            _ => return Err(Status::invalid_argument("format: csv or json")),
+        };
+        let state = self.state(&req.tournament_id).await?;
+        let seating = self.seating(&req.tournament_id).await?;
+        let rows = crate::payout::result_rows(&state, &seating);
+        let body = crate::payout::render_results(&rows, format)
+            .map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(pb::ExportResultsResponse {
+            content_type: content_type.into(),
+            body,
+        }))
+    }
+
+    async fn deal(
+        &self,
+        request: Request<pb::DealRequest>,
+    ) -> Result<Response<pb::DealResponse>, Status> {
+        floor_or_director(&role(&request)?, "a deal")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        use pb::deal_request::Action;
+        let command = match req
+            .action
+            .as_ref()
+            .ok_or_else(|| Status::invalid_argument("action is required"))?
+        {
+            Action::Propose(t) => felt_payout::Command::ProposeDeal { terms: terms(t)? },
+            Action::Consent(entry) => felt_payout::Command::ConsentToDeal { entry: *entry },
+            Action::Withdraw(_) => felt_payout::Command::WithdrawDeal,
+        };
+        self.ctx.known(&req.tournament_id).await?;
+        let stream = payout_stream(&req.tournament_id).map_err(log_status)?;
+        let handler = &self.ctx.conductor.payout;
+        let out = handler
+            .handle(&stream, &req.command_id, self.ctx.now(), &command)
+            .await
+            .map_err(|e| match e {
+                felt_service::HandleError::Rejected(r) => {
+                    tournament_status(felt_tournament::TournamentError::Payout(r))
+                }
+                felt_service::HandleError::Log(e) => log_status(e),
+                e @ felt_service::HandleError::Contended { .. } => Status::aborted(e.to_string()),
+            })?;
+        let envelopes = handler
+            .log()
+            .read(&stream, out.first)
+            .await
+            .map_err(log_status)?;
+        Ok(Response::new(pb::DealResponse {
+            events: events(&envelopes[..out.events.len().min(envelopes.len())])?,
+            duplicate: out.duplicate,
+        }))
+    }
+
+    type WatchResultsStream = ReceiverStream<Result<pb::WatchResultsResponse, Status>>;
+
+    async fn watch_results(
+        &self,
+        request: Request<pb::WatchResultsRequest>,
+    ) -> Result<Response<Self::WatchResultsStream>, Status> {
+        role(&request)?;
+        let req = request.into_inner();
+        self.ctx.known(&req.tournament_id).await?;
+        let stream = payout_stream(&req.tournament_id).map_err(log_status)?;
+        let mut decisions =
+            follow_stream(self.ctx.conductor.payout.log(), stream, req.after_version).await?;
+        let (tx, rx) = tokio::sync::mpsc::channel(64);
+        tokio::spawn(async move {
+            while let Some(next) = decisions.recv().await {
+                let item = next.and_then(|envelopes| {
+                    Ok(pb::WatchResultsResponse {
+                        events: events(&envelopes)?,
+                    })
+                });
+                if tx.send(item).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+}

@@ -1,0 +1,553 @@
+//! The seating service over gRPC: the front door of a tournament (create,
+//! register, start), the dealers' "may I deal?", and the room for seat
+//! finders and partners. Hand ends reach it from the tables' events
+//! ([`follower`]), not from the dealers.
+
+use std::sync::Arc;
+
+use felt_eventlog::EventLog;
+use felt_payout::{MoneySettings, PercentTable, SimultaneousBusts, Structure as PayStructure};
+use felt_proto::v1 as pb;
+use felt_proto::v1::seating_service_server::SeatingService;
+use felt_seating::{
+    Balance, EntryInfo, EntryStatus, MoveReason, SeatingEvent, SeatingState, Settings,
+};
+use felt_tournament::aggregates::seating_stream;
+use felt_tournament::{Begin, TournamentSpec};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::auth::{Role, role};
+use super::convert;
+use super::shared::{
+    Ctx, ServiceInputs, director, floor_or_director, follow_stream, json_event, seed_or_fresh,
+};
+use super::status::{log as log_status, tournament as tournament_status};
+
+pub(crate) struct SeatingApi<L: EventLog> {
+    ctx: Ctx<L>,
+}
+
+impl<L: EventLog + 'static> SeatingApi<L> {
+    pub(crate) fn new(ctx: Ctx<L>) -> Self {
+        SeatingApi { ctx }
+    }
+
+    /// Seating's state, read up to the log's end.
+    async fn state(&self, t: &str) -> Result<Arc<SeatingState>, Status> {
+        self.ctx.known(t).await?;
+        let stream = seating_stream(t).map_err(log_status)?;
+        Ok(self
+            .ctx
+            .conductor
+            .seating
+            .state(&stream)
+            .await
+            .map_err(log_status)?
+            .0)
+    }
+}
+
+fn entry_view(entry: u64, info: &EntryInfo) -> pb::EntryView {
+    let (status, table, seat) = match info.status {
+        EntryStatus::Alternate => (pb::EntryStatus::Alternate, 0, 0),
+        EntryStatus::Registered => (pb::EntryStatus::Registered, 0, 0),
+        EntryStatus::Seated { table, seat } => (pb::EntryStatus::Seated, table, u32::from(seat)),
+        EntryStatus::Busted => (pb::EntryStatus::Busted, 0, 0),
+        EntryStatus::Unregistered => (pb::EntryStatus::Unregistered, 0, 0),
+    };
+    pb::EntryView {
+        entry,
+        player_id: info.player.clone(),
+        name: info.name.clone(),
+        re_entry: info.re_entry,
+        status: status.into(),
+        table,
+        seat,
+        moving: info.moving.is_some(),
+    }
+}
+
+fn move_reason(r: MoveReason) -> pb::MoveReason {
+    match r {
+        MoveReason::Balance => pb::MoveReason::Balance,
+        MoveReason::TableBroken => pb::MoveReason::TableBroken,
+        MoveReason::Redraw => pb::MoveReason::Redraw,
+        MoveReason::FinalTable => pb::MoveReason::FinalTable,
+    }
+}
+
+fn invalid(what: impl std::fmt::Display) -> Status {
+    Status::invalid_argument(what.to_string())
+}
+
+/// The director's definition as each service's part of it.
+fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
+    use pb::create_tournament_request::Structure as S;
+    let structure = match &req.structure {
+        Some(S::Preset(name)) => felt_clock::Structure::preset(name),
+        Some(S::StructureText(text)) => felt_clock::Structure::parse(text),
+        None => {
+            return Err(invalid(
+                "structure: a preset or a structure_text is required",
+            ));
+        }
+    }
+    .map_err(|e| invalid(format!("structure: {e}")))?;
+    structure
+        .validate()
+        .map_err(|e| invalid(format!("structure: {e}")))?;
+    let size = match req.table_size {
+        0 => 9,
+        n => u8::try_from(n).map_err(|_| invalid(format!("table_size: {n} seats")))?,
+    };
+    let mut seating = Settings::tda(size, structure.starting_stack);
+    seating.late_registration_level = req.late_registration_level;
+    seating.re_entries = req.re_entries;
+    seating.max_entries = (req.max_entries > 0).then_some(req.max_entries);
+    seating.balance = match req.balance.as_str() {
+        "" | "tda" => Balance::TDA,
+        "club" => Balance::CLUB,
+        other => return Err(invalid(format!("balance: {other:?} is not tda or club"))),
+    };
+    if req.final_table_size > 0 {
+        seating.final_table = u8::try_from(req.final_table_size)
+            .map_err(|_| invalid("final_table_size: too large"))?;
+    }
+    seating.redraws_at.clone_from(&req.redraws_at);
+    if req.hand_for_hand_distance > 0 {
+        seating.hand_for_hand_distance = req.hand_for_hand_distance;
+    }
+    let mut clock = felt_clock::ClockSettings::default();
+    if req.hand_for_hand_ms > 0 {
+        clock.hand_for_hand_millis = req.hand_for_hand_ms;
+    }
+    let m = req.money.clone().unwrap_or_default();
+    let mut money = MoneySettings::generated(m.buy_in, m.fee);
+    if !m.currency.is_empty() {
+        money.currency = m.currency.clone();
+    }
+    money.bounty = m.bounty;
+    money.progressive = m.progressive;
+    money.add_on = m.add_on;
+    money.guarantee = m.guarantee;
+    money.structure = match m.pay_sheet.as_str() {
+        "" | "generated" => money.structure,
+        "club" => PayStructure::Percentages(PercentTable::club()),
+        other => {
+            return Err(invalid(format!(
+                "money.pay_sheet: {other:?} is not generated or club"
+            )));
+        }
+    };
+    if m.buy_in == 0 && m.guarantee == 0 {
+        return Err(invalid("money.buy_in: a tournament needs a prize pool"));
+    }
+    let busts = match req.simultaneous_busts.as_str() {
+        "" | "share" => SimultaneousBusts::ShareAcrossTables,
+        "by-stack" => SimultaneousBusts::ByStartingStack,
+        other => {
+            return Err(invalid(format!(
+                "simultaneous_busts: {other:?} is not share or by-stack"
+            )));
+        }
+    };
+    Ok(TournamentSpec {
+        name: req.name.clone(),
+        seating,
+        structure,
+        clock,
+        money,
+        busts,
+        rules: convert::rules(req.rules.as_ref()),
+    })
+}
+
+#[tonic::async_trait]
+impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
+    async fn create_tournament(
+        &self,
+        request: Request<pb::CreateTournamentRequest>,
+    ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        director(&role(&request)?, "creating a tournament")?;
+        let req = request.into_inner();
+        let t = req.tournament_id.clone();
+        let stream = seating_stream(&t).map_err(|e| invalid(format!("tournament_id: {e}")))?;
+        if req.name.is_empty() {
+            return Err(invalid("name is required"));
+        }
+        let spec = spec(&req)?;
+        let existed = self
+            .ctx
+            .conductor
+            .seating
+            .log()
+            .version(&stream)
+            .await
+            .map_err(log_status)?
+            > 0;
+        if !existed {
+            self.ctx
+                .conductor
+                .create(&t, &spec, self.ctx.now())
+                .await
+                .map_err(tournament_status)?;
+            tracing::info!(tournament = %t, name = %req.name, "tournament created");
+        }
+        Ok(Response::new(pb::CreateTournamentResponse {
+            tournament_id: t,
+            existed,
+        }))
+    }
+
+    async fn list_tournaments(
+        &self,
+        request: Request<pb::ListTournamentsRequest>,
+    ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        role(&request)?;
+        let all =
+            felt_tournament::aggregates::tournaments(self.ctx.conductor.seating.log().as_ref())
+                .await
+                .map_err(log_status)?;
+        let mut tournaments = Vec::with_capacity(all.len());
+        for t in all {
+            let s = self.state(&t.tournament).await?;
+            tournaments.push(pb::TournamentSummary {
+                tournament_id: t.tournament,
+                name: t.name,
+                started: s.started,
+                registration_closed: s.registration_closed,
+                entries: s.entries_in(),
+                players_left: s.room.players(),
+            });
+        }
+        Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
+    }
+
+    async fn register(
+        &self,
+        request: Request<pb::RegisterRequest>,
+    ) -> Result<Response<pb::RegisterResponse>, Status> {
+        floor_or_director(&role(&request)?, "registering players")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(invalid("command_id is required"));
+        }
+        if req.player_id.is_empty() {
+            return Err(invalid("player_id is required"));
+        }
+        self.ctx.known(&req.tournament_id).await?;
+        let entry = self
+            .ctx
+            .conductor
+            .register(
+                &req.tournament_id,
+                &req.command_id,
+                &req.player_id,
+                &req.name,
+                self.ctx.now(),
+                super::shared::fresh_seed(),
+            )
+            .await
+            .map_err(tournament_status)?;
+        let state = self.state(&req.tournament_id).await?;
+        let info = state
+            .entries
+            .get(&entry)
+            .ok_or_else(|| Status::internal(format!("entry {entry} is not in seating")))?;
+        Ok(Response::new(pb::RegisterResponse {
+            entry: Some(entry_view(entry, info)),
+        }))
+    }
+
+    async fn unregister(
+        &self,
+        request: Request<pb::UnregisterRequest>,
+    ) -> Result<Response<pb::UnregisterResponse>, Status> {
+        floor_or_director(&role(&request)?, "unregistering players")?;
+        let req = request.into_inner();
+        self.ctx.known(&req.tournament_id).await?;
+        self.ctx
+            .conductor
+            .unregister(&req.tournament_id, req.entry, self.ctx.now())
+            .await
+            .map_err(tournament_status)?;
+        Ok(Response::new(pb::UnregisterResponse {}))
+    }
+
+    async fn start_tournament(
+        &self,
+        request: Request<pb::StartTournamentRequest>,
+    ) -> Result<Response<pb::StartTournamentResponse>, Status> {
+        director(&role(&request)?, "starting play")?;
+        let req = request.into_inner();
+        let seed = seed_or_fresh(&req.seed, "seed")?;
+        self.ctx.known(&req.tournament_id).await?;
+        self.ctx
+            .conductor
+            .start(&req.tournament_id, self.ctx.now(), seed)
+            .await
+            .map_err(tournament_status)?;
+        let state = self.state(&req.tournament_id).await?;
+        Ok(Response::new(pb::StartTournamentResponse {
+            tables: state.room.tables.len() as u32,
+            players: state.room.players(),
+        }))
+    }
+
+    async fn close_registration(
+        &self,
+        request: Request<pb::CloseRegistrationRequest>,
+    ) -> Result<Response<pb::CloseRegistrationResponse>, Status> {
+        director(&role(&request)?, "closing registration")?;
+        let t = request.into_inner().tournament_id;
+        self.ctx.known(&t).await?;
+        self.ctx
+            .conductor
+            .close_registration(&t, self.ctx.now())
+            .await
+            .map_err(tournament_status)?;
+        let state = self.state(&t).await?;
+        Ok(Response::new(pb::CloseRegistrationResponse {
+            entries: state.entries_in(),
+            paid: state.room.paid,
+        }))
+    }
+
+    async fn begin_hand(
+        &self,
+        request: Request<pb::BeginHandRequest>,
+    ) -> Result<Response<pb::BeginHandResponse>, Status> {
+        let role = role(&request)?;
+        let req = request.into_inner();
+        match &role {
+            Role::Director | Role::Floor => {}
+            Role::Dealer { tournament, table }
+                if *tournament == req.tournament_id && *table == req.table.to_string() => {}
+            _ => {
+                return Err(Status::permission_denied(
+                    "a hand is begun by its table's dealer or the floor",
+                ));
+            }
+        }
+        let deck = seed_or_fresh(&req.deck_seed, "deck_seed")?;
+        self.ctx.known(&req.tournament_id).await?;
+        let begin = self
+            .ctx
+            .conductor
+            .begin_hand(&req.tournament_id, req.table, self.ctx.now(), deck)
+            .await
+            .map_err(tournament_status)?;
+        use pb::begin_hand_response::Outcome;
+        let outcome = match begin {
+            Begin::Started(_, state) => {
+                let hand = state.hand.as_ref();
+                Outcome::Dealt(pb::HandDealt {
+                    hand_number: hand.map_or(0, |h| h.number),
+                    level: hand.map(|h| convert::pb_level(&h.level)),
+                    table: Some(convert::view(
+                        pb::TableRef {
+                            tournament_id: req.tournament_id.clone(),
+                            table_id: req.table.to_string(),
+                        },
+                        &state,
+                        0,
+                        role.sees_all_cards(),
+                    )),
+                })
+            }
+            Begin::Wait(reason) => Outcome::Wait(reason),
+            Begin::OnBreak(ms) => Outcome::OnBreakMs(ms),
+            Begin::Closed => Outcome::Closed(true),
+        };
+        Ok(Response::new(pb::BeginHandResponse {
+            outcome: Some(outcome),
+        }))
+    }
+
+    async fn find_seat(
+        &self,
+        request: Request<pb::FindSeatRequest>,
+    ) -> Result<Response<pb::FindSeatResponse>, Status> {
+        role(&request)?;
+        let req = request.into_inner();
+        let query = req.query.trim().to_lowercase();
+        if query.is_empty() {
+            return Err(invalid("query: type part of a name or an entry number"));
+        }
+        let state = self.state(&req.tournament_id).await?;
+        let number: Option<u64> = query.parse().ok();
+        let entries = state
+            .entries
+            .iter()
+            .filter(|(id, info)| {
+                Some(**id) == number
+                    || info.player.to_lowercase() == query
+                    || info.name.to_lowercase().contains(&query)
+            })
+            .take(100)
+            .map(|(id, info)| entry_view(*id, info))
+            .collect();
+        Ok(Response::new(pb::FindSeatResponse { entries }))
+    }
+
+    async fn get_table_map(
+        &self,
+        request: Request<pb::GetTableMapRequest>,
+    ) -> Result<Response<pb::GetTableMapResponse>, Status> {
+        role(&request)?;
+        let state = self.state(&request.into_inner().tournament_id).await?;
+        let tables = state
+            .room
+            .tables
+            .values()
+            .map(|t| pb::RoomTable {
+                table: t.number,
+                seats: u32::from(t.size()),
+                players: t.count(),
+                in_hand: t.in_hand,
+                breaking: t.breaking,
+                hands: t.hands,
+                occupants: (1..=t.size())
+                    .filter_map(|s| t.occupant(s))
+                    .filter_map(|e| state.entries.get(&e).map(|info| entry_view(e, info)))
+                    .collect(),
+            })
+            .collect();
+        Ok(Response::new(pb::GetTableMapResponse {
+            tables,
+            final_table: state.room.final_table,
+        }))
+    }
+
+    async fn get_standings(
+        &self,
+        request: Request<pb::GetStandingsRequest>,
+    ) -> Result<Response<pb::GetStandingsResponse>, Status> {
+        role(&request)?;
+        let state = self.state(&request.into_inner().tournament_id).await?;
+        let stack = state.settings().map_or(0, |s| s.starting_stack);
+        let entries = state.entries_in();
+        let left = state.room.players();
+        // Chips are conserved: every entry brought one starting stack.
+        let in_play = if state.started {
+            u64::from(entries) * stack
+        } else {
+            0
+        };
+        Ok(Response::new(pb::GetStandingsResponse {
+            name: state.name.clone(),
+            started: state.started,
+            registration_closed: state.registration_closed,
+            entries,
+            players_left: left,
+            tables: state.room.tables.len() as u32,
+            starting_stack: stack,
+            average_stack: in_play.checked_div(u64::from(left)).unwrap_or(0),
+            paid: state.room.paid,
+            hand_for_hand: state.room.hand_for_hand.is_some(),
+            final_table: state.room.final_table,
+            alternates: state
+                .entries
+                .values()
+                .filter(|e| e.status == EntryStatus::Alternate)
+                .count() as u32,
+        }))
+    }
+
+    async fn get_moves(
+        &self,
+        request: Request<pb::GetMovesRequest>,
+    ) -> Result<Response<pb::GetMovesResponse>, Status> {
+        role(&request)?;
+        let state = self.state(&request.into_inner().tournament_id).await?;
+        let moves = state
+            .history
+            .iter()
+            .map(|r| {
+                let m = &r.r#move;
+                pb::MoveView {
+                    id: m.id,
+                    entry: m.entry,
+                    name: state
+                        .entries
+                        .get(&m.entry)
+                        .map(|e| e.name.clone())
+                        .unwrap_or_default(),
+                    from_table: m.from.0,
+                    from_seat: u32::from(m.from.1),
+                    to_table: m.to.0,
+                    to_seat: u32::from(m.to.1),
+                    reason: move_reason(m.reason).into(),
+                    detail: r.detail.clone(),
+                    completed: r.completed,
+                }
+            })
+            .collect();
+        Ok(Response::new(pb::GetMovesResponse { moves }))
+    }
+
+    type WatchSeatingStream = ReceiverStream<Result<pb::WatchSeatingResponse, Status>>;
+
+    async fn watch_seating(
+        &self,
+        request: Request<pb::WatchSeatingRequest>,
+    ) -> Result<Response<Self::WatchSeatingStream>, Status> {
+        role(&request)?;
+        let req = request.into_inner();
+        self.ctx.known(&req.tournament_id).await?;
+        let stream = seating_stream(&req.tournament_id).map_err(log_status)?;
+        let mut decisions =
+            follow_stream(self.ctx.conductor.seating.log(), stream, req.after_version).await?;
+        let (tx, rx) = tokio::sync::mpsc::channel(64);
+        tokio::spawn(async move {
+            while let Some(next) = decisions.recv().await {
+                let item = next.and_then(|envelopes| {
+                    let events = envelopes
+                        .iter()
+                        .map(|env| {
+                            json_event::<SeatingEvent>(env).map(
+                                |(sequence, r#type, json, recorded_at_ms)| pb::SeatingEvent {
+                                    sequence,
+                                    r#type,
+                                    json,
+                                    recorded_at_ms,
+                                },
+                            )
+                        })
+                        .collect::<Result<_, _>>()?;
+                    Ok(pb::WatchSeatingResponse { events })
+                });
+                if tx.send(item).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+}
+
+/// Follows the tables' events and reports every hand end to seating,
+/// payout and the clock; after an error (the log unreachable), starts
+/// again from the beginning, which reports only each table's latest hand
+/// again. Runs until the process stops.
+pub(crate) async fn follower<L: EventLog + 'static>(ctx: Ctx<L>) {
+    let inputs = ServiceInputs(ctx.now.clone());
+    loop {
+        let result = felt_tournament::follow::follow(
+            &ctx.conductor,
+            &inputs,
+            &|tournament: &str, table: u32, hand: u64| {
+                tracing::debug!(tournament, table, hand, "hand end reported");
+            },
+        )
+        .await;
+        match result {
+            Ok(()) => return,
+            Err(e) => {
+                tracing::warn!(%e, "following the tables failed: starting again");
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            }
+        }
+    }
+}

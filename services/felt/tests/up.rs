@@ -1,0 +1,696 @@
+//! `felt up` as a real process: the four services on one port, driven only
+//! over gRPC. The director creates a tournament and registers players at
+//! seating, dealers ask seating before each hand and play it at the table
+//! service, seating learns of hand ends from the tables' events, the clock
+//! ticks and is paused from the floor, payout places every bust; the
+//! tournament is played to a winner, the results add up to the pool, and a
+//! restart finds every tournament where it was.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use felt_proto::v1 as pb;
+use felt_proto::v1::clock_service_client::ClockServiceClient;
+use felt_proto::v1::payout_service_client::PayoutServiceClient;
+use felt_proto::v1::seating_service_client::SeatingServiceClient;
+use felt_proto::v1::table_service_client::TableServiceClient;
+use tonic::transport::Channel;
+use tonic::{Code, Request};
+
+struct Up {
+    child: Child,
+    channel: Channel,
+    tokens: std::collections::HashMap<String, String>,
+}
+
+impl Up {
+    async fn start(log: &[&str], data: &Path) -> Up {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_felt"))
+            .args(["up", "--listen", "127.0.0.1:0", "--data"])
+            .arg(data)
+            .args(log)
+            .env("RUST_BACKTRACE", "0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start felt up");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut lines = Vec::new();
+        let mut tokens = std::collections::HashMap::new();
+        while tokens.len() < 3 {
+            let mut line = String::new();
+            assert!(
+                out.read_line(&mut line).expect("read") > 0,
+                "felt up stopped: {lines:?}"
+            );
+            if let Some(rest) = line.trim().strip_prefix("token ") {
+                let (role, token) = rest.split_once(": ").expect("role: token");
+                tokens.insert(role.to_string(), token.to_string());
+            }
+            lines.push(line);
+        }
+        let addr = lines[0].trim().rsplit(' ').next().expect("an address");
+        assert!(lines[0].starts_with("felt up listening on"), "{lines:?}");
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+            .expect("endpoint")
+            .connect()
+            .await
+            .expect("connect");
+        Up {
+            child,
+            channel,
+            tokens,
+        }
+    }
+
+    fn token(&self, role: &str) -> &str {
+        &self.tokens[role]
+    }
+
+    fn seating(&self) -> SeatingServiceClient<Channel> {
+        SeatingServiceClient::new(self.channel.clone())
+    }
+    fn clock(&self) -> ClockServiceClient<Channel> {
+        ClockServiceClient::new(self.channel.clone())
+    }
+    fn payout(&self) -> PayoutServiceClient<Channel> {
+        PayoutServiceClient::new(self.channel.clone())
+    }
+    fn tables(&self) -> TableServiceClient<Channel> {
+        TableServiceClient::new(self.channel.clone())
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Up {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn with<T>(msg: T, token: &str) -> Request<T> {
+    let mut req = Request::new(msg);
+    req.metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    req
+}
+
+const T: &str = "thursday";
+
+fn create() -> pb::CreateTournamentRequest {
+    pb::CreateTournamentRequest {
+        tournament_id: T.into(),
+        name: "Thursday Turbo".into(),
+        structure: Some(pb::create_tournament_request::Structure::Preset(
+            "turbo".into(),
+        )),
+        table_size: 6,
+        money: Some(pb::MoneySettings {
+            currency: "BRL".into(),
+            buy_in: 4_000,
+            fee: 1_000,
+            pay_sheet: "club".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// A dealer and bots at one table, over gRPC only: ask seating to deal,
+/// then the player to act checks when free, else goes all in or folds.
+async fn deal_table(up: &Up, table: u32, floor: String) -> u64 {
+    let mut seating = up.seating();
+    let mut tables = up.tables();
+    let mut hands = 0;
+    let mut roll = u64::from(table) * 7919;
+    for _ in 0..20_000 {
+        let begin = seating
+            .begin_hand(with(
+                pb::BeginHandRequest {
+                    tournament_id: T.into(),
+                    table,
+                    deck_seed: String::new(),
+                },
+                &floor,
+            ))
+            .await
+            .expect("begin hand")
+            .into_inner();
+        use pb::begin_hand_response::Outcome;
+        let mut view = match begin.outcome.expect("an outcome") {
+            Outcome::Closed(_) => return hands,
+            Outcome::Wait(_) | Outcome::OnBreakMs(_) => {
+                let standings = seating
+                    .get_standings(with(
+                        pb::GetStandingsRequest {
+                            tournament_id: T.into(),
+                        },
+                        &floor,
+                    ))
+                    .await
+                    .expect("standings")
+                    .into_inner();
+                if standings.players_left <= 1 {
+                    return hands;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                continue;
+            }
+            Outcome::Dealt(dealt) => dealt.table.expect("the table"),
+        };
+        hands += 1;
+        let mut k = 0;
+        while let Some(hand) = view.hand.as_ref().filter(|h| h.to_act.is_some()) {
+            k += 1;
+            roll = roll
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            use pb::action::Kind;
+            let kind = if hand.to_call == 0 {
+                Kind::Check(pb::Check {})
+            } else if (roll >> 33) % 100 < 35 {
+                Kind::AllIn(pb::AllIn {})
+            } else {
+                Kind::Fold(pb::Fold {})
+            };
+            let out = tables
+                .execute(with(
+                    pb::ExecuteRequest {
+                        table: Some(pb::TableRef {
+                            tournament_id: T.into(),
+                            table_id: table.to_string(),
+                        }),
+                        command_id: format!("h{}-{k}", hand.number),
+                        command: Some(pb::execute_request::Command::Act(pb::Act {
+                            seat: hand.to_act.unwrap_or(0),
+                            action: Some(pb::Action { kind: Some(kind) }),
+                        })),
+                    },
+                    &floor,
+                ))
+                .await
+                .expect("act")
+                .into_inner();
+            view = out.table.expect("the table");
+        }
+    }
+    panic!("table {table} never finished");
+}
+
+async fn standings(up: &Up) -> pb::GetStandingsResponse {
+    up.seating()
+        .get_standings(with(
+            pb::GetStandingsRequest {
+                tournament_id: T.into(),
+            },
+            up.token("partner"),
+        ))
+        .await
+        .expect("standings")
+        .into_inner()
+}
+
+async fn clock(up: &Up) -> pb::ClockView {
+    up.clock()
+        .get_clock(with(
+            pb::GetClockRequest {
+                tournament_id: T.into(),
+            },
+            up.token("partner"),
+        ))
+        .await
+        .expect("clock")
+        .into_inner()
+        .clock
+        .expect("a view")
+}
+
+async fn control(up: &Up, id: &str, c: pb::control_clock_request::Command) -> pb::ClockView {
+    up.clock()
+        .control_clock(with(
+            pb::ControlClockRequest {
+                tournament_id: T.into(),
+                command_id: id.into(),
+                command: Some(c),
+            },
+            up.token("floor"),
+        ))
+        .await
+        .expect("control the clock")
+        .into_inner()
+        .clock
+        .expect("a view")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn felt_up_plays_a_tournament_to_a_winner_over_grpc_on_the_embedded_log() {
+    let dir = tempfile::tempdir().unwrap();
+    tournament(&[], dir.path()).await;
+    // The audit finds what felt up wrote, in the same data folder.
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["audit", "verify", "--data"])
+        .arg(dir.path())
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run felt audit");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("1 tournament(s)") && text.contains(" 0 failed"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn felt_up_plays_a_tournament_to_a_winner_over_grpc_on_jetstream() {
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    let dir = tempfile::tempdir().unwrap();
+    tournament(&["--nats", &nats.url()], dir.path()).await;
+}
+
+async fn tournament(log: &[&str], data: &Path) {
+    let mut up = Up::start(log, data).await;
+    let director = up.token("director").to_string();
+    let floor = up.token("floor").to_string();
+    let partner = up.token("partner").to_string();
+    let mut seating = up.seating();
+
+    // Bad input changes nothing and says why.
+    let mut bad = create();
+    bad.structure = Some(pb::create_tournament_request::Structure::Preset(
+        "hyper".into(),
+    ));
+    let e = seating
+        .create_tournament(with(bad, &director))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message().contains("no preset structure \"hyper\""),
+        "{e:?}"
+    );
+    let e = seating
+        .create_tournament(with(create(), &partner))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    let e = up
+        .clock()
+        .get_clock(with(
+            pb::GetClockRequest {
+                tournament_id: T.into(),
+            },
+            &partner,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+
+    // The director creates the tournament; each service keeps its part.
+    let created = seating
+        .create_tournament(with(create(), &director))
+        .await
+        .expect("create")
+        .into_inner();
+    assert!(!created.existed);
+    let structure = up
+        .clock()
+        .get_structure(with(
+            pb::GetStructureRequest {
+                tournament_id: T.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("structure")
+        .into_inner();
+    assert_eq!(structure.name, "Turbo");
+    for i in 1..=14 {
+        let entry = seating
+            .register(with(
+                pb::RegisterRequest {
+                    tournament_id: T.into(),
+                    command_id: format!("reg-{i}"),
+                    player_id: format!("p{i}"),
+                    name: format!("Player {i:02}"),
+                },
+                &floor,
+            ))
+            .await
+            .expect("register")
+            .into_inner()
+            .entry
+            .expect("an entry");
+        assert_eq!(entry.status(), pb::EntryStatus::Registered);
+    }
+    // A second registration of the same player is refused, naming them.
+    let e = seating
+        .register(with(
+            pb::RegisterRequest {
+                tournament_id: T.into(),
+                command_id: "reg-again".into(),
+                player_id: "p3".into(),
+                name: "Player 03".into(),
+            },
+            &floor,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert!(
+        e.message().contains("player p3 is already registered"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.metadata().get("felt-rejection").unwrap(),
+        "AlreadyRegistered"
+    );
+    // One unregisters before play: refunded, out of the pool.
+    seating
+        .unregister(with(
+            pb::UnregisterRequest {
+                tournament_id: T.into(),
+                entry: 14,
+            },
+            &floor,
+        ))
+        .await
+        .expect("unregister");
+    let started = seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: T.into(),
+                seed: String::new(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start")
+        .into_inner();
+    assert_eq!((started.players, started.tables), (13, 3));
+    let map = seating
+        .get_table_map(with(
+            pb::GetTableMapRequest {
+                tournament_id: T.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("map")
+        .into_inner();
+    let mut sizes: Vec<u32> = map.tables.iter().map(|t| t.players).collect();
+    sizes.sort_unstable();
+    assert_eq!(sizes, vec![4, 4, 5]);
+    let s = standings(&up).await;
+    assert_eq!((s.entries, s.players_left, s.tables), (13, 13, 3));
+    assert_eq!(s.average_stack, structure.starting_stack);
+
+    // The clock is running at level 1; the room's screen follows it.
+    let view = clock(&up).await;
+    assert_eq!(view.status(), pb::ClockStatus::Running);
+    assert_eq!((view.level, view.structure_name.as_str()), (1, "Turbo"));
+    let mut watch = up
+        .clock()
+        .watch_clock(with(
+            pb::WatchClockRequest {
+                tournament_id: T.into(),
+                after_version: 0,
+            },
+            &partner,
+        ))
+        .await
+        .expect("watch")
+        .into_inner();
+    let snapshot = watch.message().await.unwrap().unwrap();
+    assert_eq!(snapshot.clock.unwrap().level, 1);
+    // The floor sets two tenths of a second left: the ticker records level
+    // 2 as the time reaches it, and the screen sees it without asking.
+    control(
+        &up,
+        "short",
+        pb::control_clock_request::Command::SetRemaining(pb::SetRemaining { remaining_ms: 200 }),
+    )
+    .await;
+    let level_two = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let item = watch.message().await.unwrap().unwrap();
+            if item.clock.as_ref().unwrap().level == 2 {
+                return item;
+            }
+        }
+    })
+    .await
+    .expect("level 2 reached the screen");
+    assert!(
+        level_two.events.iter().any(|e| e.r#type == "PeriodStarted"),
+        "{level_two:?}"
+    );
+    // A partner cannot touch the clock; the floor can pause it.
+    let e = up
+        .clock()
+        .control_clock(with(
+            pb::ControlClockRequest {
+                tournament_id: T.into(),
+                command_id: "p".into(),
+                command: Some(pb::control_clock_request::Command::Pause(pb::Pause {
+                    reason: "x".into(),
+                })),
+            },
+            &partner,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    let paused = control(
+        &up,
+        "pause-1",
+        pb::control_clock_request::Command::Pause(pb::Pause {
+            reason: "a ruling at table 2".into(),
+        }),
+    )
+    .await;
+    assert_eq!(paused.status(), pb::ClockStatus::Paused);
+    let item = watch.message().await.unwrap().unwrap();
+    assert_eq!(
+        item.clock.unwrap().pause_reason,
+        "a ruling at table 2",
+        "the pause reached the screen"
+    );
+    // Pausing a paused clock is refused and changes nothing.
+    let e = up
+        .clock()
+        .control_clock(with(
+            pb::ControlClockRequest {
+                tournament_id: T.into(),
+                command_id: "pause-2".into(),
+                command: Some(pb::control_clock_request::Command::Pause(pb::Pause {
+                    reason: "again".into(),
+                })),
+            },
+            &floor,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert!(e.message().contains("the clock is paused"), "{e:?}");
+
+    // Stopped and started again, felt up finds the tournament where it
+    // was: the same paused time left, the same tokens.
+    let before = clock(&up).await;
+    let tokens = up.tokens.clone();
+    up.stop();
+    let up = Up::start(log, data).await;
+    assert_eq!(up.tokens, tokens);
+    let after = clock(&up).await;
+    assert_eq!(
+        (after.level, after.remaining_ms, after.status()),
+        (before.level, before.remaining_ms, pb::ClockStatus::Paused)
+    );
+    control(
+        &up,
+        "resume-1",
+        pb::control_clock_request::Command::Resume(pb::Resume {
+            reason: "ruling made".into(),
+        }),
+    )
+    .await;
+
+    // Registration closes: the pool is fixed (13 entries of 40 reais).
+    let closed = up
+        .seating()
+        .close_registration(with(
+            pb::CloseRegistrationRequest {
+                tournament_id: T.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("close")
+        .into_inner();
+    assert_eq!(closed.entries, 13);
+    let payouts = up
+        .payout()
+        .get_payouts(with(
+            pb::GetPayoutsRequest {
+                tournament_id: T.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("payouts")
+        .into_inner();
+    assert_eq!((payouts.prize_pool, payouts.entries), (52_000, 13));
+    assert!(payouts.pool_fixed && payouts.paid >= 2, "{payouts:?}");
+
+    // Dealers play every table until one player is left.
+    let mut dealers = Vec::new();
+    let up = std::sync::Arc::new(up);
+    for table in 1..=3 {
+        let up = up.clone();
+        let floor = floor.clone();
+        dealers.push(tokio::spawn(
+            async move { deal_table(&up, table, floor).await },
+        ));
+    }
+    let mut hands = 0;
+    for d in dealers {
+        hands += d.await.expect("a dealer");
+    }
+    assert!(hands > 3, "{hands} hands");
+    let end = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let results = up
+                .payout()
+                .get_results(with(
+                    pb::GetResultsRequest {
+                        tournament_id: T.into(),
+                    },
+                    &partner,
+                ))
+                .await
+                .expect("results")
+                .into_inner();
+            if results.results.len() == 13 {
+                return results;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("every entry placed");
+    // Every place from 1 to 13 taken once (busts in one hand-for-hand
+    // hand share theirs), the prizes exactly the pool.
+    let mut covered = Vec::new();
+    for r in &end.results {
+        let sharing = end
+            .results
+            .iter()
+            .filter(|o| (o.first, o.last) == (r.first, r.last))
+            .count();
+        assert_eq!(sharing as u32, r.last - r.first + 1, "{end:?}");
+        if !covered.contains(&r.first) {
+            covered.extend(r.first..=r.last);
+        }
+    }
+    covered.sort_unstable();
+    assert_eq!(covered, (1..=13).collect::<Vec<_>>(), "{end:?}");
+    assert_eq!(end.results.iter().map(|r| r.prize).sum::<u64>(), 52_000);
+    let winner = &end.results[0];
+    assert_eq!(winner.first, 1);
+    // The seat finder finds the winner by part of their name.
+    let found = up
+        .seating()
+        .find_seat(with(
+            pb::FindSeatRequest {
+                tournament_id: T.into(),
+                query: winner.name.to_lowercase().replace("player ", ""),
+            },
+            &partner,
+        ))
+        .await
+        .expect("find")
+        .into_inner();
+    assert!(
+        found
+            .entries
+            .iter()
+            .any(|e| e.entry == winner.entry && e.status() == pb::EntryStatus::Seated),
+        "{found:?}"
+    );
+    // Players moved as tables emptied, each move with its reason.
+    let moves = up
+        .seating()
+        .get_moves(with(
+            pb::GetMovesRequest {
+                tournament_id: T.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("moves")
+        .into_inner();
+    assert!(!moves.moves.is_empty());
+    assert!(
+        moves.moves.iter().all(|m| m.completed
+            && m.reason() != pb::MoveReason::Unspecified
+            && (m.from_table != m.to_table || m.reason() == pb::MoveReason::FinalTable)),
+        "{moves:?}"
+    );
+    // A partner's results stream from the start carries every place.
+    let mut results = up
+        .payout()
+        .watch_results(with(
+            pb::WatchResultsRequest {
+                tournament_id: T.into(),
+                after_version: 0,
+            },
+            &partner,
+        ))
+        .await
+        .expect("watch results")
+        .into_inner();
+    let mut placed = 0;
+    let mut last = 0;
+    while placed < 13 {
+        let item = tokio::time::timeout(Duration::from_secs(10), results.message())
+            .await
+            .expect("more results")
+            .unwrap()
+            .unwrap();
+        for e in item.events {
+            assert!(e.sequence > last, "in order, no repeats");
+            last = e.sequence;
+            if e.r#type == "Placed" {
+                let json: serde_json::Value = serde_json::from_str(&e.json).unwrap();
+                placed += json["Placed"]["group"]["entries"]
+                    .as_array()
+                    .expect("the entries placed")
+                    .len();
+            }
+        }
+    }
+    let csv = up
+        .payout()
+        .export_results(with(
+            pb::ExportResultsRequest {
+                tournament_id: T.into(),
+                format: pb::ExportFormat::Csv.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("export")
+        .into_inner();
+    assert_eq!(csv.content_type, "text/csv");
+    assert_eq!(csv.body.lines().count(), 14, "{}", csv.body);
+}
