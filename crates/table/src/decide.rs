@@ -343,10 +343,29 @@ impl Decider<'_> {
                 }
             }
         };
+        // A player new at the table in a seat between the button and the
+        // small blind is dealt in only once the button has passed (TDA 8, 10).
+        let waits = |s: Seat| -> bool {
+            let Some(last_bb) = st.last_big_blind else {
+                return false;
+            };
+            let sb = small_blind.unwrap_or(last_bb);
+            st.seat(s).is_some_and(|p| p.new)
+                && st
+                    .seats_after(button)
+                    .take_while(|&x| x != sb)
+                    .any(|x| x == s)
+        };
         let stacks: Vec<(Seat, Chips)> = seats
             .iter()
+            .filter(|&&s| s == big_blind || !waits(s))
             .map(|&s| (s, st.seat(s).map_or(0, |p| p.stack)))
             .collect();
+        if stacks.len() < 2 {
+            return Err(Rejection::NotEnoughPlayers {
+                count: stacks.len(),
+            });
+        }
         self.deal_hand(
             TableEvent::HandStarted {
                 number: st.hands_started + 1,

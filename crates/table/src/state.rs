@@ -13,6 +13,9 @@ pub struct SeatState {
     pub absent: bool,
     /// Hands left to miss under a penalty (TDA 71).
     pub penalty_hands: u32,
+    /// Seated since the table's last hand and not yet dealt in: waits while
+    /// between the button and the small blind (TDA 8, 10).
+    pub new: bool,
 }
 
 /// A seat's part in the current hand.
@@ -346,6 +349,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                     stack: *stack,
                     absent: false,
                     penalty_hands: 0,
+                    new: true,
                 });
             }
         }
@@ -370,6 +374,11 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             ..
         } => {
             let mut players = [None; MAX_SEATS];
+            for &(seat, _) in stacks {
+                if let Some(Some(s)) = state.seats.get_mut(idx(seat)) {
+                    s.new = false;
+                }
+            }
             for &(seat, stack) in stacks {
                 let penalized = state.seat(seat).is_some_and(|s| s.penalty_hands > 0);
                 if let Some(p) = players.get_mut(idx(seat)) {

@@ -487,3 +487,65 @@ fn the_pots_as_they_stand_show_each_side_pot_and_who_can_win_it() {
     );
     assert_eq!(h.pots().iter().map(|p| p.0).sum::<Chips>(), h.pot());
 }
+
+#[test]
+fn a_new_player_between_the_button_and_the_small_blind_waits_for_the_button() {
+    // TDA 8 and 10 (seeds 000, 002, 003): new entries and players from a
+    // broken table play at once, except in a seat between the small blind
+    // and the button.
+    let mut t = table(&[1000; 6]);
+    t.ok(Command::RemovePlayer { seat: 4 });
+    t.start(level(50, 100), Some(2));
+    let h = t.hand();
+    assert_eq!((h.button, h.small_blind, h.big_blind), (2, Some(3), 5));
+    for s in [6, 1, 2, 3] {
+        t.act(s, Fold);
+    }
+    // A late entry draws seat 4: behind the small blind, before the button
+    // gets there.
+    t.ok(Command::SeatPlayer {
+        seat: 4,
+        player: PlayerId(200),
+        stack: 1000,
+    });
+    let events = t.start(level(50, 100), None);
+    let h = t.hand();
+    assert_eq!((h.button, h.small_blind, h.big_blind), (3, Some(5), 6));
+    assert!(h.player(4).is_none(), "seat 4 waits for the button");
+    let Some(TableEvent::HandStarted { stacks, .. }) = events.first() else {
+        panic!("{events:?}")
+    };
+    assert!(stacks.iter().all(|&(s, _)| s != 4), "{stacks:?}");
+    for s in [1, 2, 3, 5] {
+        t.act(s, Fold);
+    }
+    assert_eq!(t.stack(4), 1000, "no blind, no ante, no cards");
+    // The button has passed: seat 4 is dealt in.
+    t.start(level(50, 100), None);
+    let h = t.hand();
+    assert_eq!((h.button, h.small_blind, h.big_blind), (5, Some(6), 1));
+    assert!(h.player(4).is_some());
+}
+
+#[test]
+fn a_new_player_who_draws_the_big_blind_plays_at_once() {
+    // TDA 10: a reseated player may land in any position, the blinds too.
+    let mut t = table(&[1000; 6]);
+    t.ok(Command::RemovePlayer { seat: 6 });
+    t.start(level(50, 100), Some(3));
+    let h = t.hand();
+    assert_eq!((h.button, h.small_blind, h.big_blind), (3, Some(4), 5));
+    for s in [1, 2, 3, 4] {
+        t.act(s, Fold);
+    }
+    t.ok(Command::SeatPlayer {
+        seat: 6,
+        player: PlayerId(200),
+        stack: 1000,
+    });
+    t.start(level(50, 100), None);
+    let h = t.hand();
+    assert_eq!((h.button, h.small_blind, h.big_blind), (4, Some(5), 6));
+    assert!(h.player(6).is_some());
+    assert_eq!(t.stack(6), 900);
+}
