@@ -153,6 +153,16 @@ impl HandSummary {
     }
 }
 
+/// A hand seating grants a table: its number at seating, and where the
+/// button and big blind were at the table's last hand.
+#[derive(Clone, Copy, Debug)]
+struct Begun {
+    hand: u64,
+    last_button: Option<Seat>,
+    last_bb: Option<Seat>,
+    first_button: Option<Seat>,
+}
+
 /// The four services' handlers over one log, and what the conductor holds
 /// between calls.
 pub struct Conductor<L: EventLog> {
@@ -599,18 +609,38 @@ impl<L: EventLog + 'static> Conductor<L> {
         let Some(info) = seating.room.tables.get(&table) else {
             return Ok(Begin::Closed);
         };
+        let begun = Begun {
+            hand: info.hands + 1,
+            last_button: info.button,
+            last_bb: info.big_blind,
+            first_button: (1..=info.size()).find(|&s| info.occupant(s).is_some()),
+        };
         // Ask the state first: a table told to wait costs no command.
         if let Err(SeatingError::MustWait { reason, .. }) = felt_seating::gate(&seating, table) {
-            return Ok(Begin::Wait(reason));
+            if !info.in_hand {
+                return Ok(Begin::Wait(reason));
+            }
+            drop(seating);
+            // Seating has begun a hand here: if the table has none in
+            // progress, either it ended (and seating will hear of it), or a
+            // crash came between seating's grant and the deal. Dealing it
+            // under the same command id tells which: a repeat changes
+            // nothing, a first deal is the hand seating granted.
+            let stream = felt_tablelog::stream(t, &table.to_string())?;
+            if self.tables.state(&stream).await?.0.hand.is_some() {
+                return Ok(Begin::Wait(reason));
+            }
+            // (Seating counts a hand when it ends: the begun one is next.)
+            return match self.deal(t, table, &begun, level, deck, now).await? {
+                (_, true) => Ok(Begin::Wait(reason)),
+                (begin, false) => Ok(begin),
+            };
         }
-        let hand = info.hands + 1;
-        let (last_button, last_bb) = (info.button, info.big_blind);
-        let first_button = (1..=info.size()).find(|&s| info.occupant(s).is_some());
         drop(seating);
         match self
             .seat_cmd(
                 t,
-                &format!("begin-{table}-{hand}"),
+                &format!("begin-{table}-{}", begun.hand),
                 now,
                 SeatingCommand::BeginHand { table },
             )
@@ -625,8 +655,23 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
             Err(e) => return Err(e),
         }
-        let button = if last_button.is_none() {
-            first_button
+        Ok(self.deal(t, table, &begun, level, deck, now).await?.0)
+    }
+
+    /// Deals the hand seating granted at a table; whether it had been dealt
+    /// before (the same command id).
+    async fn deal(
+        &self,
+        t: &str,
+        table: TableNo,
+        begun: &Begun,
+        level: felt_table::Level,
+        deck: Seed,
+        now: Millis,
+    ) -> Result<(Begin, bool)> {
+        let hand = begun.hand;
+        let button = if begun.last_button.is_none() {
+            begun.first_button
         } else {
             None
         };
@@ -639,10 +684,11 @@ impl<L: EventLog + 'static> Conductor<L> {
             .table_cmd(t, table, &format!("start-{hand}"), now, start)
             .await
         {
-            Ok(out) => Ok(Begin::Started(out.events, out.state)),
+            Ok(out) => Ok((Begin::Started(out.events, out.state), out.duplicate)),
             Err(TournamentError::Table { source, .. }) => {
                 // Release the table at seating: no hand was dealt.
-                let (button, big_blind) = (last_button.unwrap_or(1), last_bb.unwrap_or(1));
+                let (button, big_blind) =
+                    (begun.last_button.unwrap_or(1), begun.last_bb.unwrap_or(1));
                 self.seat_cmd(
                     t,
                     &format!("hand-{table}-{hand}-void"),
@@ -656,7 +702,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                     },
                 )
                 .await?;
-                Ok(Begin::Wait(source.to_string()))
+                Ok((Begin::Wait(source.to_string()), false))
             }
             Err(e) => Err(e),
         }

@@ -179,3 +179,61 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
     assert_eq!(again_sorted, latest);
     assert_eq!(versions().await, before);
 }
+
+#[tokio::test]
+async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = Conductor::new(log.clone());
+    c.create("g", &spec(), T0).await.unwrap();
+    for i in 1..=6 {
+        c.register(
+            "g",
+            &format!("r{i}"),
+            &format!("p{i}"),
+            &format!("Player {i}"),
+            T0,
+            Seed::from_u64(i),
+        )
+        .await
+        .unwrap();
+    }
+    c.start("g", T0, Seed::from_u64(1)).await.unwrap();
+    // Seating granted table 1 its first hand, and the process died before
+    // the deal reached the table.
+    c.seating
+        .handle(
+            &seating_stream("g").unwrap(),
+            "begin-1-1",
+            T0,
+            &felt_seating::SeatingCommand::BeginHand { table: 1 },
+        )
+        .await
+        .unwrap();
+    let restarted = Conductor::new(log.clone());
+    let begin = restarted
+        .begin_hand("g", 1, T0, Seed::from_u64(5))
+        .await
+        .unwrap();
+    let Begin::Started(events, state) = begin else {
+        panic!("{begin:?}")
+    };
+    assert!(matches!(
+        events.first(),
+        Some(felt_table::TableEvent::HandStarted { number: 1, .. })
+    ));
+    // Asked again while it is played: wait, and no second deal.
+    let again = restarted
+        .begin_hand("g", 1, T0, Seed::from_u64(6))
+        .await
+        .unwrap();
+    assert!(matches!(&again, Begin::Wait(r) if r.contains("still being played")));
+    let table = restarted
+        .tables
+        .state(&felt_tablelog::stream("g", "1").unwrap())
+        .await
+        .unwrap()
+        .0;
+    assert_eq!(table.hands_started, 1);
+    assert_eq!(table.hand, state.hand);
+}
