@@ -205,14 +205,30 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
         let entry = self.entry(stream);
         let mut entry = entry.lock().await;
+        // Whether the state decided on is the log's latest: a refusal (or a
+        // no-op) decided on this handler's own view is confirmed against
+        // the log first, since another writer may have changed the stream.
+        let mut fresh = false;
         for _ in 0..ATTEMPTS {
             if entry.stale {
                 self.catch_up(stream, &mut entry).await?;
+                fresh = true;
             }
             if let Some(&(first, last, position)) = entry.commands.get(command_id) {
                 return self.original(stream, &entry, first, last, position).await;
             }
-            let events = A::decide(&entry.state, command).map_err(HandleError::Rejected)?;
+            let events = match A::decide(&entry.state, command) {
+                Ok(events) => events,
+                Err(_) if !fresh => {
+                    entry.stale = true;
+                    continue;
+                }
+                Err(r) => return Err(HandleError::Rejected(r)),
+            };
+            if events.is_empty() && !fresh {
+                entry.stale = true;
+                continue;
+            }
             if events.is_empty() {
                 return Ok(Outcome {
                     events,
