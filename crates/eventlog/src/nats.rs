@@ -338,7 +338,13 @@ impl EventLog for NatsLog {
         let api = format!("$JS.API.DIRECT.GET.{}", self.name);
         let subject = stream.subject();
         let mut out = Vec::new();
-        let mut next = 1;
+        // Reading on from a known tip (a handler catching up) starts at its
+        // message, not at the beginning of the whole log.
+        let mut next = match self.cached(&stream.key()) {
+            Some((tip, _)) if tip.version < from => tip.message + 1,
+            _ => 1,
+        };
+        let mut last_message = None;
         loop {
             let inbox = client.new_inbox();
             let mut replies = client.subscribe(inbox.clone()).await.map_err(nats)?;
@@ -383,15 +389,30 @@ impl EventLog for NatsLog {
                                     "reading {subject}: a message without its sequence"
                                 ))
                             })?;
-                        out.extend(
-                            Envelope::decode_all(&msg.payload)?
-                                .into_iter()
-                                .filter(|e| e.sequence >= from),
-                        );
+                        let envelopes = Envelope::decode_all(&msg.payload)?;
+                        if let Some(last) = envelopes.last() {
+                            last_message = Some((
+                                Tip {
+                                    version: last.sequence,
+                                    message: next - 1,
+                                    hash: last.hash(),
+                                },
+                                last.command_id.clone(),
+                            ));
+                        }
+                        out.extend(envelopes.into_iter().filter(|e| e.sequence >= from));
                     }
                 }
             };
             if !more {
+                // (Never behind what an append meanwhile remembered.)
+                if let Some((tip, command)) = last_message
+                    && self
+                        .cached(&stream.key())
+                        .is_none_or(|(known, _)| known.version < tip.version)
+                {
+                    self.remember(&stream.key(), tip, &command);
+                }
                 return Ok(out);
             }
         }
