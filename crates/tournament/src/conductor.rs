@@ -626,8 +626,12 @@ impl<L: EventLog + 'static> Conductor<L> {
             // crash came between seating's grant and the deal. Dealing it
             // under the same command id tells which: a repeat changes
             // nothing, a first deal is the hand seating granted.
+            // This process's view first (it dealt the hand itself, most
+            // often), then the log's.
             let stream = felt_tablelog::stream(t, &table.to_string())?;
-            if self.tables.state(&stream).await?.0.hand.is_some() {
+            if self.tables.cached_state(&stream).await?.0.hand.is_some()
+                || self.tables.state(&stream).await?.0.hand.is_some()
+            {
                 return Ok(Begin::Wait(reason));
             }
             // (Seating counts a hand when it ends: the begun one is next.)

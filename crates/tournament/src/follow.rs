@@ -76,19 +76,31 @@ pub async fn report<L: EventLog + 'static>(
     let Some(table) = table_no(&committed.stream) else {
         return Ok(None);
     };
-    // Only the table's latest hand: the ones before it were reported
-    // before the table could deal again.
-    let (state, _) = conductor.tables.state(&committed.stream).await?;
-    let latest = state.hands_started == summary.number && state.hand.is_none();
-    drop(state);
-    let seated = conductor
-        .seating_state(t)
-        .await?
-        .room
+    // Seating waits for this hand's end, or it already heard of it: then
+    // only the table's latest hand is reported again (finishing whatever a
+    // crash interrupted); the ones before it were reported before the
+    // table could deal again.
+    let waiting = match conductor.seating_state(t).await?.room.tables.get(&table) {
+        None => return Ok(None),
+        Some(info) => info.in_hand,
+    };
+    // A later hand was dealt (this process's view never runs ahead of the
+    // log): this one was reported before.
+    if conductor
         .tables
-        .contains_key(&table);
-    if !latest || !seated {
+        .cached_state(&committed.stream)
+        .await?
+        .0
+        .hands_started
+        > summary.number
+    {
         return Ok(None);
+    }
+    if !waiting {
+        let (state, _) = conductor.tables.state(&committed.stream).await?;
+        if state.hands_started != summary.number || state.hand.is_some() {
+            return Ok(None);
+        }
     }
     conductor
         .hand_ended(t, table, &summary, inputs.now(), inputs.seed())

@@ -15,9 +15,11 @@ use felt_proto::v1 as pb;
 use felt_proto::v1::clock_service_client::ClockServiceClient;
 use felt_proto::v1::payout_service_client::PayoutServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
-use felt_proto::v1::table_service_client::TableServiceClient;
+use tonic::Code;
 use tonic::transport::Channel;
-use tonic::{Code, Request};
+
+mod common;
+use common::{check_results, with};
 
 struct Up {
     child: Child,
@@ -78,9 +80,6 @@ impl Up {
     fn payout(&self) -> PayoutServiceClient<Channel> {
         PayoutServiceClient::new(self.channel.clone())
     }
-    fn tables(&self) -> TableServiceClient<Channel> {
-        TableServiceClient::new(self.channel.clone())
-    }
 
     fn stop(&mut self) {
         let _ = self.child.kill();
@@ -92,13 +91,6 @@ impl Drop for Up {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-fn with<T>(msg: T, token: &str) -> Request<T> {
-    let mut req = Request::new(msg);
-    req.metadata_mut()
-        .insert("authorization", format!("Bearer {token}").parse().unwrap());
-    req
 }
 
 const T: &str = "thursday";
@@ -120,87 +112,6 @@ fn create() -> pb::CreateTournamentRequest {
         }),
         ..Default::default()
     }
-}
-
-/// A dealer and bots at one table, over gRPC only: ask seating to deal,
-/// then the player to act checks when free, else goes all in or folds.
-async fn deal_table(up: &Up, table: u32, floor: String) -> u64 {
-    let mut seating = up.seating();
-    let mut tables = up.tables();
-    let mut hands = 0;
-    let mut roll = u64::from(table) * 7919;
-    for _ in 0..20_000 {
-        let begin = seating
-            .begin_hand(with(
-                pb::BeginHandRequest {
-                    tournament_id: T.into(),
-                    table,
-                    deck_seed: String::new(),
-                },
-                &floor,
-            ))
-            .await
-            .expect("begin hand")
-            .into_inner();
-        use pb::begin_hand_response::Outcome;
-        let mut view = match begin.outcome.expect("an outcome") {
-            Outcome::Closed(_) => return hands,
-            Outcome::Wait(_) | Outcome::OnBreakMs(_) => {
-                let standings = seating
-                    .get_standings(with(
-                        pb::GetStandingsRequest {
-                            tournament_id: T.into(),
-                        },
-                        &floor,
-                    ))
-                    .await
-                    .expect("standings")
-                    .into_inner();
-                if standings.players_left <= 1 {
-                    return hands;
-                }
-                tokio::time::sleep(Duration::from_millis(5)).await;
-                continue;
-            }
-            Outcome::Dealt(dealt) => dealt.table.expect("the table"),
-        };
-        hands += 1;
-        let mut k = 0;
-        while let Some(hand) = view.hand.as_ref().filter(|h| h.to_act.is_some()) {
-            k += 1;
-            roll = roll
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            use pb::action::Kind;
-            let kind = if hand.to_call == 0 {
-                Kind::Check(pb::Check {})
-            } else if (roll >> 33) % 100 < 35 {
-                Kind::AllIn(pb::AllIn {})
-            } else {
-                Kind::Fold(pb::Fold {})
-            };
-            let out = tables
-                .execute(with(
-                    pb::ExecuteRequest {
-                        table: Some(pb::TableRef {
-                            tournament_id: T.into(),
-                            table_id: table.to_string(),
-                        }),
-                        command_id: format!("h{}-{k}", hand.number),
-                        command: Some(pb::execute_request::Command::Act(pb::Act {
-                            seat: hand.to_act.unwrap_or(0),
-                            action: Some(pb::Action { kind: Some(kind) }),
-                        })),
-                    },
-                    &floor,
-                ))
-                .await
-                .expect("act")
-                .into_inner();
-            view = out.table.expect("the table");
-        }
-    }
-    panic!("table {table} never finished");
 }
 
 async fn standings(up: &Up) -> pb::GetStandingsResponse {
@@ -558,9 +469,9 @@ async fn tournament(log: &[&str], data: &Path) {
     for table in 1..=3 {
         let up = up.clone();
         let floor = floor.clone();
-        dealers.push(tokio::spawn(
-            async move { deal_table(&up, table, floor).await },
-        ));
+        dealers.push(tokio::spawn(async move {
+            common::deal_table(up.channel.clone(), up.channel.clone(), T, table, &floor).await
+        }));
     }
     let mut hands = 0;
     for d in dealers {
@@ -588,23 +499,7 @@ async fn tournament(log: &[&str], data: &Path) {
     })
     .await
     .expect("every entry placed");
-    // Every place from 1 to 13 taken once (busts in one hand-for-hand
-    // hand share theirs), the prizes exactly the pool.
-    let mut covered = Vec::new();
-    for r in &end.results {
-        let sharing = end
-            .results
-            .iter()
-            .filter(|o| (o.first, o.last) == (r.first, r.last))
-            .count();
-        assert_eq!(sharing as u32, r.last - r.first + 1, "{end:?}");
-        if !covered.contains(&r.first) {
-            covered.extend(r.first..=r.last);
-        }
-    }
-    covered.sort_unstable();
-    assert_eq!(covered, (1..=13).collect::<Vec<_>>(), "{end:?}");
-    assert_eq!(end.results.iter().map(|r| r.prize).sum::<u64>(), 52_000);
+    check_results(&end.results, 13, 52_000);
     let winner = &end.results[0];
     assert_eq!(winner.first, 1);
     // The seat finder finds the winner by part of their name.

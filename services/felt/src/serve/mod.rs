@@ -391,6 +391,7 @@ pub(crate) async fn serve<L: EventLog + 'static>(
     let ctx = shared::Ctx {
         conductor: conductor.clone(),
         now,
+        known: Arc::default(),
     };
     let (health, health_service) = tonic_health::server::health_reporter();
     let reflection = tonic_reflection::server::Builder::configure()

@@ -66,6 +66,8 @@ impl felt_tournament::follow::Inputs for ServiceInputs {
 pub(crate) struct Ctx<L: EventLog> {
     pub(crate) conductor: Arc<Conductor<L>>,
     pub(crate) now: Now,
+    /// Tournaments known to exist (a tournament is never deleted).
+    pub(crate) known: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl<L: EventLog> Clone for Ctx<L> {
@@ -73,6 +75,7 @@ impl<L: EventLog> Clone for Ctx<L> {
         Ctx {
             conductor: self.conductor.clone(),
             now: self.now.clone(),
+            known: self.known.clone(),
         }
     }
 }
@@ -82,8 +85,17 @@ impl<L: EventLog + 'static> Ctx<L> {
         (self.now)()
     }
 
-    /// Refuses a tournament the log does not know.
+    /// Refuses a tournament the log does not know (asking the log until
+    /// the tournament exists, then remembering it).
     pub(crate) async fn known(&self, tournament: &str) -> Result<(), Status> {
+        let seen = self
+            .known
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(tournament);
+        if seen {
+            return Ok(());
+        }
         let stream = felt_tournament::aggregates::seating_stream(tournament)
             .map_err(|e| Status::invalid_argument(format!("tournament_id: {e}")))?;
         let version = self
@@ -96,6 +108,10 @@ impl<L: EventLog + 'static> Ctx<L> {
         if version == 0 {
             return Err(Status::not_found(format!("no tournament {tournament:?}")));
         }
+        self.known
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(tournament.to_string());
         Ok(())
     }
 }

@@ -1,0 +1,169 @@
+//! What the tests that drive felt's services over gRPC share: a caller's
+//! token, and a dealer with bots at one table.
+
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use felt_proto::v1 as pb;
+use felt_proto::v1::seating_service_client::SeatingServiceClient;
+use felt_proto::v1::table_service_client::TableServiceClient;
+use tonic::transport::Channel;
+use tonic::{Code, Request, Status};
+
+/// A request carrying a bearer token.
+pub(crate) fn with<T>(msg: T, token: &str) -> Request<T> {
+    let mut req = Request::new(msg);
+    req.metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    req
+}
+
+/// A lazily connected channel: it reconnects when a service restarts.
+pub(crate) fn channel(addr: &str) -> Channel {
+    tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .expect("endpoint")
+        .connect_lazy()
+}
+
+/// Whether a call failed because the service was away (restarting): the
+/// same call with the same command id is then safe to send again.
+fn away(s: &Status) -> bool {
+    matches!(
+        s.code(),
+        Code::Unavailable | Code::Unknown | Code::Cancelled
+    )
+}
+
+/// Sends a call until the service answers (at most a minute).
+async fn retry<T, F, Fut>(mut call: F) -> Result<T, Status>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, Status>>,
+{
+    let mut last = None;
+    for _ in 0..600 {
+        match call().await {
+            Err(s) if away(&s) => {
+                last = Some(s);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            other => return other,
+        }
+    }
+    Err(last.unwrap_or_else(|| Status::unavailable("never answered")))
+}
+
+/// A dealer and bots at one table, over gRPC only: asks seating to deal,
+/// then the player to act checks when free, else goes all in or folds.
+/// Returns the hands dealt when the table closes or one player is left.
+pub(crate) async fn deal_table(
+    seating: Channel,
+    tables: Channel,
+    tournament: &str,
+    table: u32,
+    token: &str,
+) -> u64 {
+    let seating = SeatingServiceClient::new(seating);
+    let tables = TableServiceClient::new(tables);
+    let mut hands = 0;
+    let mut roll = u64::from(table) * 7919;
+    for _ in 0..200_000 {
+        let begin = retry(|| {
+            let mut c = seating.clone();
+            let req = with(
+                pb::BeginHandRequest {
+                    tournament_id: tournament.into(),
+                    table,
+                    deck_seed: String::new(),
+                },
+                token,
+            );
+            async move { c.begin_hand(req).await }
+        })
+        .await
+        .expect("begin hand")
+        .into_inner();
+        use pb::begin_hand_response::Outcome;
+        let mut view = match begin.outcome.expect("an outcome") {
+            Outcome::Closed(_) => return hands,
+            Outcome::Wait(_) | Outcome::OnBreakMs(_) => {
+                let standings = retry(|| {
+                    let mut c = seating.clone();
+                    let req = with(
+                        pb::GetStandingsRequest {
+                            tournament_id: tournament.into(),
+                        },
+                        token,
+                    );
+                    async move { c.get_standings(req).await }
+                })
+                .await
+                .expect("standings")
+                .into_inner();
+                if standings.players_left <= 1 {
+                    return hands;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+            Outcome::Dealt(dealt) => dealt.table.expect("the table"),
+        };
+        hands += 1;
+        let mut k = 0;
+        while let Some(hand) = view.hand.as_ref().filter(|h| h.to_act.is_some()) {
+            k += 1;
+            roll = roll
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            use pb::action::Kind;
+            let kind = if hand.to_call == 0 {
+                Kind::Check(pb::Check {})
+            } else if (roll >> 33) % 100 < 35 {
+                Kind::AllIn(pb::AllIn {})
+            } else {
+                Kind::Fold(pb::Fold {})
+            };
+            let req = pb::ExecuteRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: tournament.into(),
+                    table_id: table.to_string(),
+                }),
+                command_id: format!("h{}-{k}", hand.number),
+                command: Some(pb::execute_request::Command::Act(pb::Act {
+                    seat: hand.to_act.unwrap_or(0),
+                    action: Some(pb::Action { kind: Some(kind) }),
+                })),
+            };
+            let out = retry(|| {
+                let mut c = tables.clone();
+                let req = with(req.clone(), token);
+                async move { c.execute(req).await }
+            })
+            .await
+            .expect("act")
+            .into_inner();
+            view = out.table.expect("the table");
+        }
+    }
+    panic!("table {table} never finished");
+}
+
+/// Checks finishing results: every place from 1 to `entries` taken once
+/// (busts in one hand-for-hand hand share theirs), prizes summing to `pool`.
+pub(crate) fn check_results(results: &[pb::ResultRow], entries: u32, pool: u64) {
+    let mut covered = Vec::new();
+    for r in results {
+        let sharing = results
+            .iter()
+            .filter(|o| (o.first, o.last) == (r.first, r.last))
+            .count();
+        assert_eq!(sharing as u32, r.last - r.first + 1, "{r:?}");
+        if !covered.contains(&r.first) {
+            covered.extend(r.first..=r.last);
+        }
+    }
+    covered.sort_unstable();
+    assert_eq!(covered, (1..=entries).collect::<Vec<_>>());
+    assert_eq!(results.iter().map(|r| r.prize).sum::<u64>(), pool);
+}

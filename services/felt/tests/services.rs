@@ -1,0 +1,279 @@
+//! The four services deployed apart: `felt serve table|seating|clock|payout`
+//! as separate processes on one real nats-server. Seating seats 500
+//! players on 56 tables, dealers play every table over gRPC, seating breaks
+//! and balances tables as the bots bust players, and is killed (-9) and
+//! started again halfway; the tournament still ends with every entry placed
+//! once, the prizes adding up to the pool, and the audit passing.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use felt_proto::v1 as pb;
+use felt_proto::v1::payout_service_client::PayoutServiceClient;
+use felt_proto::v1::seating_service_client::SeatingServiceClient;
+
+mod common;
+use common::{channel, check_results, with};
+
+/// One service process on a fixed port (so callers reconnect to it after
+/// a restart).
+struct Service {
+    child: Child,
+    name: &'static str,
+    port: u16,
+    nats: String,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+impl Service {
+    fn start(name: &'static str, nats: &str) -> Service {
+        let mut s = Service {
+            child: spawn(name, nats, free_port()),
+            name,
+            port: 0,
+            nats: nats.into(),
+        };
+        s.port = wait_ready(&mut s.child, name);
+        s
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// kill -9, then the same service again on the same port.
+    fn restart(&mut self) {
+        self.kill();
+        self.child = spawn(self.name, &self.nats, self.port);
+        wait_ready(&mut self.child, self.name);
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn spawn(name: &str, nats: &str, port: u16) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["serve", name, "--nats", nats, "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .args(["--token", "director=boss", "--token", "floor=floor"])
+        .args(["--token", "partner=tv"])
+        .env("RUST_BACKTRACE", "0")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start a service")
+}
+
+/// Waits for the service's "listening on" line; its port.
+fn wait_ready(child: &mut Child, name: &str) -> u16 {
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("read");
+    assert!(
+        line.starts_with(&format!("felt {name} service listening on")),
+        "{line:?}"
+    );
+    line.trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("a port")
+}
+
+const T: &str = "main";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_to_a_winner() {
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    let url = nats.url();
+    let tables = Service::start("table", &url);
+    let mut seating_service = Service::start("seating", &url);
+    let _clock = Service::start("clock", &url);
+    let payout_service = Service::start("payout", &url);
+    let seating_channel = channel(&seating_service.addr());
+    let mut seating = SeatingServiceClient::new(seating_channel.clone());
+
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                tournament_id: T.into(),
+                name: "Main Event".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    "turbo".into(),
+                )),
+                table_size: 9,
+                money: Some(pb::MoneySettings {
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            "boss",
+        ))
+        .await
+        .expect("create");
+    let began = Instant::now();
+    for i in 1..=500 {
+        seating
+            .register(with(
+                pb::RegisterRequest {
+                    tournament_id: T.into(),
+                    command_id: format!("r{i}"),
+                    player_id: format!("p{i}"),
+                    name: format!("Player {i}"),
+                },
+                "floor",
+            ))
+            .await
+            .expect("register");
+    }
+    let registering = began.elapsed();
+    let started = seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: T.into(),
+                seed: String::new(),
+            },
+            "boss",
+        ))
+        .await
+        .expect("start")
+        .into_inner();
+    assert_eq!((started.players, started.tables), (500, 56));
+    let map = seating
+        .get_table_map(with(
+            pb::GetTableMapRequest {
+                tournament_id: T.into(),
+            },
+            "tv",
+        ))
+        .await
+        .expect("map")
+        .into_inner();
+    // Filled evenly: 500 on 56 tables of 9 is 52 tables of 9 and 4 of 8.
+    assert_eq!(map.tables.len(), 56);
+    assert!(map.tables.iter().all(|t| (8..=9).contains(&t.players)));
+
+    // Dealers at every table; seating is killed and comes back halfway.
+    let mut dealers = Vec::new();
+    for table in 1..=56 {
+        let (s, t) = (seating_channel.clone(), channel(&tables.addr()));
+        dealers.push(tokio::spawn(async move {
+            common::deal_table(s, t, T, table, "floor").await
+        }));
+    }
+    let playing = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let left = seating
+            .get_standings(with(
+                pb::GetStandingsRequest {
+                    tournament_id: T.into(),
+                },
+                "tv",
+            ))
+            .await
+            .expect("standings")
+            .into_inner()
+            .players_left;
+        if left <= 250 {
+            seating_service.restart();
+            break;
+        }
+    }
+    let mut hands = 0;
+    for d in dealers {
+        hands += d.await.expect("a dealer");
+    }
+    let played = playing.elapsed();
+
+    let mut payout = PayoutServiceClient::new(channel(&payout_service.addr()));
+    let results = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let r = payout
+                .get_results(with(
+                    pb::GetResultsRequest {
+                        tournament_id: T.into(),
+                    },
+                    "tv",
+                ))
+                .await
+                .expect("results")
+                .into_inner();
+            if r.results.len() == 500 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("every entry placed");
+    let pool = payout
+        .get_payouts(with(
+            pb::GetPayoutsRequest {
+                tournament_id: T.into(),
+            },
+            "tv",
+        ))
+        .await
+        .expect("payouts")
+        .into_inner()
+        .prize_pool;
+    assert_eq!(pool, 500 * 10_000);
+    check_results(&results.results, 500, pool);
+    // Every move was carried out, from one table to another, with a reason.
+    let moves = SeatingServiceClient::new(seating_channel)
+        .get_moves(with(
+            pb::GetMovesRequest {
+                tournament_id: T.into(),
+            },
+            "tv",
+        ))
+        .await
+        .expect("moves")
+        .into_inner()
+        .moves;
+    assert!(moves.len() > 56, "{} moves", moves.len());
+    assert!(moves.iter().all(|m| m.completed));
+    assert!(moves.iter().any(|m| m.reason() == pb::MoveReason::Balance));
+    assert!(
+        moves
+            .iter()
+            .any(|m| m.reason() == pb::MoveReason::TableBroken)
+    );
+    println!(
+        "500 registrations in {registering:?}; {hands} hands in {played:?} ({:.0} hands/s), {} moves",
+        hands as f64 / played.as_secs_f64(),
+        moves.len()
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["audit", "verify", "--nats", &url])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run felt audit");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains(" 0 failed"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
