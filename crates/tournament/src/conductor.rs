@@ -38,6 +38,43 @@ pub enum TournamentError {
     Contended { stream: String, attempts: u32 },
     #[error("inconsistent: {0}")]
     Inconsistent(String),
+    /// The table service (over the network) refused a command.
+    #[error("table {table}: {reason}")]
+    TableRefused { table: TableNo, reason: String },
+    /// The table service could not be reached.
+    #[error("the table service: {0}")]
+    TablesUnavailable(String),
+}
+
+/// Why the table service did not carry out a command sent over the network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteError {
+    /// Refused, with the service's reason (the rule broken).
+    Refused(String),
+    /// Not reached, or no answer: the same command id may be sent again.
+    Unavailable(String),
+}
+
+/// A future the table service answers with.
+pub type Remote<'a> = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = std::result::Result<(Vec<TableEvent>, bool), RemoteError>>
+            + Send
+            + 'a,
+    >,
+>;
+
+/// The table service as the conductor reaches it when deployed apart: each
+/// command sent with its id, answered with its events and whether it was a
+/// repeat. (In one process the conductor uses the table handler itself.)
+pub trait TableService: Send + Sync {
+    fn execute<'a>(
+        &'a self,
+        tournament: &'a str,
+        table: TableNo,
+        command_id: &'a str,
+        command: &'a Command,
+    ) -> Remote<'a>;
 }
 
 fn lift<R: std::error::Error>(
@@ -184,6 +221,8 @@ pub struct Conductor<L: EventLog> {
     opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
     /// Events appended through the conductor (retries not counted).
     appended: std::sync::atomic::AtomicU64,
+    /// The table service over the network, when deployed apart.
+    remote: Option<std::sync::Arc<dyn TableService>>,
 }
 
 impl<L: EventLog> std::fmt::Debug for Conductor<L> {
@@ -208,6 +247,20 @@ impl<L: EventLog + 'static> Conductor<L> {
             rules: std::sync::Mutex::new(BTreeMap::new()),
             opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
+            remote: None,
+        }
+    }
+
+    /// A conductor that sends its table commands (seats, moves, deals) to
+    /// the table service over the network; it reads the tables' events
+    /// from the log.
+    pub fn with_table_service(
+        log: std::sync::Arc<L>,
+        tables: std::sync::Arc<dyn TableService>,
+    ) -> Self {
+        Conductor {
+            remote: Some(tables),
+            ..Conductor::new(log)
         }
     }
 
@@ -282,9 +335,45 @@ impl<L: EventLog + 'static> Conductor<L> {
         c: Command,
     ) -> Result<Outcome<Table>> {
         let stream = felt_tablelog::stream(t, &table.to_string())?;
-        self.send(&self.tables, &stream, id, now, &c)
-            .await
-            .map_err(|e| lift(e, |source| TournamentError::Table { table, source }))
+        let Some(remote) = &self.remote else {
+            return self
+                .send(&self.tables, &stream, id, now, &c)
+                .await
+                .map_err(|e| lift(e, |source| TournamentError::Table { table, source }));
+        };
+        let mut attempt = 0u32;
+        let (events, duplicate) = loop {
+            match remote.execute(t, table, id, &c).await {
+                Ok(answer) => break answer,
+                Err(RemoteError::Refused(reason)) => {
+                    return Err(TournamentError::TableRefused { table, reason });
+                }
+                Err(RemoteError::Unavailable(e)) if attempt < 8 => {
+                    attempt += 1;
+                    tracing::warn!(%e, %stream, id, attempt, "the table service failed: sending again");
+                    tokio::time::sleep(std::time::Duration::from_millis(50 << attempt.min(5)))
+                        .await;
+                }
+                Err(RemoteError::Unavailable(e)) => {
+                    return Err(TournamentError::TablesUnavailable(e));
+                }
+            }
+        };
+        if !duplicate {
+            self.appended
+                .fetch_add(events.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+        // The table after the command, as the log has it.
+        let (state, version) = self.tables.state(&stream).await?;
+        Ok(Outcome {
+            events,
+            first: 0,
+            last: 0,
+            position: 0,
+            duplicate,
+            state,
+            version,
+        })
     }
 
     /// A clock command at `now`, or at the clock's last time if another
@@ -689,7 +778,11 @@ impl<L: EventLog + 'static> Conductor<L> {
             .await
         {
             Ok(out) => Ok((Begin::Started(out.events, out.state), out.duplicate)),
-            Err(TournamentError::Table { source, .. }) => {
+            Err(e @ (TournamentError::Table { .. } | TournamentError::TableRefused { .. })) => {
+                let source = match e {
+                    TournamentError::Table { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                };
                 // Release the table at seating: no hand was dealt.
                 let (button, big_blind) =
                     (begun.last_button.unwrap_or(1), begun.last_bb.unwrap_or(1));
@@ -706,7 +799,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                     },
                 )
                 .await?;
-                Ok((Begin::Wait(source.to_string()), false))
+                Ok((Begin::Wait(source), false))
             }
             Err(e) => Err(e),
         }

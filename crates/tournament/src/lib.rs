@@ -13,4 +13,7 @@ pub mod bot;
 mod conductor;
 pub mod follow;
 
-pub use conductor::{Begin, Conductor, HandSummary, TournamentError, TournamentSpec};
+pub use conductor::{
+    Begin, Conductor, HandSummary, Remote, RemoteError, TableService, TournamentError,
+    TournamentSpec,
+};

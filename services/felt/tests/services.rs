@@ -1,5 +1,6 @@
 //! The four services deployed apart: `felt serve table|seating|clock|payout`
-//! as separate processes on one real nats-server. Seating seats 500
+//! as separate processes on one real nats-server, seating calling the
+//! table service over gRPC. Seating seats 500
 //! players on 56 tables, dealers play every table over gRPC, seating breaks
 //! and balances tables as the bots bust players, and is killed (-9) and
 //! started again halfway; the tournament still ends with every entry placed
@@ -23,6 +24,7 @@ struct Service {
     name: &'static str,
     port: u16,
     nats: String,
+    extra: Vec<String>,
 }
 
 fn free_port() -> u16 {
@@ -33,12 +35,13 @@ fn free_port() -> u16 {
 }
 
 impl Service {
-    fn start(name: &'static str, nats: &str) -> Service {
+    fn start(name: &'static str, nats: &str, extra: &[String]) -> Service {
         let mut s = Service {
-            child: spawn(name, nats, free_port()),
+            child: spawn(name, nats, free_port(), extra),
             name,
             port: 0,
             nats: nats.into(),
+            extra: extra.to_vec(),
         };
         s.port = wait_ready(&mut s.child, name);
         s
@@ -56,7 +59,7 @@ impl Service {
     /// kill -9, then the same service again on the same port.
     fn restart(&mut self) {
         self.kill();
-        self.child = spawn(self.name, &self.nats, self.port);
+        self.child = spawn(self.name, &self.nats, self.port, &self.extra);
         wait_ready(&mut self.child, self.name);
     }
 }
@@ -67,10 +70,11 @@ impl Drop for Service {
     }
 }
 
-fn spawn(name: &str, nats: &str, port: u16) -> Child {
+fn spawn(name: &str, nats: &str, port: u16, extra: &[String]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_felt"))
         .args(["serve", name, "--nats", nats, "--listen"])
         .arg(format!("127.0.0.1:{port}"))
+        .args(extra)
         .args(["--token", "director=boss", "--token", "floor=floor"])
         .args(["--token", "partner=tv"])
         .env("RUST_BACKTRACE", "0")
@@ -104,10 +108,13 @@ const T: &str = "main";
 async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_to_a_winner() {
     let nats = felt_testkit::NatsServer::start().expect("nats-server");
     let url = nats.url();
-    let tables = Service::start("table", &url);
-    let mut seating_service = Service::start("seating", &url);
-    let _clock = Service::start("clock", &url);
-    let payout_service = Service::start("payout", &url);
+    let tables = Service::start("table", &url, &[]);
+    // Seating and the clock send seats, moves and deals to the table
+    // service over gRPC.
+    let to_tables = ["--tables".to_string(), format!("http://{}", tables.addr())];
+    let mut seating_service = Service::start("seating", &url, &to_tables);
+    let _clock = Service::start("clock", &url, &to_tables);
+    let payout_service = Service::start("payout", &url, &[]);
     let seating_channel = channel(&seating_service.addr());
     let mut seating = SeatingServiceClient::new(seating_channel.clone());
 

@@ -20,6 +20,7 @@ pub(crate) mod auth;
 mod clock;
 mod convert;
 mod payout;
+mod remote;
 mod seating;
 mod shared;
 mod status;
@@ -97,6 +98,11 @@ pub(crate) struct ServeArgs {
     /// NATS JetStream instead of the embedded log.
     #[arg(long, env = "FELT_NATS")]
     nats: Option<String>,
+    /// Seating and the clock deployed apart from the tables: the table
+    /// service's URL (e.g. http://tables:7070), called with this process's
+    /// first director token.
+    #[arg(long, env = "FELT_TABLES")]
+    tables: Option<String>,
     /// Where to listen (port 0: any free port; the address is printed)
     /// [default: 127.0.0.1:7070].
     #[arg(long, env = "FELT_LISTEN")]
@@ -130,6 +136,7 @@ pub(crate) struct ServeArgs {
 struct ConfigFile {
     data: Option<PathBuf>,
     nats: Option<String>,
+    tables: Option<String>,
     listen: Option<SocketAddr>,
     otlp: Option<String>,
     broadcast_delay: Option<u64>,
@@ -145,6 +152,7 @@ struct ConfigFile {
 pub(crate) struct Settings {
     data: PathBuf,
     nats: Option<String>,
+    tables: Option<String>,
     listen: SocketAddr,
     tokens: Vec<(String, auth::Role)>,
     otlp: Option<String>,
@@ -188,6 +196,7 @@ impl Settings {
         Settings {
             data: PathBuf::from("felt-data"),
             nats: None,
+            tables: None,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             tokens,
             otlp: None,
@@ -223,6 +232,7 @@ impl ServeArgs {
                 .or(file.data)
                 .unwrap_or_else(|| PathBuf::from("felt-data")),
             nats: self.nats.clone().or(file.nats),
+            tables: self.tables.clone().or(file.tables),
             listen: self
                 .listen
                 .or(file.listen)
@@ -387,7 +397,22 @@ pub(crate) async fn serve<L: EventLog + 'static>(
 ) -> anyhow::Result<()> {
     let tokens: HashMap<String, auth::Role> = settings.tokens.iter().cloned().collect();
     let interceptor = auth::authenticate(Arc::new(tokens));
-    let conductor = Arc::new(Conductor::new(log));
+    let conductor = Arc::new(match &settings.tables {
+        None => Conductor::new(log),
+        Some(url) => {
+            anyhow::ensure!(
+                !services.table,
+                "--tables names a table service elsewhere: this process runs its own"
+            );
+            let token = settings
+                .tokens
+                .iter()
+                .find(|(_, role)| *role == auth::Role::Director)
+                .map(|(token, _)| token.clone())
+                .ok_or_else(|| anyhow::anyhow!("--tables needs a director token to call with"))?;
+            Conductor::with_table_service(log, Arc::new(remote::RemoteTables::new(url, token)?))
+        }
+    });
     let ctx = shared::Ctx {
         conductor: conductor.clone(),
         now,

@@ -135,6 +135,8 @@ pub(crate) fn tournament(e: TournamentError) -> Status {
         TournamentError::Log(e) => log(e),
         e @ TournamentError::Contended { .. } => Status::aborted(e.to_string()),
         e @ TournamentError::Inconsistent(_) => Status::internal(e.to_string()),
+        e @ TournamentError::TableRefused { .. } => Status::failed_precondition(e.to_string()),
+        e @ TournamentError::TablesUnavailable(_) => Status::unavailable(e.to_string()),
     }
 }
 

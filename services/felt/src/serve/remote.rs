@@ -1,0 +1,188 @@
+//! The table service as seating and the clock reach it when the services
+//! are deployed apart: seats, moves and deals sent over gRPC with their
+//! command ids.
+
+use felt_proto::v1 as pb;
+use felt_proto::v1::table_service_client::TableServiceClient;
+use felt_table::{Command, Deal, ShortBigBlind, TableEvent};
+use felt_tournament::{Remote, RemoteError, TableService};
+use tonic::Code;
+use tonic::transport::Channel;
+
+/// A client of the table service, calling with one token.
+pub(crate) struct RemoteTables {
+    client: TableServiceClient<Channel>,
+    token: String,
+}
+
+impl RemoteTables {
+    /// Connects lazily (and again after the service restarts).
+    pub(crate) fn new(url: &str, token: String) -> anyhow::Result<RemoteTables> {
+        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
+            .map_err(|e| anyhow::anyhow!("--tables {url}: {e}"))?
+            .connect_lazy();
+        Ok(RemoteTables {
+            client: TableServiceClient::new(channel),
+            token,
+        })
+    }
+}
+
+fn level(l: &felt_table::Level) -> pb::Level {
+    super::convert::pb_level(l)
+}
+
+/// The conductor's table commands on the wire.
+fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
+    use pb::execute_request::Command as C;
+    Ok(match c {
+        Command::OpenTable { seats, rules } => C::OpenTable(pb::OpenTable {
+            seats: u32::from(*seats),
+            rules: Some(pb::HouseRules {
+                short_big_blind: match rules.short_big_blind {
+                    ShortBigBlind::CallFullBlind => pb::ShortBigBlind::CallFullBlind,
+                    ShortBigBlind::CallAmountPosted => pb::ShortBigBlind::CallAmountPosted,
+                }
+                .into(),
+                odd_chips: match rules.odd_chips {
+                    felt_table::OddChips::OneEachFromTheButton => {
+                        pb::OddChips::OneEachFromTheButton
+                    }
+                    felt_table::OddChips::AllToTheFirstWinner => pb::OddChips::AllToTheFirstWinner,
+                }
+                .into(),
+            }),
+        }),
+        Command::SeatPlayer {
+            seat,
+            player,
+            stack,
+        } => C::SeatPlayer(pb::SeatPlayer {
+            seat: u32::from(*seat),
+            player_id: player.0,
+            stack: *stack,
+        }),
+        Command::RemovePlayer { seat } => C::RemovePlayer(pb::RemovePlayer {
+            seat: u32::from(*seat),
+        }),
+        Command::StartHand {
+            level: l,
+            deal: Deal::Digital { seed },
+            button,
+        } => C::StartHand(pb::StartHand {
+            level: Some(level(l)),
+            deal: Some(pb::Deal {
+                kind: Some(pb::deal::Kind::DigitalSeed(seed.to_string())),
+            }),
+            button: button.map(u32::from),
+        }),
+        other => {
+            return Err(RemoteError::Refused(format!(
+                "{other:?} is not sent to the table service by seating"
+            )));
+        }
+    })
+}
+
+impl TableService for RemoteTables {
+    fn execute<'a>(
+        &'a self,
+        tournament: &'a str,
+        table: u32,
+        command_id: &'a str,
+        command: &'a Command,
+    ) -> Remote<'a> {
+        Box::pin(async move {
+            let mut req = tonic::Request::new(pb::ExecuteRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: tournament.into(),
+                    table_id: table.to_string(),
+                }),
+                command_id: command_id.into(),
+                command: Some(wire(command)?),
+            });
+            let bearer = format!("Bearer {}", self.token)
+                .parse()
+                .map_err(|_| RemoteError::Refused("the token is not a header value".into()))?;
+            req.metadata_mut().insert("authorization", bearer);
+            let answer = self
+                .client
+                .clone()
+                .execute(req)
+                .await
+                .map_err(|s| match s.code() {
+                    Code::InvalidArgument
+                    | Code::FailedPrecondition
+                    | Code::PermissionDenied
+                    | Code::Unauthenticated
+                    | Code::NotFound => RemoteError::Refused(s.message().to_string()),
+                    _ => RemoteError::Unavailable(format!("{}: {}", s.code(), s.message())),
+                })?
+                .into_inner();
+            let events = answer
+                .events
+                .iter()
+                .map(|e| serde_json::from_str::<TableEvent>(&e.json))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| {
+                    RemoteError::Refused(format!("an event the table service sent: {e}"))
+                })?;
+            Ok((events, answer.duplicate))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use felt_table::{AnteFormat, HouseRules, Level, PlayerId};
+
+    /// Every command seating sends survives the trip: wire, then the table
+    /// service's own reading of it.
+    #[test]
+    fn seating_commands_read_back_as_sent() {
+        let commands = [
+            Command::OpenTable {
+                seats: 9,
+                rules: HouseRules {
+                    short_big_blind: ShortBigBlind::CallAmountPosted,
+                    ..HouseRules::default()
+                },
+            },
+            Command::SeatPlayer {
+                seat: 4,
+                player: PlayerId(77),
+                stack: 20_000,
+            },
+            Command::RemovePlayer { seat: 4 },
+            Command::StartHand {
+                level: Level {
+                    small_blind: 100,
+                    big_blind: 200,
+                    ante: 200,
+                    ante_format: AnteFormat::BigBlind,
+                    smallest_chip: 25,
+                },
+                deal: Deal::Digital {
+                    seed: felt_cards::Seed::from_u64(7),
+                },
+                button: Some(3),
+            },
+        ];
+        for c in commands {
+            let req = pb::ExecuteRequest {
+                table: None,
+                command_id: "x".into(),
+                command: Some(wire(&c).unwrap()),
+            };
+            assert_eq!(super::super::convert::command(&req).unwrap(), c);
+        }
+        assert!(matches!(
+            wire(&Command::Act {
+                seat: 1,
+                action: felt_table::PlayerAction::Fold
+            }),
+            Err(RemoteError::Refused(_))
+        ));
+    }
+}
