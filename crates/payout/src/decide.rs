@@ -24,6 +24,10 @@ pub enum Command {
         entry: EntryId,
         player: String,
     },
+    /// Many entries at once, each as `RecordEntry` takes it, all or none.
+    RecordEntries {
+        entries: Vec<(EntryId, String)>,
+    },
     RecordAddOn {
         entry: EntryId,
     },
@@ -338,6 +342,27 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
                 entry: *entry,
                 player: player.clone(),
             }])
+        }
+        Command::RecordEntries { entries } => {
+            if entries.is_empty() {
+                return Err(PayoutError::NoEntries);
+            }
+            let mut scratch = state.clone();
+            let mut events = Vec::with_capacity(entries.len());
+            for (entry, player) in entries {
+                let one = decide(
+                    &scratch,
+                    &Command::RecordEntry {
+                        entry: *entry,
+                        player: player.clone(),
+                    },
+                )?;
+                for e in &one {
+                    scratch.apply(e);
+                }
+                events.extend(one);
+            }
+            Ok(events)
         }
         Command::RemoveEntry { entry } => {
             settings(state)?;

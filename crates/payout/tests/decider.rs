@@ -573,3 +573,22 @@ fn many_busts_during_late_registration_are_placed_in_order_a_few_hundred_at_a_ti
     assert_eq!(state.entries[&500].place, Some((501, 501)));
     assert_eq!(state.entries[&999].place, Some((500, 500)));
 }
+
+#[test]
+fn many_entries_at_once_are_recorded_all_or_none() {
+    let (state, _) = run(&[configure(SimultaneousBusts::ShareAcrossTables)]);
+    let entries: Vec<(u64, String)> = (1..=3).map(|i| (i, format!("p{i}"))).collect();
+    let events = decide(&state, &Command::RecordEntries { entries }).unwrap();
+    assert_eq!(events.len(), 3);
+    let mut after = state.clone();
+    for e in &events {
+        after.apply(e);
+    }
+    assert_eq!(after.remaining(), 3);
+    // One already recorded: refused, nothing recorded.
+    let twice = vec![(4, "p4".to_string()), (2, "p2".to_string())];
+    assert_eq!(
+        decide(&after, &Command::RecordEntries { entries: twice }),
+        Err(PayoutError::DuplicateEntry { entry: 2 })
+    );
+}

@@ -76,12 +76,46 @@ pub fn decide(
         gate(state, *table)?;
         return Ok(vec![SeatingEvent::HandBegun { table: *table }]);
     }
+    if let SeatingCommand::RegisterMany {
+        players,
+        level,
+        seed,
+    } = command
+    {
+        if players.is_empty() {
+            return Err(SeatingError::NoPlayer);
+        }
+        let mut scratch = state.clone();
+        let mut events = Vec::new();
+        for (i, (player, name)) in players.iter().enumerate() {
+            let mut seed = *seed;
+            for (b, x) in seed.iter_mut().zip((i as u64).to_le_bytes()) {
+                *b ^= x;
+            }
+            let one = decide(
+                &scratch,
+                &SeatingCommand::Register {
+                    player: player.clone(),
+                    name: name.clone(),
+                    level: *level,
+                    seed,
+                },
+            )?;
+            for e in &one {
+                scratch.apply(e);
+            }
+            events.extend(one);
+        }
+        return Ok(events);
+    }
     let mut work = Work {
         room: state.room.clone(),
         events: Vec::new(),
     };
     match command {
-        SeatingCommand::Create { .. } => unreachable!("handled above"),
+        SeatingCommand::Create { .. } | SeatingCommand::RegisterMany { .. } => {
+            unreachable!("handled above")
+        }
         SeatingCommand::Register {
             player,
             name,

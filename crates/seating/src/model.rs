@@ -148,6 +148,15 @@ pub enum SeatingCommand {
         level: u32,
         seed: Seed,
     },
+    /// Many registrations at once (a list imported from presales or a
+    /// partner's site): each as `Register` would take it, in order, all or
+    /// none. Each player's seat draw uses `seed` with their index mixed in.
+    RegisterMany {
+        /// (player, name) of each.
+        players: Vec<(String, String)>,
+        level: u32,
+        seed: Seed,
+    },
     /// Before play starts only.
     Unregister {
         entry: EntryId,

@@ -604,3 +604,80 @@ fn ten_thousand_entries_play_down_to_one() {
     play_out(&mut state, 0xfe17);
     assert_eq!(state.room.players(), 1);
 }
+
+#[test]
+fn many_registrations_at_once_are_each_a_registration_all_or_none() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.late_registration_level = 4;
+    let mut state = registered(settings.clone(), 2);
+    // When a list of presales comes in, then each is an entry in order.
+    let players: Vec<(String, String)> = (3..=12)
+        .map(|i| (format!("p{i}"), format!("Player {i}")))
+        .collect();
+    let events = run(
+        &mut state,
+        SeatingCommand::RegisterMany {
+            players: players.clone(),
+            level: 0,
+            seed: seed(1),
+        },
+    );
+    let entries: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::Registered { entry, .. } => Some(*entry),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(entries, (3..=12).collect::<Vec<_>>());
+    // A list with one player already in is refused, naming them, and
+    // registers nobody.
+    let before = state.clone();
+    let again = vec![
+        ("p13".to_string(), "Player 13".to_string()),
+        ("p5".to_string(), "Player 5".to_string()),
+    ];
+    assert_eq!(
+        decide(
+            &state,
+            &SeatingCommand::RegisterMany {
+                players: again,
+                level: 0,
+                seed: seed(2),
+            }
+        ),
+        Err(SeatingError::AlreadyRegistered {
+            player: "p5".into(),
+            entry: 5
+        })
+    );
+    assert_eq!(state, before);
+    // After the start, each late entry of a list gets its own random seat.
+    run(&mut state, SeatingCommand::Start { seed: seed(3) });
+    carry_out(&mut state);
+    let late = run(
+        &mut state,
+        SeatingCommand::RegisterMany {
+            players: vec![
+                ("p13".into(), "Player 13".into()),
+                ("p14".into(), "Player 14".into()),
+            ],
+            level: 2,
+            seed: seed(4),
+        },
+    );
+    let seated: Vec<(u32, u8)> = late
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::Seated {
+                table,
+                seat,
+                reason: SeatReason::LateEntry,
+                ..
+            } => Some((*table, *seat)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seated.len(), 2);
+    assert_ne!(seated[0], seated[1]);
+}

@@ -190,6 +190,10 @@ impl HandSummary {
     }
 }
 
+/// Registrations per seating decision in `register_many`: a decision is
+/// one NATS message, and stays well under its 1 MB limit.
+const REGISTERED_PER_DECISION: usize = 500;
+
 /// A hand seating grants a table: its number at seating, and where the
 /// button and big blind were at the table's last hand.
 #[derive(Clone, Copy, Debug)]
@@ -527,6 +531,66 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
         self.carry_out(t, now, &events).await?;
         Ok(entry)
+    }
+
+    /// Registers many entries at once (presales, a partner's list), a few
+    /// hundred per decision: each as `register` would take it. Returns the
+    /// entries in order.
+    pub async fn register_many(
+        &self,
+        t: &str,
+        command_id: &str,
+        players: &[(String, String)],
+        now: Millis,
+        seed: Seed,
+    ) -> Result<Vec<EntryId>> {
+        let level = self.level_now(t, now).await?;
+        let mut out = Vec::with_capacity(players.len());
+        for (k, chunk) in players.chunks(REGISTERED_PER_DECISION).enumerate() {
+            let mut chunk_seed = seed.0;
+            chunk_seed[31] ^= k as u8;
+            chunk_seed[30] ^= (k >> 8) as u8;
+            let events = self
+                .seat_cmd(
+                    t,
+                    &format!("{command_id}-{k}"),
+                    now,
+                    SeatingCommand::RegisterMany {
+                        players: chunk.to_vec(),
+                        level,
+                        seed: chunk_seed,
+                    },
+                )
+                .await?
+                .events;
+            let mut paid_in = Vec::new();
+            for e in &events {
+                if let SeatingEvent::Registered {
+                    entry,
+                    player,
+                    alternate,
+                    ..
+                } = e
+                {
+                    out.push(*entry);
+                    if !alternate {
+                        paid_in.push((*entry, player.clone()));
+                    }
+                }
+            }
+            if let (Some(first), Some(last)) = (paid_in.first(), paid_in.last()) {
+                let id = format!("entries-{}-{}", first.0, last.0);
+                self.pay_cmd(
+                    t,
+                    &id,
+                    now,
+                    felt_payout::Command::RecordEntries { entries: paid_in },
+                )
+                .await?;
+            }
+            self.carry_out(t, now, &events).await?;
+        }
+        Ok(out)
     }
 
     /// Unregisters an entry before play: out of the field at seating, its

@@ -246,7 +246,7 @@ async fn tournament(log: &[&str], data: &Path) {
         .expect("structure")
         .into_inner();
     assert_eq!(structure.name, "Turbo");
-    for i in 1..=14 {
+    for i in 1..=10 {
         let entry = seating
             .register(with(
                 pb::RegisterRequest {
@@ -264,6 +264,28 @@ async fn tournament(log: &[&str], data: &Path) {
             .expect("an entry");
         assert_eq!(entry.status(), pb::EntryStatus::Registered);
     }
+    // Presales come in as one list.
+    let listed = seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: T.into(),
+                command_id: "presales".into(),
+                players: (11..=14)
+                    .map(|i| pb::Registrant {
+                        player_id: format!("p{i}"),
+                        name: format!("Player {i:02}"),
+                    })
+                    .collect(),
+            },
+            &floor,
+        ))
+        .await
+        .expect("register many")
+        .into_inner();
+    assert_eq!(
+        listed.entries.iter().map(|e| e.entry).collect::<Vec<_>>(),
+        vec![11, 12, 13, 14]
+    );
     // A second registration of the same player is refused, naming them.
     let e = seating
         .register(with(

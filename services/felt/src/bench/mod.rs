@@ -5,6 +5,7 @@ use clap::Subcommand;
 mod eval;
 mod hands;
 mod log;
+mod registrations;
 mod table;
 
 #[derive(Debug, Subcommand)]
@@ -19,6 +20,9 @@ pub(crate) enum BenchCommand {
     /// from many streams at once, one stream read back, a whole log
     /// replayed.
     Log(log::LogArgs),
+    /// Registrations through the seating service over gRPC on NATS
+    /// JetStream: one call each, and one list.
+    Registrations(registrations::RegistrationsArgs),
     /// The table service: dealer commands per second over gRPC against many
     /// tables at once on NATS JetStream, and their latency.
     Table(table::TableArgs),
@@ -30,5 +34,6 @@ pub(crate) fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Hands(args) => hands::run(&args),
         BenchCommand::Log(args) => log::run(&args),
         BenchCommand::Table(args) => table::run(&args),
+        BenchCommand::Registrations(args) => registrations::run(&args),
     }
 }

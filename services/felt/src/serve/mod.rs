@@ -26,7 +26,7 @@ mod shared;
 mod status;
 mod table;
 
-pub(crate) use shared::Now;
+pub(crate) use shared::{Now, wall_clock};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ServeCommand {
@@ -63,7 +63,7 @@ impl Services {
         table: true,
         ..Services::NONE
     };
-    const NONE: Services = Services {
+    pub(crate) const NONE: Services = Services {
         table: false,
         clock: false,
         seating: false,

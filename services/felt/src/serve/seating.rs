@@ -260,6 +260,44 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         }))
     }
 
+    async fn register_many(
+        &self,
+        request: Request<pb::RegisterManyRequest>,
+    ) -> Result<Response<pb::RegisterManyResponse>, Status> {
+        floor_or_director(&role(&request)?, "registering players")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(invalid("command_id is required"));
+        }
+        if let Some(i) = req.players.iter().position(|p| p.player_id.is_empty()) {
+            return Err(invalid(format!("players[{i}].player_id is required")));
+        }
+        self.ctx.known(&req.tournament_id).await?;
+        let players: Vec<(String, String)> = req
+            .players
+            .into_iter()
+            .map(|p| (p.player_id, p.name))
+            .collect();
+        let entries = self
+            .ctx
+            .conductor
+            .register_many(
+                &req.tournament_id,
+                &req.command_id,
+                &players,
+                self.ctx.now(),
+                super::shared::fresh_seed(),
+            )
+            .await
+            .map_err(tournament_status)?;
+        let state = self.state(&req.tournament_id).await?;
+        let entries = entries
+            .iter()
+            .filter_map(|e| state.entries.get(e).map(|info| entry_view(*e, info)))
+            .collect();
+        Ok(Response::new(pb::RegisterManyResponse { entries }))
+    }
+
     async fn unregister(
         &self,
         request: Request<pb::UnregisterRequest>,
