@@ -47,6 +47,20 @@ fn spec() -> TournamentSpec {
     }
 }
 
+/// A tournament of `n` players, started.
+async fn started(log: Arc<EmbeddedLog>, t: &str, n: u64) -> Conductor<EmbeddedLog> {
+    let c = Conductor::new(log);
+    c.create(t, &spec(), T0).await.unwrap();
+    let players: Vec<(String, String)> = (1..=n)
+        .map(|i| (format!("p{i}"), format!("Player {i}")))
+        .collect();
+    c.register_many(t, "presales", &players, T0, Seed::from_u64(7))
+        .await
+        .unwrap();
+    c.start(t, T0, Seed::from_u64(1)).await.unwrap();
+    c
+}
+
 /// The follower's view of the log: every table decision, in order.
 async fn tables_of<L: EventLog + 'static>(c: &Conductor<L>) -> Subscription {
     let filter = Filter {
@@ -77,21 +91,7 @@ async fn catch_up<L: EventLog + 'static>(
 async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
-    let c = Conductor::new(log.clone());
-    c.create("f", &spec(), T0).await.unwrap();
-    for i in 1..=12 {
-        c.register(
-            "f",
-            &format!("r{i}"),
-            &format!("p{i}"),
-            &format!("Player {i}"),
-            T0,
-            Seed::from_u64(i),
-        )
-        .await
-        .unwrap();
-    }
-    c.start("f", T0, Seed::from_u64(1)).await.unwrap();
+    let c = started(log.clone(), "f", 12).await;
     let mut follower = HandFollower::default();
     let mut sub = tables_of(&c).await;
     let mut rng = ChaCha8Rng::seed_from_u64(3);
@@ -184,21 +184,7 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
 async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request() {
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
-    let c = Conductor::new(log.clone());
-    c.create("g", &spec(), T0).await.unwrap();
-    for i in 1..=6 {
-        c.register(
-            "g",
-            &format!("r{i}"),
-            &format!("p{i}"),
-            &format!("Player {i}"),
-            T0,
-            Seed::from_u64(i),
-        )
-        .await
-        .unwrap();
-    }
-    c.start("g", T0, Seed::from_u64(1)).await.unwrap();
+    let c = started(log.clone(), "g", 6).await;
     // Seating granted table 1 its first hand, and the process died before
     // the deal reached the table.
     c.seating

@@ -37,3 +37,42 @@ pub(crate) fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Registrations(args) => registrations::run(&args),
     }
 }
+
+/// Some of felt's services in this process on a loopback port, on NATS
+/// JetStream (`nats`, or a nats-server started here and kept in the
+/// returned guard), with one director token; a channel to them.
+async fn local_services(
+    nats: Option<&str>,
+    services: crate::serve::Services,
+    token: &str,
+) -> anyhow::Result<(
+    Option<felt_testkit::NatsServer>,
+    String,
+    tonic::transport::Channel,
+)> {
+    let (guard, url) = match nats {
+        Some(url) => (None, url.to_string()),
+        None => {
+            let local = felt_testkit::NatsServer::start()?;
+            let url = local.url();
+            (Some(local), url)
+        }
+    };
+    let log = std::sync::Arc::new(
+        felt_eventlog::NatsLog::connect(&url, &felt_eventlog::NatsSettings::default()).await?,
+    );
+    let incoming = tonic::transport::server::TcpIncoming::bind("127.0.0.1:0".parse()?)
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .with_nodelay(Some(true));
+    let addr = incoming.local_addr()?;
+    let settings = crate::serve::Settings::with_tokens(vec![(
+        token.into(),
+        crate::serve::auth::Role::Director,
+    )]);
+    let now: crate::serve::Now = std::sync::Arc::new(crate::serve::wall_clock);
+    tokio::spawn(async move { crate::serve::serve(log, services, &settings, now, incoming).await });
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?
+        .connect()
+        .await?;
+    Ok((guard, url, channel))
+}

@@ -2,18 +2,12 @@
 //! service over gRPC on NATS JetStream: one by one (`Register`), and as
 //! one list (`RegisterMany`).
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
-use felt_eventlog::{NatsLog, NatsSettings};
 use felt_proto::v1 as pb;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
-use felt_testkit::NatsServer;
 use tonic::Request;
-use tonic::transport::server::TcpIncoming;
-
-use crate::serve::auth::Role;
 
 #[derive(Debug, Args)]
 pub(crate) struct RegistrationsArgs {
@@ -59,31 +53,12 @@ pub(crate) fn run(args: &RegistrationsArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let local;
-        let url = match &args.nats {
-            Some(url) => url.clone(),
-            None => {
-                local = NatsServer::start()?;
-                local.url()
-            }
-        };
-        let log = Arc::new(NatsLog::connect(&url, &NatsSettings::default()).await?);
-        let incoming = TcpIncoming::bind("127.0.0.1:0".parse()?)
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .with_nodelay(Some(true));
-        let addr = incoming.local_addr()?;
-        let settings = crate::serve::Settings::with_tokens(vec![(TOKEN.into(), Role::Director)]);
-        let now: crate::serve::Now = Arc::new(crate::serve::wall_clock);
         let services = crate::serve::Services {
             seating: true,
             ..crate::serve::Services::NONE
         };
-        tokio::spawn(
-            async move { crate::serve::serve(log, services, &settings, now, incoming).await },
-        );
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?
-            .connect()
-            .await?;
+        let (_local, url, channel) =
+            super::local_services(args.nats.as_deref(), services, TOKEN).await?;
         let mut seating = SeatingServiceClient::new(channel)
             .max_decoding_message_size(64 << 20)
             .max_encoding_message_size(64 << 20);

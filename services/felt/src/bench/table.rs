@@ -1,19 +1,13 @@
 //! `felt bench table`: dealer commands per second over gRPC against many
 //! tables at once, the table service on NATS JetStream, and their latency.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use felt_eventlog::{NatsLog, NatsSettings};
 use felt_proto::v1 as pb;
 use felt_proto::v1::table_service_client::TableServiceClient;
-use felt_testkit::NatsServer;
 use pb::execute_request::Command as C;
 use tonic::Request;
-use tonic::transport::server::TcpIncoming;
-
-use crate::serve::auth::Role;
 
 #[derive(Debug, Args)]
 pub(crate) struct TableArgs {
@@ -94,27 +88,9 @@ pub(crate) fn run(args: &TableArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let local;
-        let url = match &args.nats {
-            Some(url) => url.clone(),
-            None => {
-                local = NatsServer::start()?;
-                local.url()
-            }
-        };
-        let log = Arc::new(NatsLog::connect(&url, &NatsSettings::default()).await?);
-        let incoming = TcpIncoming::bind("127.0.0.1:0".parse()?)
-            .map_err(|e| anyhow::anyhow!("{e}"))?
-            .with_nodelay(Some(true));
-        let addr = incoming.local_addr()?;
-        let settings = crate::serve::Settings::with_tokens(vec![(TOKEN.into(), Role::Director)]);
-        let now: crate::serve::Now = Arc::new(|| 0);
-        tokio::spawn(async move {
-            crate::serve::serve(log, crate::serve::Services::TABLE, &settings, now, incoming).await
-        });
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?
-            .connect()
-            .await?;
+        let (_local, url, channel) =
+            super::local_services(args.nats.as_deref(), crate::serve::Services::TABLE, TOKEN)
+                .await?;
         println!(
             "table service on nats at {url}: {} tables, {} callers",
             args.tables, args.concurrency

@@ -13,7 +13,7 @@ use tracing::Instrument;
 
 use super::auth::role;
 use super::convert::pb_level;
-use super::shared::{Ctx, floor_or_director, follow_stream, json_event};
+use super::shared::{Ctx, floor_or_director, follow_stream, handled, json_event};
 use super::status::{log as log_status, tournament as tournament_status};
 
 pub(crate) struct ClockApi<L: EventLog> {
@@ -230,13 +230,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
             .handle(&stream, &req.command_id, at, &command)
             .instrument(span)
             .await
-            .map_err(|e| match e {
-                felt_service::HandleError::Rejected(r) => {
-                    tournament_status(felt_tournament::TournamentError::Clock(r))
-                }
-                felt_service::HandleError::Log(e) => log_status(e),
-                e @ felt_service::HandleError::Contended { .. } => Status::aborted(e.to_string()),
-            })?;
+            .map_err(|e| handled(e, felt_tournament::TournamentError::Clock))?;
         let envelopes = self
             .ctx
             .conductor

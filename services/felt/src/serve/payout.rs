@@ -7,13 +7,13 @@ use felt_eventlog::EventLog;
 use felt_payout::{DealMethod, DealTerms, PayoutEvent, PayoutState};
 use felt_proto::v1 as pb;
 use felt_proto::v1::payout_service_server::PayoutService;
-use felt_tournament::aggregates::{payout_stream, seating_stream};
+use felt_tournament::aggregates::payout_stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::auth::role;
-use super::shared::{Ctx, floor_or_director, follow_stream, json_event};
-use super::status::{log as log_status, tournament as tournament_status};
+use super::shared::{Ctx, floor_or_director, follow_stream, handled, json_event};
+use super::status::log as log_status;
 
 pub(crate) struct PayoutApi<L: EventLog> {
     ctx: Ctx<L>,
@@ -24,30 +24,12 @@ impl<L: EventLog + 'static> PayoutApi<L> {
         PayoutApi { ctx }
     }
 
-    /// Payout's state, read up to the log's end.
     async fn state(&self, t: &str) -> Result<Arc<PayoutState>, Status> {
-        self.ctx.known(t).await?;
-        let stream = payout_stream(t).map_err(log_status)?;
-        Ok(self
-            .ctx
-            .conductor
-            .payout
-            .state(&stream)
-            .await
-            .map_err(log_status)?
-            .0)
+        self.ctx.payout(t).await
     }
 
     async fn seating(&self, t: &str) -> Result<Arc<felt_seating::SeatingState>, Status> {
-        let stream = seating_stream(t).map_err(log_status)?;
-        Ok(self
-            .ctx
-            .conductor
-            .seating
-            .state(&stream)
-            .await
-            .map_err(log_status)?
-            .0)
+        self.ctx.seating(t).await
     }
 }
 
@@ -235,13 +217,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         let out = handler
             .handle(&stream, &req.command_id, self.ctx.now(), &command)
             .await
-            .map_err(|e| match e {
-                felt_service::HandleError::Rejected(r) => {
-                    tournament_status(felt_tournament::TournamentError::Payout(r))
-                }
-                felt_service::HandleError::Log(e) => log_status(e),
-                e @ felt_service::HandleError::Contended { .. } => Status::aborted(e.to_string()),
-            })?;
+            .map_err(|e| handled(e, felt_tournament::TournamentError::Payout))?;
         let envelopes = handler
             .log()
             .read(&stream, out.first)

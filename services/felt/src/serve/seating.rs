@@ -33,18 +33,8 @@ impl<L: EventLog + 'static> SeatingApi<L> {
         SeatingApi { ctx }
     }
 
-    /// Seating's state, read up to the log's end.
     async fn state(&self, t: &str) -> Result<Arc<SeatingState>, Status> {
-        self.ctx.known(t).await?;
-        let stream = seating_stream(t).map_err(log_status)?;
-        Ok(self
-            .ctx
-            .conductor
-            .seating
-            .state(&stream)
-            .await
-            .map_err(log_status)?
-            .0)
+        self.ctx.seating(t).await
     }
 }
 

@@ -85,6 +85,20 @@ impl<L: EventLog + 'static> Ctx<L> {
         (self.now)()
     }
 
+    /// Seating's state of a known tournament, caught up with the log.
+    pub(crate) async fn seating(&self, t: &str) -> Result<Arc<felt_seating::SeatingState>, Status> {
+        self.known(t).await?;
+        let stream = felt_tournament::aggregates::seating_stream(t).map_err(log_status)?;
+        fresh(&self.conductor.seating, &stream).await
+    }
+
+    /// Payout's state of a known tournament, caught up with the log.
+    pub(crate) async fn payout(&self, t: &str) -> Result<Arc<felt_payout::PayoutState>, Status> {
+        self.known(t).await?;
+        let stream = felt_tournament::aggregates::payout_stream(t).map_err(log_status)?;
+        fresh(&self.conductor.payout, &stream).await
+    }
+
     /// Refuses a tournament the log does not know (asking the log until
     /// the tournament exists, then remembering it).
     pub(crate) async fn known(&self, tournament: &str) -> Result<(), Status> {
@@ -113,6 +127,27 @@ impl<L: EventLog + 'static> Ctx<L> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(tournament.to_string());
         Ok(())
+    }
+}
+
+/// An aggregate's state caught up with the log (another process may have
+/// written it).
+async fn fresh<A: felt_service::Aggregate, L: EventLog + 'static>(
+    handler: &felt_service::Handler<A, L>,
+    stream: &StreamId,
+) -> Result<Arc<A::State>, Status> {
+    Ok(handler.state(stream).await.map_err(log_status)?.0)
+}
+
+/// A command of the floor's refused, or the log's trouble, as a status.
+pub(crate) fn handled<R: std::error::Error>(
+    e: felt_service::HandleError<R>,
+    wrap: fn(R) -> felt_tournament::TournamentError,
+) -> Status {
+    match e {
+        felt_service::HandleError::Rejected(r) => super::status::tournament(wrap(r)),
+        felt_service::HandleError::Log(e) => log_status(e),
+        e @ felt_service::HandleError::Contended { .. } => Status::aborted(e.to_string()),
     }
 }
 

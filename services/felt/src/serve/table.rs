@@ -288,32 +288,19 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             let _ = tx.send(Ok(item)).await;
             after = version;
         }
-        // The tournament's table decisions from the start of the log: the
-        // stream's events after `after` come in order, with no gap.
-        let filter = Filter {
-            tournament: Some(table.tournament_id.clone()),
-            kind: Some("table".into()),
-        };
-        let mut sub = self
-            .handler
-            .log()
-            .subscribe(filter, 0)
-            .await
-            .map_err(log_status)?;
+        // The table's decisions after `after`, in order, with no gap.
+        let mut decisions = super::shared::follow_stream(self.handler.log(), stream, after).await?;
         tokio::spawn(async move {
-            while let Some(next) = sub.next().await {
-                let committed = match next {
-                    Ok(c) => c,
+            while let Some(next) = decisions.recv().await {
+                let envelopes = match next {
+                    Ok(envelopes) => envelopes,
                     Err(e) => {
-                        let _ = tx.send(Err(log_status(e))).await;
+                        let _ = tx.send(Err(e)).await;
                         return;
                     }
                 };
-                if committed.stream != stream {
-                    continue;
-                }
                 let mut events = Vec::new();
-                for env in committed.envelopes.iter().filter(|e| e.sequence > after) {
+                for env in &envelopes {
                     match felt_tablelog::decode(env) {
                         Ok(e) => events.push((env.sequence, e)),
                         Err(e) => {
@@ -323,7 +310,6 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     }
                 }
                 for event in wire(&events, &role) {
-                    after = event.sequence;
                     let item = pb::WatchTableResponse {
                         item: Some(pb::watch_table_response::Item::Event(event)),
                     };
