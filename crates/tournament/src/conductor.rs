@@ -774,18 +774,30 @@ impl<L: EventLog + 'static> Conductor<L> {
                 return Ok(Begin::Wait(reason));
             }
             drop(seating);
-            // Seating has begun a hand here: if the table has none in
-            // progress, either it ended (and seating will hear of it), or a
-            // crash came between seating's grant and the deal. Dealing it
-            // under the same command id tells which: a repeat changes
-            // nothing, a first deal is the hand seating granted.
-            // This process's view first (it dealt the hand itself, most
-            // often), then the log's.
+            // Seating has begun a hand here. Being played: a dealer asking
+            // again (the first answer lost, say to a restart) gets it back.
+            // None in progress: either it ended (and seating will hear of
+            // it), or a crash came between seating's grant and the deal.
+            // Dealing it under the same command id tells which: a repeat
+            // changes nothing, a first deal is the hand seating granted.
             let stream = felt_tablelog::stream(t, &table.to_string())?;
-            if self.tables.cached_state(&stream).await?.0.hand.is_some()
-                || self.tables.state(&stream).await?.0.hand.is_some()
-            {
-                return Ok(Begin::Wait(reason));
+            let (now_at_table, _) = self.tables.state(&stream).await?;
+            if let Some(number) = now_at_table.hand.as_ref().map(|h| h.number) {
+                let events: Vec<TableEvent> = self
+                    .tables
+                    .log()
+                    .read(&stream, 1)
+                    .await?
+                    .iter()
+                    .map(felt_tablelog::decode)
+                    .collect::<std::result::Result<_, _>>()?;
+                let start = events
+                    .iter()
+                    .rposition(
+                        |e| matches!(e, TableEvent::HandStarted { number: n, .. } if *n == number),
+                    )
+                    .unwrap_or(0);
+                return Ok(Begin::Started(events[start..].to_vec(), now_at_table));
             }
             // (Seating counts a hand when it ends: the begun one is next.)
             return match self.deal(t, table, &begun, level, deck, now).await? {

@@ -208,9 +208,14 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
         }
     }
     let mut hands = 0;
-    for d in dealers {
-        hands += d.await.expect("a dealer");
-    }
+    let all = async {
+        for d in dealers {
+            hands += d.await.expect("a dealer");
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(240), all)
+        .await
+        .expect("the tournament finished within four minutes");
     let played = playing.elapsed();
 
     let mut payout = PayoutServiceClient::new(channel(&payout_service.addr()));
