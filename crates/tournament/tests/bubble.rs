@@ -1,0 +1,269 @@
+//! Places and prizes come from the tables' events: a tournament played to a
+//! winner through the conductor, its hand ends reported by the follower
+//! from the log, with a hand-for-hand double bust on the bubble (one
+//! player out at each of two tables in the same hand-for-hand hand share
+//! the sum of their places' prizes, TDA RP8).
+//!
+//! Deterministic: each hand is dealt from a fixed seed, and who goes all
+//! in is chosen by playing the dealt hand on a copy of the table first.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use felt_cards::Seed;
+use felt_clock::{ClockSettings, Millis, Structure};
+use felt_eventlog::{EmbeddedLog, EventLog, Filter, Subscription};
+use felt_payout::{MoneySettings, PayoutState, PercentRow, PercentTable, SimultaneousBusts};
+use felt_seating::{EntryStatus, Settings};
+use felt_table::{Command, HouseRules, PlayerAction, Seat, TableEvent, TableState};
+use felt_tournament::follow::{HandFollower, Inputs, report};
+use felt_tournament::{Begin, Conductor, TournamentSpec};
+
+const T0: Millis = 1_796_153_400_000;
+const ENTRIES: u64 = 14;
+
+struct Fixed;
+
+impl Inputs for Fixed {
+    fn now(&self) -> Millis {
+        T0
+    }
+    fn seed(&self) -> Seed {
+        Seed::from_u64(11)
+    }
+}
+
+/// Six-handed tables, six places paid: the bubble is at seven players, on
+/// two tables.
+fn spec(busts: SimultaneousBusts) -> TournamentSpec {
+    let mut seating = Settings::tda(6, 6_000);
+    seating.final_table = 6;
+    let mut money = MoneySettings::club();
+    money.structure = felt_payout::Structure::Percentages(PercentTable {
+        rows: vec![PercentRow {
+            max_entries: 20,
+            basis_points: vec![3000, 2000, 1500, 1300, 1200, 1000],
+        }],
+        unit: 100,
+    });
+    TournamentSpec {
+        name: "Bubble".into(),
+        seating,
+        structure: Structure::bhpoker(),
+        clock: ClockSettings::default(),
+        money,
+        busts,
+        rules: HouseRules::default(),
+    }
+}
+
+/// The next command when `pair` go all in and everyone else folds (no
+/// pair: everyone folds to the big blind).
+fn planned(state: &TableState, pair: Option<(Seat, Seat)>) -> Option<Command> {
+    let o = state.options()?;
+    let action = match pair {
+        Some((a, b)) if o.seat == a || o.seat == b => PlayerAction::AllIn,
+        _ if o.to_call == 0 => PlayerAction::Check,
+        _ => PlayerAction::Fold,
+    };
+    Some(Command::Act {
+        seat: o.seat,
+        action,
+    })
+}
+
+/// Two seats whose all-in busts exactly one of them in the hand just dealt
+/// (found by playing it on a copy of the table), and the entry that busts
+/// with its chips at the start of the hand.
+fn busting_pair(state: &TableState) -> Option<((Seat, Seat), (u64, u64))> {
+    let h = state.hand.as_ref()?;
+    let seats: Vec<Seat> = (1..=state.size)
+        .filter(|&s| h.player(s).is_some_and(|p| !p.all_in))
+        .collect();
+    for (i, &a) in seats.iter().enumerate() {
+        for &b in &seats[i + 1..] {
+            let mut copy = state.clone();
+            let mut busted = Vec::new();
+            while let Some(command) = planned(&copy, Some((a, b))) {
+                for e in felt_table::execute(&mut copy, &command).expect("a legal action") {
+                    if let TableEvent::HandEnded { busted: out, .. } = e {
+                        busted = out;
+                    }
+                }
+            }
+            if let [one] = busted.as_slice() {
+                return Some(((a, b), (one.player.0, one.starting_stack)));
+            }
+        }
+    }
+    None
+}
+
+/// Plays the hand at a table to its end with `pair` all in.
+async fn play(
+    c: &Conductor<EmbeddedLog>,
+    table: u32,
+    state: &TableState,
+    pair: Option<(Seat, Seat)>,
+) {
+    let number = state.hand.as_ref().expect("a hand").number;
+    let mut state = state.clone();
+    let mut k = 0;
+    while let Some(command) = planned(&state, pair) {
+        k += 1;
+        let id = format!("t{table}-h{number}-{k}");
+        state = (*c.table("b", table, &id, T0, command).await.unwrap().state).clone();
+    }
+}
+
+/// Reports every hand end the subscription has delivered so far.
+async fn catch_up(
+    c: &Conductor<EmbeddedLog>,
+    follower: &mut HandFollower,
+    sub: &mut Subscription,
+) -> usize {
+    let mut reported = 0;
+    while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
+        let committed = next.unwrap().unwrap();
+        if report(c, follower, &committed, &Fixed)
+            .await
+            .unwrap()
+            .is_some()
+        {
+            reported += 1;
+        }
+    }
+    reported
+}
+
+/// Plays a tournament to a winner under a house rule for simultaneous
+/// busts; the two entries (with their starting stacks) out in the same
+/// hand-for-hand hand on the bubble, and payout's state at the end.
+async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutState>) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = Conductor::new(log.clone());
+    c.create("b", &spec(rule), T0).await.unwrap();
+    let players: Vec<(String, String)> = (1..=ENTRIES)
+        .map(|i| (format!("p{i}"), format!("Player {i}")))
+        .collect();
+    c.register_many("b", "presales", &players, T0, Seed::from_u64(7))
+        .await
+        .unwrap();
+    c.start("b", T0, Seed::from_u64(1)).await.unwrap();
+    c.close_registration("b", T0).await.unwrap();
+    let filter = Filter {
+        tournament: Some("b".into()),
+        kind: Some("table".into()),
+    };
+    let mut sub = log.subscribe(filter, 0).await.unwrap();
+    let mut follower = HandFollower::default();
+
+    let mut bubble: Option<[(u64, u64); 2]> = None;
+    let mut hfh_rounds = 0;
+    for round in 0..3_000u64 {
+        let seating = c.seating_state("b").await.unwrap();
+        let left = seating.room.players();
+        if left <= 1 {
+            break;
+        }
+        let hand_for_hand = seating.room.hand_for_hand.is_some();
+        let tables: Vec<u32> = seating.room.tables.keys().copied().collect();
+        drop(seating);
+        let mut dealt = Vec::new();
+        for table in tables {
+            let deck = Seed::from_u64(round << 8 | u64::from(table));
+            if let Begin::Started(_, state) = c.begin_hand("b", table, T0, deck).await.unwrap() {
+                dealt.push((table, state));
+            }
+        }
+        let plans: Vec<_> = dealt.iter().map(|(_, s)| busting_pair(s)).collect();
+        let mut chosen: Vec<Option<(Seat, Seat)>> = vec![None; dealt.len()];
+        if hand_for_hand {
+            hfh_rounds += 1;
+            assert_eq!(dealt.len(), 2, "hand-for-hand on the bubble at two tables");
+            // Both tables bust a player in this hand, or neither does.
+            if let [Some((a, x)), Some((b, y))] = plans.as_slice() {
+                chosen = vec![Some(*a), Some(*b)];
+                bubble = Some([*x, *y]);
+            }
+        } else if let Some(i) = plans.iter().position(Option::is_some) {
+            // One bust at a time, so the field reaches the bubble exactly.
+            chosen[i] = plans[i].map(|p| p.0);
+        }
+        for ((table, state), pair) in dealt.iter().zip(chosen) {
+            play(&c, *table, state, pair).await;
+        }
+        let reported = catch_up(&c, &mut follower, &mut sub).await;
+        assert_eq!(reported, dealt.len(), "every hand end reported once");
+        if hand_for_hand && bubble.is_some() {
+            let seating = c.seating_state("b").await.unwrap();
+            assert_eq!(seating.room.players(), 5);
+            assert!(seating.room.hand_for_hand.is_none(), "in the money");
+        }
+    }
+    let bubble = bubble.expect("a double bust on the bubble");
+    assert!(hfh_rounds >= 1);
+
+    let seating = c.seating_state("b").await.unwrap();
+    assert_eq!(seating.room.players(), 1, "played to a winner");
+    let payout = c.payout_state("b").await.unwrap();
+    assert_eq!(payout.pool.as_ref().unwrap().prize_pool, 14 * 4_000);
+    assert_eq!(u64::from(payout.busted), ENTRIES - 1);
+    // Seating and payout agree on who is out.
+    for (entry, e) in &payout.entries {
+        let out = seating.entries[entry].status == EntryStatus::Busted;
+        assert_eq!(e.busted, out, "entry {entry}");
+    }
+    (bubble, payout)
+}
+
+#[tokio::test]
+async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_bubble() {
+    let ([(x, _), (y, _)], payout) = to_a_winner(SimultaneousBusts::ShareAcrossTables).await;
+    let pool = payout.pool.as_ref().unwrap().prize_pool;
+    // The bubble pair share 6th and 7th: half of 6th's 10% each.
+    for entry in [x, y] {
+        let e = &payout.entries[&entry];
+        assert_eq!(e.place, Some((6, 7)), "entry {entry}");
+        assert_eq!(e.prize, pool / 10 / 2, "entry {entry}");
+    }
+    // Everyone else has a place of their own; 1st to 5th by the sheet.
+    let mut places: Vec<(u32, u32)> = payout
+        .entries
+        .iter()
+        .filter(|(k, _)| ![x, y].contains(k))
+        .map(|(_, e)| e.place.expect("placed"))
+        .collect();
+    places.sort_unstable();
+    let expected: Vec<(u32, u32)> = (1..=5).chain(8..=14).map(|p| (p, p)).collect();
+    assert_eq!(places, expected);
+    // Each place rounded down to the unit (100); what rounding leaves goes
+    // to the winner (1300 and 1200 basis points leave 80 and 20).
+    let sheet = [16_800 + 100, 11_200, 8_400, 7_200, 6_700];
+    for e in payout.entries.values() {
+        match e.place {
+            Some((p, q)) if p == q && p <= 5 => {
+                assert_eq!(e.prize, sheet[p as usize - 1], "place {p}");
+            }
+            Some((p, q)) if p == q => assert_eq!(e.prize, 0, "place {p}"),
+            _ => {}
+        }
+    }
+    let paid: u64 = payout.entries.values().map(|e| e.prize).sum();
+    assert_eq!(paid, pool, "the whole pool is paid");
+}
+
+#[tokio::test]
+async fn by_the_house_rule_of_seed_003_the_bubble_pair_is_placed_by_starting_stack() {
+    let ([a, b], payout) = to_a_winner(SimultaneousBusts::ByStartingStack).await;
+    // (The seeds give the pair different stacks: 5,925 and 6,000.)
+    assert_ne!(a.1, b.1);
+    let (high, low) = if a.1 > b.1 { (a, b) } else { (b, a) };
+    let pool = payout.pool.as_ref().unwrap().prize_pool;
+    let place = |entry: u64| payout.entries[&entry].place;
+    let prize = |entry: u64| payout.entries[&entry].prize;
+    assert_eq!(place(high.0), Some((6, 6)), "{high:?} over {low:?}");
+    assert_eq!(place(low.0), Some((7, 7)), "{low:?} under {high:?}");
+    assert_eq!((prize(high.0), prize(low.0)), (pool / 10, 0));
+}
