@@ -163,6 +163,15 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         Ok((Arc::clone(&entry.state), entry.version))
     }
 
+    /// Whether a command with this id is in the stream (caught up with the
+    /// log first): a retry, to be answered with its first result.
+    pub async fn recorded(&self, stream: &StreamId, command_id: &str) -> Result<bool, LogError> {
+        let entry = self.entry(stream);
+        let mut entry = entry.lock().await;
+        self.catch_up(stream, &mut entry).await?;
+        Ok(entry.commands.contains_key(command_id))
+    }
+
     /// Reads what the log holds after the entry's version and folds it.
     async fn catch_up(&self, stream: &StreamId, entry: &mut Entry<A>) -> Result<(), LogError> {
         let envelopes = self.log.read(stream, entry.version + 1).await?;

@@ -226,6 +226,21 @@ impl Decider<'_> {
                 });
                 self.emit(event);
             }
+            Command::CallClock { seat } => {
+                self.turn_of(*seat)?;
+                self.emit(TableEvent::ClockCalled { seat: *seat });
+            }
+            Command::TimeOut { seat } => {
+                let to_call = self.turn_of(*seat)?;
+                let action = if to_call > 0 {
+                    PlayerAction::Fold
+                } else {
+                    PlayerAction::Check
+                };
+                let event = self.act(*seat, &action)?;
+                self.emit(TableEvent::TimedOut { seat: *seat });
+                self.emit(event);
+            }
             Command::Misdeal { reason, deal } => self.misdeal(reason, deal)?,
             Command::Rule { ruling, reason } => self.rule(ruling, reason)?,
             Command::Penalize { seat, orbits } => {
@@ -582,6 +597,20 @@ impl Decider<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Checks that it is `seat`'s turn; what it has to call.
+    fn turn_of(&self, seat: Seat) -> Result<Chips, Rejection> {
+        let h = self.hand()?;
+        let Some(to_act) = h.to_act else {
+            return Err(Rejection::NoActionPending { street: h.street });
+        };
+        if seat != to_act {
+            self.check_seat(seat)?;
+            return Err(Rejection::NotTheirTurn { seat, to_act });
+        }
+        let street = h.player(seat).map_or(0, |p| p.street);
+        Ok(h.current_bet.saturating_sub(street))
     }
 
     fn act(&self, seat: Seat, action: &PlayerAction) -> Result<TableEvent, Rejection> {

@@ -225,6 +225,17 @@ pub enum Command {
         seat: Seat,
         orbits: u8,
     },
+    /// The floor calls the clock on the player to act (TDA 29). Recorded
+    /// with its time; the player's time runs from it.
+    CallClock {
+        seat: Seat,
+    },
+    /// The player to act ran out of time (the action clock of seed 002, or
+    /// a called clock, TDA 29): facing a bet the hand is dead, otherwise the
+    /// player checks. The table service judges the time before sending it.
+    TimeOut {
+        seat: Seat,
+    },
     /// Table a hand; `cards` are required in a physical deal unless entered.
     Show {
         seat: Seat,
@@ -415,6 +426,15 @@ pub enum TableEvent {
         player: PlayerId,
         hands: u32,
     },
+    /// The clock was called on the player to act (TDA 29).
+    ClockCalled {
+        seat: Seat,
+    },
+    /// The player to act ran out of time; the fold or check follows as its
+    /// own event.
+    TimedOut {
+        seat: Seat,
+    },
     ActionTaken {
         seat: Seat,
         action: ActionTaken,
@@ -471,6 +491,8 @@ impl TableEvent {
             TableEvent::FloorRuled { .. } => "FloorRuled",
             TableEvent::UndercallForfeited { .. } => "UndercallForfeited",
             TableEvent::PenaltyGiven { .. } => "PenaltyGiven",
+            TableEvent::ClockCalled { .. } => "ClockCalled",
+            TableEvent::TimedOut { .. } => "TimedOut",
             TableEvent::ActionTaken { .. } => "ActionTaken",
             TableEvent::StreetDealt { .. } => "StreetDealt",
             TableEvent::CardsShown { .. } => "CardsShown",

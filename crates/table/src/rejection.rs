@@ -37,6 +37,8 @@ pub enum Rejection {
     InvalidButton { seat: Seat },
     #[error("seat {seat} acted out of turn: seat {to_act} is to act (TDA 53)")]
     OutOfTurn { seat: Seat, to_act: Seat },
+    #[error("the clock runs only on the player to act: seat {to_act}, not seat {seat} (TDA 29)")]
+    NotTheirTurn { seat: Seat, to_act: Seat },
     #[error("no player is to act: betting on the {street} is over")]
     NoActionPending { street: Street },
     #[error("seat {seat} cannot check facing {to_call} to call")]

@@ -594,7 +594,10 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         | TableEvent::OutOfTurnVoided { .. }
         | TableEvent::PenaltyGiven { .. } => apply_ruling(state, event),
         // Records of how a ruling was reached; their effects are events of their own.
-        TableEvent::ChipsRead { .. } | TableEvent::FloorRuled { .. } => {}
+        TableEvent::ChipsRead { .. }
+        | TableEvent::FloorRuled { .. }
+        | TableEvent::ClockCalled { .. }
+        | TableEvent::TimedOut { .. } => {}
         TableEvent::HandEnded { busted, .. } => {
             // Each hand dealt during a penalty counts towards it (TDA 71).
             if let Some(h) = state.hand.take() {

@@ -352,3 +352,56 @@ fn an_award_that_does_not_follow_from_the_cards_is_found() {
     let err = check_awards(&forged).unwrap_err().to_string();
     assert_eq!(err, "hand 1: 2000 chips at the start, 2005 at the end");
 }
+
+#[test]
+fn out_of_time_facing_a_bet_the_hand_is_dead_otherwise_the_player_checks() {
+    let mut t = table(&[1000, 1000, 1000]);
+    t.start(level(50, 100), Some(1));
+    // Preflop the button (seat 1) faces the big blind: a dead hand.
+    let events = t.ok(Command::TimeOut { seat: 1 });
+    assert_eq!(events[0], TableEvent::TimedOut { seat: 1 });
+    assert!(matches!(
+        events[1],
+        TableEvent::ActionTaken {
+            seat: 1,
+            action: ActionTaken::Fold,
+            ..
+        }
+    ));
+    t.act(2, Call);
+    // The big blind with nothing to call checks.
+    let events = t.ok(Command::TimeOut { seat: 3 });
+    assert!(matches!(
+        events[1],
+        TableEvent::ActionTaken {
+            seat: 3,
+            action: ActionTaken::Check,
+            ..
+        }
+    ));
+    assert_eq!(t.to_act(), None, "preflop betting is over");
+    assert_eq!(t.hand().pot(), 200);
+    assert_eq!(replay(&t.log), t.state);
+}
+
+#[test]
+fn the_clock_is_called_and_runs_out_only_on_the_player_to_act() {
+    let mut t = table(&[1000, 1000, 1000]);
+    t.start(level(50, 100), Some(1));
+    let events = t.ok(Command::CallClock { seat: 1 });
+    assert_eq!(events, vec![TableEvent::ClockCalled { seat: 1 }]);
+    assert_eq!(t.to_act(), Some(1), "calling the clock changes no turn");
+    assert_eq!(
+        t.refused(Command::CallClock { seat: 2 }),
+        "the clock runs only on the player to act: seat 1, not seat 2 (TDA 29)"
+    );
+    assert_eq!(
+        t.refused(Command::TimeOut { seat: 3 }),
+        "the clock runs only on the player to act: seat 1, not seat 3 (TDA 29)"
+    );
+    fold_around(&mut t);
+    assert_eq!(
+        t.refused(Command::TimeOut { seat: 1 }),
+        "no hand is in progress"
+    );
+}

@@ -44,6 +44,18 @@ pub enum TournamentError {
     /// The table service could not be reached.
     #[error("the table service: {0}")]
     TablesUnavailable(String),
+    /// A timeout claimed before the player's time ran out.
+    #[error("table {table}: seat {seat} still has {} s to act (the action clock of seed 002, or a called clock, TDA 29)", *.left as f64 / 1000.0)]
+    StillInTime {
+        table: TableNo,
+        seat: Seat,
+        left: Millis,
+    },
+    /// A timeout claimed where no clock runs on the player.
+    #[error(
+        "table {table}: no clock runs on seat {seat}: this tournament has no action clock and the floor has not called the clock (TDA 29)"
+    )]
+    NoClockRunning { table: TableNo, seat: Seat },
 }
 
 /// Why the table service did not carry out a command sent over the network.
@@ -891,6 +903,70 @@ impl<L: EventLog + 'static> Conductor<L> {
         command: Command,
     ) -> Result<Outcome<Table>> {
         self.table_cmd(t, table, command_id, now, command).await
+    }
+
+    /// The player to act at a table is out of time: judged from when the
+    /// action reached them (or the floor called the clock) as the log
+    /// recorded it, the clock's action-clock settings and their time-bank
+    /// cards, at `now`. Cards the player used are recorded at the clock,
+    /// then the table records the fold or check. Refused, changing
+    /// nothing, while the player is still in time.
+    pub async fn time_out(
+        &self,
+        t: &str,
+        table: TableNo,
+        seat: Seat,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<Outcome<Table>> {
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let command = Command::TimeOut { seat };
+        // A retry is answered with its first result, whatever the time.
+        if self.tables.recorded(&stream, command_id).await? {
+            return self.table_cmd(t, table, command_id, now, command).await;
+        }
+        let envelopes = self.tables.log().read(&stream, 1).await?;
+        let events: Vec<TableEvent> = envelopes
+            .iter()
+            .map(felt_tablelog::decode)
+            .collect::<std::result::Result<_, _>>()?;
+        let turn = crate::timing::turn(events.iter().zip(envelopes.iter().map(|e| e.recorded_at)));
+        let player = match turn {
+            Some(turn) if turn.seat == seat => {
+                let (state, _) = self.tables.state(&stream).await?;
+                state.seat(seat).map(|s| s.player.0)
+            }
+            _ => None,
+        };
+        let (Some(turn), Some(player)) = (turn, player) else {
+            // Not this player's turn: the table says why.
+            return self.table_cmd(t, table, command_id, now, command).await;
+        };
+        let clock = self.clock.state(&clock_stream(t)?).await?.0;
+        let action = clock.settings.action;
+        let used = clock.time_banks_used.get(&player).copied().unwrap_or(0);
+        let cards = action.cards_available(clock.day, used);
+        drop(clock);
+        match crate::timing::judge(&action, cards, &turn, now) {
+            None => Err(TournamentError::NoClockRunning { table, seat }),
+            Some(felt_clock::Verdict::Thinking { deadline, .. }) => {
+                Err(TournamentError::StillInTime {
+                    table,
+                    seat,
+                    left: deadline - now,
+                })
+            }
+            Some(felt_clock::Verdict::Expired { cards, .. }) => {
+                if cards > 0 {
+                    let cards = u8::try_from(cards).unwrap_or(u8::MAX);
+                    self.clock_cmd(t, &format!("timebank-{table}-{command_id}"), now, |at| {
+                        ClockCommand::UseTimeBank { at, player, cards }
+                    })
+                    .await?;
+                }
+                self.table_cmd(t, table, command_id, now, command).await
+            }
+        }
     }
 
     /// A hand ended at a table: seating places the busts, moves players and

@@ -523,6 +523,12 @@ fn narrate(state: &mut TableState, events: &[TableEvent]) -> String {
             TableEvent::UncalledBetReturned { seat, amount } => {
                 format!("{amount} uncalled returned to seat {seat}")
             }
+            TableEvent::ClockCalled { seat } => {
+                format!("the floor calls the clock on seat {seat} (TDA 29)")
+            }
+            TableEvent::TimedOut { seat } => format!(
+                "seat {seat} is out of time: a dead hand facing a bet, else a check (seed 002, TDA 29)"
+            ),
             TableEvent::PotAwarded {
                 pot,
                 amount,

@@ -611,3 +611,204 @@ async fn tournament(log: &[&str], data: &Path) {
     assert_eq!(csv.content_type, "text/csv");
     assert_eq!(csv.body.lines().count(), 14, "{}", csv.body);
 }
+
+/// One command at table 1 of tournament `t`.
+async fn at_table(
+    up: &Up,
+    t: &str,
+    id: &str,
+    role: &str,
+    command: pb::execute_request::Command,
+) -> Result<pb::ExecuteResponse, tonic::Status> {
+    felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
+        .execute(with(
+            pb::ExecuteRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: t.into(),
+                    table_id: "1".into(),
+                }),
+                command_id: id.into(),
+                command: Some(command),
+            },
+            up.token(role),
+        ))
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+fn types(out: &pb::ExecuteResponse) -> Vec<&str> {
+    out.events.iter().map(|e| e.r#type.as_str()).collect()
+}
+
+/// The action clock of seed 002 and a called clock (TDA 29) at the table
+/// service: a timeout claimed early is refused with the time left and
+/// changes nothing; once the time (and a time-bank card) is gone, the hand
+/// is dead facing a bet, and a check otherwise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_table_service_times_players_out_by_the_action_clock_and_a_called_clock() {
+    use pb::execute_request::Command as C;
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], dir.path()).await;
+    let t = "shot";
+    let mut create = create();
+    create.tournament_id = t.into();
+    create.action_clock = Some(pb::ActionClockSettings {
+        enabled: true,
+        grace_ms: 1,
+        decision_ms: 300,
+        card_ms: 1_500,
+        cards_per_day: 1,
+        called_ms: 400,
+        countdown_ms: 100,
+    });
+    let mut seating = up.seating();
+    seating
+        .create_tournament(with(create, up.token("director")))
+        .await
+        .expect("create");
+    seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: t.into(),
+                command_id: "two".into(),
+                players: (1..=2)
+                    .map(|i| pb::Registrant {
+                        player_id: format!("p{i}"),
+                        name: format!("Player {i}"),
+                    })
+                    .collect(),
+            },
+            up.token("floor"),
+        ))
+        .await
+        .expect("register");
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+                seed: String::new(),
+            },
+            up.token("director"),
+        ))
+        .await
+        .expect("start");
+    // A hand dealt at table 1, once seating has heard the last one end.
+    let begin = async || {
+        for _ in 0..100 {
+            let out = up
+                .seating()
+                .begin_hand(with(
+                    pb::BeginHandRequest {
+                        tournament_id: t.into(),
+                        table: 1,
+                        deck_seed: String::new(),
+                    },
+                    up.token("director"),
+                ))
+                .await
+                .expect("begin")
+                .into_inner();
+            if let Some(pb::begin_hand_response::Outcome::Dealt(d)) = out.outcome {
+                return d.table.unwrap();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no hand dealt");
+    };
+
+    // Hand 1, heads-up: the button faces the big blind.
+    let view = begin().await;
+    let hand = view.hand.unwrap();
+    assert_eq!(hand.number, 1);
+    let first = hand.to_act.unwrap();
+    let other = view
+        .seats
+        .iter()
+        .map(|s| s.seat)
+        .find(|&s| s != first)
+        .unwrap();
+    let time_out = |seat| C::TimeOut(pb::TimeOut { seat });
+    let e = at_table(&up, t, "to-1", "floor", time_out(first))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert!(
+        e.message().contains(&format!("seat {first} still has")),
+        "{e:?}"
+    );
+    // Past the shot clock the time-bank card runs (1.5 s more).
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let e = at_table(&up, t, "to-1", "floor", time_out(first))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("still has"), "{e:?}");
+    // Not this player's turn: the table says whose it is.
+    let e = at_table(&up, t, "to-x", "floor", time_out(other))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("TDA 29"), "{e:?}");
+    // Card gone: a dead hand facing the big blind.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let out = at_table(&up, t, "to-1", "floor", time_out(first))
+        .await
+        .expect("timed out");
+    assert_eq!(types(&out)[..2], ["TimedOut", "ActionTaken"]);
+    assert!(out.events[1].json.contains("Fold"), "{:?}", out.events[1]);
+    // A retry gets the first answer, whatever the time.
+    let again = at_table(&up, t, "to-1", "floor", time_out(first))
+        .await
+        .expect("retry");
+    assert!(again.duplicate);
+    assert_eq!(again.events, out.events);
+
+    let hand = begin().await.hand.unwrap();
+    assert_eq!(hand.number, 2);
+    // The player to act calls; the first player, now the big blind, has
+    // nothing to call and no card left: out of time after the shot clock.
+    let caller = hand.to_act.unwrap();
+    assert_eq!(caller, other);
+    at_table(
+        &up,
+        t,
+        "call-2",
+        "director",
+        C::Act(pb::Act {
+            seat: caller,
+            action: Some(pb::Action {
+                kind: Some(pb::action::Kind::Call(pb::Call {})),
+            }),
+        }),
+    )
+    .await
+    .expect("call");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let out = at_table(&up, t, "to-2", "floor", time_out(first))
+        .await
+        .expect("no card left");
+    assert!(out.events[1].json.contains("Check"), "{:?}", out.events[1]);
+
+    // On the flop the floor calls the clock: the called time runs, not
+    // the shot clock.
+    let view = out.table.unwrap().hand.unwrap();
+    let to_act = view.to_act.unwrap();
+    let called = at_table(
+        &up,
+        t,
+        "clock-3",
+        "floor",
+        C::CallClock(pb::CallClock { seat: to_act }),
+    )
+    .await
+    .expect("clock called");
+    assert_eq!(types(&called), ["ClockCalled"]);
+    let e = at_table(&up, t, "to-3", "floor", time_out(to_act))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("still has"), "{e:?}");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let out = at_table(&up, t, "to-3", "floor", time_out(to_act))
+        .await
+        .expect("the called clock ran out");
+    assert_eq!(types(&out)[0], "TimedOut");
+    assert!(out.events[1].json.contains("Check"), "{:?}", out.events[1]);
+}

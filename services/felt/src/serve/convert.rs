@@ -187,14 +187,24 @@ pub(crate) fn command(req: &pb::ExecuteRequest) -> Result<Command, Status> {
             seat: seat(p.seat, "penalize.seat")?,
             orbits: u8::try_from(p.orbits).map_err(|_| invalid("penalize.orbits: at most 255"))?,
         },
+        C::CallClock(c) => Command::CallClock {
+            seat: seat(c.seat, "call_clock.seat")?,
+        },
+        C::TimeOut(t) => Command::TimeOut {
+            seat: seat(t.seat, "time_out.seat")?,
+        },
     })
 }
 
-/// Whether a command is the floor's: rulings, misdeals, penalties.
+/// Whether a command is the floor's: rulings, misdeals, penalties,
+/// calling the clock.
 pub(crate) fn is_floor_command(c: &Command) -> bool {
     matches!(
         c,
-        Command::Rule { .. } | Command::Misdeal { .. } | Command::Penalize { .. }
+        Command::Rule { .. }
+            | Command::Misdeal { .. }
+            | Command::Penalize { .. }
+            | Command::CallClock { .. }
     )
 }
 

@@ -429,7 +429,7 @@ pub(crate) async fn serve<L: EventLog + 'static>(
     }
     let mut router = server.add_service(health_service).add_service(reflection);
     if services.table {
-        let api = table::TableApi::with_handler(conductor.tables.clone(), settings.broadcast_delay);
+        let api = table::TableApi::new(conductor.clone(), settings.broadcast_delay);
         health
             .set_serving::<TableServiceServer<table::TableApi<L>>>()
             .await;

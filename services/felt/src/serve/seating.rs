@@ -112,6 +112,23 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     if req.hand_for_hand_ms > 0 {
         clock.hand_for_hand_millis = req.hand_for_hand_ms;
     }
+    if let Some(a) = &req.action_clock {
+        let action = &mut clock.action;
+        action.enabled = a.enabled;
+        let set = |to: &mut i64, ms: i64| {
+            if ms != 0 {
+                *to = ms;
+            }
+        };
+        set(&mut action.grace_millis, a.grace_ms);
+        set(&mut action.decision_millis, a.decision_ms);
+        set(&mut action.card_millis, a.card_ms);
+        set(&mut action.called_millis, a.called_ms);
+        set(&mut action.countdown_millis, a.countdown_ms);
+        if a.cards_per_day > 0 {
+            action.cards_per_day = a.cards_per_day;
+        }
+    }
     let m = req.money.clone().unwrap_or_default();
     let mut money = MoneySettings::generated(m.buy_in, m.fee);
     if !m.currency.is_empty() {

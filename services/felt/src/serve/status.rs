@@ -137,6 +137,9 @@ pub(crate) fn tournament(e: TournamentError) -> Status {
         e @ TournamentError::Inconsistent(_) => Status::internal(e.to_string()),
         e @ TournamentError::TableRefused { .. } => Status::failed_precondition(e.to_string()),
         e @ TournamentError::TablesUnavailable(_) => Status::unavailable(e.to_string()),
+        e @ (TournamentError::StillInTime { .. } | TournamentError::NoClockRunning { .. }) => {
+            Status::failed_precondition(e.to_string())
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use felt_proto::v1::table_service_server::TableService;
 use felt_service::Handler;
 use felt_table::{TableEvent, TableState};
 use felt_tablelog::Table;
+use felt_tournament::Conductor;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -22,19 +23,22 @@ use super::status::{log as log_status, status};
 /// The table service on a log.
 pub(crate) struct TableApi<L: EventLog> {
     handler: Arc<Handler<Table, L>>,
+    /// Judges timeouts against the tournament's clock.
+    conductor: Arc<Conductor<L>>,
     /// After this long past a hand's end, partners get it whole: every
     /// hole card, and the seed that dealt them.
     broadcast_delay: Option<std::time::Duration>,
 }
 
 impl<L: EventLog> TableApi<L> {
-    /// On a handler shared with the rest of the process (the conductor's).
-    pub(crate) fn with_handler(
-        handler: Arc<Handler<Table, L>>,
+    /// On the conductor's table handler, shared with the rest of the process.
+    pub(crate) fn new(
+        conductor: Arc<Conductor<L>>,
         broadcast_delay: Option<std::time::Duration>,
     ) -> Self {
         TableApi {
-            handler,
+            handler: conductor.tables.clone(),
+            conductor,
             broadcast_delay,
         }
     }
@@ -187,12 +191,31 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         );
         crate::telemetry::follow_caller(&span, &metadata);
         let trace = crate::telemetry::traceparent(&span);
-        let outcome = self
-            .handler
-            .handle_traced(&stream, &req.command_id, now_ms(), trace, &command)
-            .instrument(span.clone())
-            .await
-            .map_err(status)?;
+        let outcome = if let felt_table::Command::TimeOut { seat } = command {
+            // The time is judged against the tournament's clock first.
+            let number: u32 = table.table_id.parse().map_err(|_| {
+                Status::invalid_argument(
+                    "time-outs are judged at a tournament's tables, numbered by seating",
+                )
+            })?;
+            self.conductor
+                .time_out(
+                    &table.tournament_id,
+                    number,
+                    seat,
+                    &req.command_id,
+                    now_ms(),
+                )
+                .instrument(span.clone())
+                .await
+                .map_err(super::status::tournament)?
+        } else {
+            self.handler
+                .handle_traced(&stream, &req.command_id, now_ms(), trace, &command)
+                .instrument(span.clone())
+                .await
+                .map_err(status)?
+        };
         if let Some(h) = &outcome.state.hand {
             span.record("hand", h.number);
         }
