@@ -259,6 +259,38 @@ pub fn decide(
             }
         }
         SeatingCommand::BeginHand { .. } => unreachable!("handled above"),
+        SeatingCommand::StartHandForHand => {
+            if !state.started {
+                return Err(SeatingError::NotStarted);
+            }
+            let refused = |reason: String| Err(SeatingError::HandForHand { reason });
+            if state.room.hand_for_hand.is_some() {
+                return refused("already being played".into());
+            }
+            let playing = state
+                .room
+                .tables
+                .values()
+                .filter(|t| t.count() >= 2)
+                .count();
+            if playing < 2 {
+                return refused(format!("it needs two tables in play, there are {playing}"));
+            }
+            work.emit(SeatingEvent::HandForHandStarted {
+                remaining: state.room.players(),
+                paid: state.room.paid,
+            });
+        }
+        SeatingCommand::StopHandForHand => {
+            if state.room.hand_for_hand.is_none() {
+                return Err(SeatingError::HandForHand {
+                    reason: "it is not being played".into(),
+                });
+            }
+            work.emit(SeatingEvent::HandForHandEnded {
+                remaining: state.room.players(),
+            });
+        }
         SeatingCommand::HandEnded {
             table,
             button,

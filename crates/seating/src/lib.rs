@@ -65,4 +65,6 @@ pub enum SeatingError {
     NothingToConfirm { entry: EntryId },
     #[error("no move {id} in progress")]
     NoSuchMove { id: u64 },
+    #[error("hand-for-hand: {reason} (TDA RP8)")]
+    HandForHand { reason: String },
 }

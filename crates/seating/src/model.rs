@@ -174,6 +174,11 @@ pub enum SeatingCommand {
     BeginHand {
         table: TableNo,
     },
+    /// The floor starts hand-for-hand (RP8) before seating would (or at a
+    /// satellite's or a day's end): every table plays one hand at a time.
+    StartHandForHand,
+    /// The floor ends hand-for-hand.
+    StopHandForHand,
     /// A table's hand ended: where the button and the big blind were, who busted.
     HandEnded {
         table: TableNo,

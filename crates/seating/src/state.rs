@@ -247,9 +247,11 @@ impl Room {
                     t.hand_for_hand_done = false;
                 }
             }
-            SeatingEvent::HandForHandEnded { .. } => {
+            SeatingEvent::HandForHandEnded { remaining } => {
                 self.hand_for_hand = None;
-                self.hand_for_hand_over = true;
+                // In the money it is over for good; stopped by the floor
+                // before the bubble, it comes back there.
+                self.hand_for_hand_over = self.paid > 0 && *remaining <= self.paid;
             }
             SeatingEvent::Registered { .. }
             | SeatingEvent::Unregistered { .. }

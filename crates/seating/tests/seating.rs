@@ -481,6 +481,80 @@ fn hand_for_hand_near_the_money_gates_every_table_by_round() {
 }
 
 #[test]
+fn the_floor_starts_and_stops_hand_for_hand_and_the_bubble_brings_it_back() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.paid = 10;
+    let mut state = started(settings, 27);
+    // Far from the money, the floor starts it (say, for a satellite).
+    let events = run(&mut state, SeatingCommand::StartHandForHand);
+    assert_eq!(
+        events,
+        vec![SeatingEvent::HandForHandStarted {
+            remaining: 27,
+            paid: 10
+        }]
+    );
+    assert_eq!(
+        decide(&state, &SeatingCommand::StartHandForHand)
+            .unwrap_err()
+            .to_string(),
+        "hand-for-hand: already being played (TDA RP8)"
+    );
+    // Tables play one hand at a time.
+    hand(&mut state, 1, 2, vec![]);
+    assert!(gate(&state, 1).is_err());
+    hand(&mut state, 2, 2, vec![]);
+    let events = hand(&mut state, 3, 2, vec![]);
+    assert!(events.contains(&SeatingEvent::HandForHandRound { round: 1 }));
+    // The floor stops it; play goes on table by table.
+    let events = run(&mut state, SeatingCommand::StopHandForHand);
+    assert_eq!(
+        events,
+        vec![SeatingEvent::HandForHandEnded { remaining: 27 }]
+    );
+    assert!(state.room.hand_for_hand.is_none());
+    hand(&mut state, 1, 3, vec![]);
+    gate(&state, 1).unwrap();
+    assert_eq!(
+        decide(&state, &SeatingCommand::StopHandForHand)
+            .unwrap_err()
+            .to_string(),
+        "hand-for-hand: it is not being played (TDA RP8)"
+    );
+    // Stopped before the bubble, it still starts there: one bust a hand
+    // down to 11 players.
+    let mut started_at = Vec::new();
+    while state.room.players() > 11 {
+        carry_out(&mut state);
+        let table = *state
+            .room
+            .tables
+            .iter()
+            .find(|(t, info)| info.count() >= 3 && gate(&state, **t).is_ok())
+            .unwrap()
+            .0;
+        let out = players_at(&state, table, 1);
+        for e in hand(&mut state, table, 1, out) {
+            if let SeatingEvent::HandForHandStarted { remaining, .. } = e {
+                started_at.push(remaining);
+            }
+        }
+    }
+    assert_eq!(started_at, vec![11]);
+}
+
+#[test]
+fn the_floor_cannot_start_hand_for_hand_at_one_table() {
+    let state = started(Settings::tda(9, 10_000), 9);
+    assert_eq!(
+        decide(&state, &SeatingCommand::StartHandForHand)
+            .unwrap_err()
+            .to_string(),
+        "hand-for-hand: it needs two tables in play, there are 1 (TDA RP8)"
+    );
+}
+
+#[test]
 fn bad_input_is_refused_and_changes_nothing() {
     let mut state = started(Settings::tda(9, 10_000), 18);
     let before = state.clone();

@@ -905,6 +905,28 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.table_cmd(t, table, command_id, now, command).await
     }
 
+    /// The floor starts or stops hand-for-hand: at seating, which gates the
+    /// tables round by round, then at the clock, which deducts its time.
+    /// Whether the command was a repeat.
+    pub async fn floor_hand_for_hand(
+        &self,
+        t: &str,
+        start: bool,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<bool> {
+        let command = if start {
+            SeatingCommand::StartHandForHand
+        } else {
+            SeatingCommand::StopHandForHand
+        };
+        let out = self
+            .seat_cmd(t, &format!("floor-{command_id}"), now, command)
+            .await?;
+        self.to_clock(t, now, &out.events).await?;
+        Ok(out.duplicate)
+    }
+
     /// The player to act at a table is out of time: judged from when the
     /// action reached them (or the floor called the clock) as the log
     /// recorded it, the clock's action-clock settings and their time-bank
@@ -925,29 +947,11 @@ impl<L: EventLog + 'static> Conductor<L> {
         if self.tables.recorded(&stream, command_id).await? {
             return self.table_cmd(t, table, command_id, now, command).await;
         }
-        let envelopes = self.tables.log().read(&stream, 1).await?;
-        let events: Vec<TableEvent> = envelopes
-            .iter()
-            .map(felt_tablelog::decode)
-            .collect::<std::result::Result<_, _>>()?;
-        let turn = crate::timing::turn(events.iter().zip(envelopes.iter().map(|e| e.recorded_at)));
-        let player = match turn {
-            Some(turn) if turn.seat == seat => {
-                let (state, _) = self.tables.state(&stream).await?;
-                state.seat(seat).map(|s| s.player.0)
-            }
-            _ => None,
-        };
-        let (Some(turn), Some(player)) = (turn, player) else {
+        let Some((player, verdict)) = self.on_the_clock(t, table, seat, now).await? else {
             // Not this player's turn: the table says why.
             return self.table_cmd(t, table, command_id, now, command).await;
         };
-        let clock = self.clock.state(&clock_stream(t)?).await?.0;
-        let action = clock.settings.action;
-        let used = clock.time_banks_used.get(&player).copied().unwrap_or(0);
-        let cards = action.cards_available(clock.day, used);
-        drop(clock);
-        match crate::timing::judge(&action, cards, &turn, now) {
+        match verdict {
             None => Err(TournamentError::NoClockRunning { table, seat }),
             Some(felt_clock::Verdict::Thinking { deadline, .. }) => {
                 Err(TournamentError::StillInTime {
@@ -957,16 +961,96 @@ impl<L: EventLog + 'static> Conductor<L> {
                 })
             }
             Some(felt_clock::Verdict::Expired { cards, .. }) => {
-                if cards > 0 {
-                    let cards = u8::try_from(cards).unwrap_or(u8::MAX);
-                    self.clock_cmd(t, &format!("timebank-{table}-{command_id}"), now, |at| {
-                        ClockCommand::UseTimeBank { at, player, cards }
-                    })
+                self.use_time_bank(t, table, player, cards, command_id, now)
                     .await?;
-                }
                 self.table_cmd(t, table, command_id, now, command).await
             }
         }
+    }
+
+    /// Before a player's action at a tournament on the action clock: the
+    /// time-bank cards they have used on this decision are recorded at
+    /// the clock (a card started is a card used).
+    pub async fn act_in_time(
+        &self,
+        t: &str,
+        table: TableNo,
+        seat: Seat,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<()> {
+        if !self.clock_state(t).await?.settings.action.enabled {
+            return Ok(());
+        }
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        if self.tables.recorded(&stream, command_id).await? {
+            return Ok(());
+        }
+        if let Some((player, Some(felt_clock::Verdict::Thinking { cards, .. }))) =
+            self.on_the_clock(t, table, seat, now).await?
+        {
+            self.use_time_bank(t, table, player, cards, command_id, now)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Records time-bank cards a player used (none: nothing).
+    async fn use_time_bank(
+        &self,
+        t: &str,
+        table: TableNo,
+        player: u64,
+        cards: u32,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<()> {
+        if cards == 0 {
+            return Ok(());
+        }
+        let cards = u8::try_from(cards).unwrap_or(u8::MAX);
+        self.clock_cmd(t, &format!("timebank-{table}-{command_id}"), now, |at| {
+            ClockCommand::UseTimeBank { at, player, cards }
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// If `seat` is to act at a table: its player, and how their time
+    /// stands at `now` (`None`: no clock runs on them).
+    async fn on_the_clock(
+        &self,
+        t: &str,
+        table: TableNo,
+        seat: Seat,
+        now: Millis,
+    ) -> Result<Option<(u64, Option<felt_clock::Verdict>)>> {
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let envelopes = self.tables.log().read(&stream, 1).await?;
+        let events: Vec<TableEvent> = envelopes
+            .iter()
+            .map(felt_tablelog::decode)
+            .collect::<std::result::Result<_, _>>()?;
+        let Some(turn) =
+            crate::timing::turn(events.iter().zip(envelopes.iter().map(|e| e.recorded_at)))
+                .filter(|turn| turn.seat == seat)
+        else {
+            return Ok(None);
+        };
+        let (state, _) = self.tables.state(&stream).await?;
+        let Some(player) = state.seat(seat).map(|s| s.player.0) else {
+            return Ok(None);
+        };
+        drop(state);
+        let clock = self.clock.state(&clock_stream(t)?).await?.0;
+        let action = clock.settings.action;
+        let used = clock.time_banks_used.get(&player).copied().unwrap_or(0);
+        let cards = action.cards_available(clock.day, used);
+        drop(clock);
+        Ok(Some((
+            player,
+            crate::timing::judge(&action, cards, &turn, now),
+        )))
     }
 
     /// A hand ended at a table: seating places the busts, moves players and

@@ -267,3 +267,92 @@ async fn by_the_house_rule_of_seed_003_the_bubble_pair_is_placed_by_starting_sta
     assert_eq!(place(low.0), Some((7, 7)), "{low:?} under {high:?}");
     assert_eq!((prize(high.0), prize(low.0)), (pool / 10, 0));
 }
+
+#[tokio::test]
+async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = Conductor::new(log.clone());
+    c.create("b", &spec(SimultaneousBusts::ShareAcrossTables), T0)
+        .await
+        .unwrap();
+    let players: Vec<(String, String)> = (1..=ENTRIES)
+        .map(|i| (format!("p{i}"), format!("Player {i}")))
+        .collect();
+    c.register_many("b", "presales", &players, T0, Seed::from_u64(7))
+        .await
+        .unwrap();
+    c.start("b", T0, Seed::from_u64(1)).await.unwrap();
+    let mut sub = log
+        .subscribe(
+            Filter {
+                tournament: Some("b".into()),
+                kind: Some("table".into()),
+            },
+            0,
+        )
+        .await
+        .unwrap();
+    let mut follower = HandFollower::default();
+    let hand_for_hand = async || {
+        matches!(
+            c.clock_state("b").await.unwrap().status,
+            felt_clock::Status::HandForHand { .. }
+        )
+    };
+
+    assert!(!c.floor_hand_for_hand("b", true, "hfh-1", T0).await.unwrap());
+    assert!(hand_for_hand().await);
+    // A repeat changes nothing.
+    assert!(c.floor_hand_for_hand("b", true, "hfh-1", T0).await.unwrap());
+    // Every table deals round 1; one that finished waits for the others.
+    let mut dealt = Vec::new();
+    for table in 1..=3 {
+        let Begin::Started(_, state) = c
+            .begin_hand("b", table, T0, Seed::from_u64(table.into()))
+            .await
+            .unwrap()
+        else {
+            panic!("table {table} dealt");
+        };
+        dealt.push((table, state));
+    }
+    let (first, state) = &dealt[0];
+    play(&c, *first, state, None).await;
+    catch_up(&c, &mut follower, &mut sub).await;
+    let wait = c
+        .begin_hand("b", *first, T0, Seed::from_u64(9))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&wait, Begin::Wait(r) if r.contains("hand-for-hand: other tables are still playing")),
+        "{wait:?}"
+    );
+    for (table, state) in &dealt[1..] {
+        play(&c, *table, state, None).await;
+    }
+    catch_up(&c, &mut follower, &mut sub).await;
+    // Round 2 is dealt; the floor stops hand-for-hand; the clock runs.
+    let again = c
+        .begin_hand("b", *first, T0, Seed::from_u64(9))
+        .await
+        .unwrap();
+    assert!(matches!(again, Begin::Started(..)), "{again:?}");
+    assert!(
+        !c.floor_hand_for_hand("b", false, "hfh-off", T0)
+            .await
+            .unwrap()
+    );
+    assert!(!hand_for_hand().await);
+    assert!(matches!(
+        c.clock_state("b").await.unwrap().status,
+        felt_clock::Status::Running { .. }
+    ));
+    let refused = c.floor_hand_for_hand("b", false, "hfh-off-2", T0).await;
+    assert!(
+        refused
+            .unwrap_err()
+            .to_string()
+            .contains("hand-for-hand: it is not being played"),
+    );
+}

@@ -767,6 +767,8 @@ async fn the_table_service_times_players_out_by_the_action_clock_and_a_called_cl
     // nothing to call and no card left: out of time after the shot clock.
     let caller = hand.to_act.unwrap();
     assert_eq!(caller, other);
+    // The caller takes longer than the shot clock: their card is used.
+    tokio::time::sleep(Duration::from_millis(400)).await;
     at_table(
         &up,
         t,
@@ -811,4 +813,31 @@ async fn the_table_service_times_players_out_by_the_action_clock_and_a_called_cl
         .expect("the called clock ran out");
     assert_eq!(types(&out)[0], "TimedOut");
     assert!(out.events[1].json.contains("Check"), "{:?}", out.events[1]);
+    // The caller's card went on their call: the shot clock alone now.
+    let next = out.table.unwrap().hand.unwrap().to_act.unwrap();
+    assert_eq!(next, other);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let out = at_table(&up, t, "to-4", "floor", time_out(other))
+        .await
+        .expect("the caller's card is gone");
+    assert_eq!(types(&out)[..2], ["TimedOut", "ActionTaken"]);
+
+    // Hand-for-hand from the floor goes to seating first, which needs two
+    // tables in play.
+    let e = up
+        .clock()
+        .control_clock(with(
+            pb::ControlClockRequest {
+                tournament_id: t.into(),
+                command_id: "hfh".into(),
+                command: Some(pb::control_clock_request::Command::StartHandForHand(
+                    pb::StartHandForHand {},
+                )),
+            },
+            up.token("floor"),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("two tables in play"), "{e:?}");
 }

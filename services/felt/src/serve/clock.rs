@@ -103,11 +103,11 @@ fn command(c: &pb::control_clock_request::Command, at: i64) -> Result<ClockComma
             millis: a.millis,
         },
         C::JumpToLevel(j) => ClockCommand::JumpToLevel { at, level: j.level },
-        C::StartHandForHand(h) => ClockCommand::StartHandForHand {
-            at,
-            tables: h.tables.clone(),
-        },
-        C::StopHandForHand(_) => ClockCommand::StopHandForHand { at },
+        C::StartHandForHand(_) | C::StopHandForHand(_) => {
+            return Err(Status::internal(
+                "hand-for-hand is started and stopped at seating first",
+            ));
+        }
         C::EndDayAfter(e) => ClockCommand::EndDayAfter {
             at,
             hands: u8::try_from(e.hands).map_err(|_| {
@@ -211,16 +211,47 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         let mut at = self.ctx.now();
         // Time never goes back: a command at the same instant as the
         // ticker's last record is recorded at that instant.
-        let last = self
+        let (before, before_version) = self
             .ctx
             .conductor
             .clock
             .state(&stream)
             .await
-            .map_err(log_status)?
-            .0
-            .last;
-        at = at.max(last);
+            .map_err(log_status)?;
+        at = at.max(before.last);
+        drop(before);
+        if let pb::control_clock_request::Command::StartHandForHand(_)
+        | pb::control_clock_request::Command::StopHandForHand(_) = c
+        {
+            // Seating gates the tables; the clock follows it.
+            let start = matches!(c, pb::control_clock_request::Command::StartHandForHand(_));
+            let duplicate = self
+                .ctx
+                .conductor
+                .floor_hand_for_hand(&t, start, &req.command_id, at)
+                .await
+                .map_err(tournament_status)?;
+            let (state, version) = self
+                .ctx
+                .conductor
+                .clock
+                .state(&stream)
+                .await
+                .map_err(log_status)?;
+            let envelopes = self
+                .ctx
+                .conductor
+                .clock
+                .log()
+                .read(&stream, before_version + 1)
+                .await
+                .map_err(log_status)?;
+            return Ok(Response::new(pb::ControlClockResponse {
+                events: wire(&envelopes)?,
+                duplicate,
+                clock: Some(view(&t, &state, version, self.ctx.now())),
+            }));
+        }
         let command = command(&c, at)?;
         let span = tracing::info_span!("clock", tournament = %t, command_id = %req.command_id);
         let out = self

@@ -210,6 +210,25 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                 .await
                 .map_err(super::status::tournament)?
         } else {
+            if let (
+                felt_table::Command::Act { seat, .. } | felt_table::Command::PushChips { seat, .. },
+                Ok(number),
+            ) = (&command, table.table_id.parse::<u32>())
+            {
+                // On the action clock, the time-bank cards this decision
+                // took are recorded first.
+                self.conductor
+                    .act_in_time(
+                        &table.tournament_id,
+                        number,
+                        *seat,
+                        &req.command_id,
+                        now_ms(),
+                    )
+                    .instrument(span.clone())
+                    .await
+                    .map_err(super::status::tournament)?;
+            }
             self.handler
                 .handle_traced(&stream, &req.command_id, now_ms(), trace, &command)
                 .instrument(span.clone())
