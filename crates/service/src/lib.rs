@@ -111,6 +111,8 @@ const ATTEMPTS: u32 = 16;
 pub struct Handler<A: Aggregate, L: EventLog> {
     log: Arc<L>,
     entries: std::sync::Mutex<HashMap<StreamId, Arc<Mutex<Entry<A>>>>>,
+    /// Events this handler appended (repeats not counted).
+    appended: std::sync::atomic::AtomicU64,
 }
 
 impl<A: Aggregate, L: EventLog> std::fmt::Debug for Handler<A, L> {
@@ -124,7 +126,13 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         Handler {
             log,
             entries: std::sync::Mutex::new(HashMap::new()),
+            appended: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// Events this handler has appended so far.
+    pub fn appended(&self) -> u64 {
+        self.appended.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn log(&self) -> &Arc<L> {
@@ -281,6 +289,8 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                         .await;
                 }
                 Ok(appended) => {
+                    self.appended
+                        .fetch_add(events.len() as u64, std::sync::atomic::Ordering::Relaxed);
                     let state = Arc::make_mut(&mut entry.state);
                     for e in &events {
                         A::apply(state, e);

@@ -235,7 +235,7 @@ pub struct Conductor<L: EventLog> {
     rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
     /// Tables known to be open at the table service.
     opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
-    /// Events appended through the conductor (retries not counted).
+    /// Events the table service elsewhere appended for this conductor.
     appended: std::sync::atomic::AtomicU64,
     /// The table service over the network, when deployed apart.
     remote: Option<std::sync::Arc<dyn TableService>>,
@@ -280,19 +280,15 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
     }
 
-    /// Events appended through the conductor so far.
+    /// Events appended through this process's handlers so far (the
+    /// conductor's own and every caller's of the table handler), and by the
+    /// table service elsewhere for this conductor.
     pub fn appended(&self) -> u64 {
-        self.appended.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    fn count<A: felt_service::Aggregate>(&self, out: Outcome<A>) -> Outcome<A> {
-        if !out.duplicate {
-            self.appended.fetch_add(
-                out.events.len() as u64,
-                std::sync::atomic::Ordering::Relaxed,
-            );
-        }
-        out
+        self.tables.appended()
+            + self.clock.appended()
+            + self.seating.appended()
+            + self.payout.appended()
+            + self.appended.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Handles a command, again when the log's answer was lost (a timeout,
@@ -313,7 +309,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                     tracing::warn!(%e, %stream, id, attempt, "the log failed: sending again");
                     tokio::time::sleep(std::time::Duration::from_millis(50 << attempt)).await;
                 }
-                other => return other.map(|o| self.count(o)),
+                other => return other,
             }
         }
     }

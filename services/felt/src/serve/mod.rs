@@ -26,7 +26,7 @@ mod shared;
 mod status;
 mod table;
 
-pub(crate) use shared::{Now, wall_clock};
+pub(crate) use shared::{Now, fresh_seed, wall_clock};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ServeCommand {
@@ -395,8 +395,6 @@ pub(crate) async fn serve<L: EventLog + 'static>(
     now: Now,
     incoming: TcpIncoming,
 ) -> anyhow::Result<()> {
-    let tokens: HashMap<String, auth::Role> = settings.tokens.iter().cloned().collect();
-    let interceptor = auth::authenticate(Arc::new(tokens));
     let conductor = Arc::new(match &settings.tables {
         None => Conductor::new(log),
         Some(url) => {
@@ -413,10 +411,24 @@ pub(crate) async fn serve<L: EventLog + 'static>(
             Conductor::with_table_service(log, Arc::new(remote::RemoteTables::new(url, token)?))
         }
     });
+    serve_conductor(conductor, services, settings, now, incoming).await
+}
+
+/// [`serve`] with a conductor of the caller's (who may read its figures).
+pub(crate) async fn serve_conductor<L: EventLog + 'static>(
+    conductor: Arc<Conductor<L>>,
+    services: Services,
+    settings: &Settings,
+    now: Now,
+    incoming: TcpIncoming,
+) -> anyhow::Result<()> {
+    let tokens: HashMap<String, auth::Role> = settings.tokens.iter().cloned().collect();
+    let interceptor = auth::authenticate(Arc::new(tokens));
     let ctx = shared::Ctx {
         conductor: conductor.clone(),
         now,
         known: Arc::default(),
+        progress: Arc::default(),
     };
     let (health, health_service) = tonic_health::server::health_reporter();
     let reflection = tonic_reflection::server::Builder::configure()

@@ -377,12 +377,30 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         }
         let deck = seed_or_fresh(&req.deck_seed, "deck_seed")?;
         self.ctx.known(&req.tournament_id).await?;
-        let begin = self
-            .ctx
-            .conductor
-            .begin_hand(&req.tournament_id, req.table, self.ctx.now(), deck)
-            .await
-            .map_err(tournament_status)?;
+        // A table told to wait (mostly for its last hand's end to reach
+        // seating from the log) is answered when seating lets it deal, or
+        // after a while: the dealer does not have to ask again and again.
+        let deadline = tokio::time::Instant::now() + BEGIN_WAIT;
+        let table_progress = self.ctx.progress.of(&req.tournament_id, req.table);
+        let begin = loop {
+            let progress = table_progress.notified();
+            tokio::pin!(progress);
+            progress.as_mut().enable();
+            let begin = self
+                .ctx
+                .conductor
+                .begin_hand(&req.tournament_id, req.table, self.ctx.now(), deck)
+                .await
+                .map_err(tournament_status)?;
+            let now = tokio::time::Instant::now();
+            match begin {
+                Begin::Wait(_) if now < deadline => {
+                    let pause = (deadline - now).min(BEGIN_RECHECK);
+                    let _ = tokio::time::timeout(pause, progress).await;
+                }
+                other => break other,
+            }
+        };
         use pb::begin_hand_response::Outcome;
         let outcome = match begin {
             Begin::Started(_, state) => {
@@ -576,6 +594,11 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
 /// payout and the clock; after an error (the log unreachable), starts
 /// again from the beginning, which reports only each table's latest hand
 /// again. Runs until the process stops.
+/// How long BeginHand holds a table told to wait before answering so.
+const BEGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+/// How often a held BeginHand asks seating again without being told.
+const BEGIN_RECHECK: std::time::Duration = std::time::Duration::from_millis(100);
+
 pub(crate) async fn follower<L: EventLog + 'static>(ctx: Ctx<L>) {
     let inputs = ServiceInputs(ctx.now.clone());
     loop {
@@ -584,6 +607,7 @@ pub(crate) async fn follower<L: EventLog + 'static>(ctx: Ctx<L>) {
             &inputs,
             &|tournament: &str, table: u32, hand: u64| {
                 tracing::debug!(tournament, table, hand, "hand end reported");
+                ctx.progress.of(tournament, table).notify_waiters();
             },
         )
         .await;

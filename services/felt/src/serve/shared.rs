@@ -68,6 +68,27 @@ pub(crate) struct Ctx<L: EventLog> {
     pub(crate) now: Now,
     /// Tournaments known to exist (a tournament is never deleted).
     pub(crate) known: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    /// Told when the follower reports a hand end at a table: its dealer,
+    /// waiting for seating to let the table deal, asks again then.
+    pub(crate) progress: Arc<Progress>,
+}
+
+/// One notification per table (tournament, table number).
+#[derive(Debug, Default)]
+pub(crate) struct Progress {
+    tables: std::sync::Mutex<std::collections::HashMap<(String, u32), Arc<tokio::sync::Notify>>>,
+}
+
+impl Progress {
+    /// The table's notification.
+    pub(crate) fn of(&self, tournament: &str, table: u32) -> Arc<tokio::sync::Notify> {
+        self.tables
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry((tournament.to_string(), table))
+            .or_default()
+            .clone()
+    }
 }
 
 impl<L: EventLog> Clone for Ctx<L> {
@@ -76,6 +97,7 @@ impl<L: EventLog> Clone for Ctx<L> {
             conductor: self.conductor.clone(),
             now: self.now.clone(),
             known: self.known.clone(),
+            progress: self.progress.clone(),
         }
     }
 }
