@@ -597,7 +597,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
 /// How long BeginHand holds a table told to wait before answering so.
 const BEGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// How often a held BeginHand asks seating again without being told.
-const BEGIN_RECHECK: std::time::Duration = std::time::Duration::from_millis(100);
+const BEGIN_RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
 
 pub(crate) async fn follower<L: EventLog + 'static>(ctx: Ctx<L>) {
     let inputs = ServiceInputs(ctx.now.clone());
