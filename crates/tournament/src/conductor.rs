@@ -808,6 +808,15 @@ impl<L: EventLog + 'static> Conductor<L> {
                 return Ok(Begin::Started(events[start..].to_vec(), now_at_table));
             }
             // (Seating counts a hand when it ends: the begun one is next.)
+            // Dealt and ended: its end is on its way to seating. (Known
+            // from the table's command ids, without reading its history.)
+            if self
+                .tables
+                .recorded(&stream, &format!("start-{}", begun.hand))
+                .await?
+            {
+                return Ok(Begin::Wait(reason));
+            }
             return match self.deal(t, table, &begun, level, deck, now).await? {
                 (_, true) => Ok(Begin::Wait(reason)),
                 (begin, false) => Ok(begin),
