@@ -136,10 +136,11 @@ async fn catch_up(
     reported
 }
 
-/// Plays a tournament to a winner under a house rule for simultaneous
-/// busts; the two entries (with their starting stacks) out in the same
-/// hand-for-hand hand on the bubble, and payout's state at the end.
-async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutState>) {
+/// Tournament "b" created, its entries registered and play started on a
+/// fresh embedded log; a subscription to its tables' decisions.
+async fn started(
+    rule: SimultaneousBusts,
+) -> (tempfile::TempDir, Conductor<EmbeddedLog>, Subscription) {
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
     let c = Conductor::new(log.clone());
@@ -151,12 +152,20 @@ async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutSta
         .await
         .unwrap();
     c.start("b", T0, Seed::from_u64(1)).await.unwrap();
-    c.close_registration("b", T0).await.unwrap();
     let filter = Filter {
         tournament: Some("b".into()),
         kind: Some("table".into()),
     };
-    let mut sub = log.subscribe(filter, 0).await.unwrap();
+    let sub = log.subscribe(filter, 0).await.unwrap();
+    (dir, c, sub)
+}
+
+/// Plays a tournament to a winner under a house rule for simultaneous
+/// busts; the two entries (with their starting stacks) out in the same
+/// hand-for-hand hand on the bubble, and payout's state at the end.
+async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutState>) {
+    let (_dir, c, mut sub) = started(rule).await;
+    c.close_registration("b", T0).await.unwrap();
     let mut follower = HandFollower::default();
 
     let mut bubble: Option<[(u64, u64); 2]> = None;
@@ -270,29 +279,7 @@ async fn by_the_house_rule_of_seed_003_the_bubble_pair_is_placed_by_starting_sta
 
 #[tokio::test]
 async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
-    let c = Conductor::new(log.clone());
-    c.create("b", &spec(SimultaneousBusts::ShareAcrossTables), T0)
-        .await
-        .unwrap();
-    let players: Vec<(String, String)> = (1..=ENTRIES)
-        .map(|i| (format!("p{i}"), format!("Player {i}")))
-        .collect();
-    c.register_many("b", "presales", &players, T0, Seed::from_u64(7))
-        .await
-        .unwrap();
-    c.start("b", T0, Seed::from_u64(1)).await.unwrap();
-    let mut sub = log
-        .subscribe(
-            Filter {
-                tournament: Some("b".into()),
-                kind: Some("table".into()),
-            },
-            0,
-        )
-        .await
-        .unwrap();
+    let (_dir, c, mut sub) = started(SimultaneousBusts::ShareAcrossTables).await;
     let mut follower = HandFollower::default();
     let hand_for_hand = async || {
         matches!(
