@@ -4,7 +4,9 @@
 //! players on 56 tables, dealers play every table over gRPC, seating breaks
 //! and balances tables as the bots bust players, and is killed (-9) and
 //! started again halfway; the tournament still ends with every entry placed
-//! once, the prizes adding up to the pool, and the audit passing.
+//! once, the prizes adding up to the pool, and the audit passing. The room
+//! display runs as its own process too (`felt serve display`) and its
+//! board follows the services to the end.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -102,6 +104,73 @@ fn wait_ready(child: &mut Child, name: &str) -> u16 {
         .expect("a port")
 }
 
+/// `felt serve display` as its own process, reading the other services.
+struct Display {
+    child: Child,
+    addr: String,
+}
+
+impl Display {
+    fn start(clock: &str, seating: &str, payout: &str) -> Display {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_felt"))
+            .args(["serve", "display", "--listen", "127.0.0.1:0"])
+            .args(["--clock", &format!("http://{clock}")])
+            .args(["--seating", &format!("http://{seating}")])
+            .args(["--payout", &format!("http://{payout}")])
+            .args(["--token", "partner=tv"])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the display");
+        let port = wait_ready(&mut child, "display");
+        Display {
+            child,
+            addr: format!("127.0.0.1:{port}"),
+        }
+    }
+
+    /// Follows the board's server-sent events until one satisfies `done`
+    /// (at most a minute).
+    fn board_until(
+        &self,
+        tournament: &str,
+        done: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        use std::io::Write;
+        let mut stream = std::net::TcpStream::connect(&self.addr).expect("connect to the display");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        // HTTP/1.0: the events come unchunked until the connection closes.
+        write!(
+            stream,
+            "GET /api/t/{tournament}/events HTTP/1.0\r\nCookie: felt_token=tv\r\n\r\n"
+        )
+        .expect("ask");
+        let mut lines = BufReader::new(stream).lines();
+        let status = lines.next().expect("a status").expect("read");
+        assert!(status.contains(" 200 "), "{status}");
+        for line in lines {
+            let line = line.expect("the display kept sending");
+            if let Some(data) = line.strip_prefix("data: ") {
+                let board: serde_json::Value = serde_json::from_str(data).expect("a board");
+                if done(&board) {
+                    return board;
+                }
+            }
+        }
+        panic!("the board's stream ended");
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 const T: &str = "main";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -115,6 +184,11 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
     let mut seating_service = Service::start("seating", &url, &to_tables);
     let _clock = Service::start("clock", &url, &to_tables);
     let payout_service = Service::start("payout", &url, &[]);
+    let display = Display::start(
+        &_clock.addr(),
+        &seating_service.addr(),
+        &payout_service.addr(),
+    );
     let seating_channel = channel(&seating_service.addr());
     let mut seating = SeatingServiceClient::new(seating_channel.clone());
 
@@ -277,6 +351,22 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
         hands as f64 / played.as_secs_f64(),
         moves.len()
     );
+    // The display process followed it all: its board (what the screens
+    // get) shows the winner, every entry placed and the moves.
+    let board = display.board_until(T, |b| {
+        b["standings"]["players_left"] == 1
+            && b["finished"] == 500
+            && b["seating_version"].as_u64() > Some(0)
+    });
+    assert_eq!(board["name"], "Main Event");
+    assert_eq!(board["live"], true);
+    assert_eq!(board["pay"]["prize_pool"], 500 * 10_000);
+    assert_eq!(board["results"][0]["first"], 1);
+    assert_eq!(
+        board["results"][0]["name"],
+        results.results[0].name.as_str()
+    );
+    assert_eq!(board["moves"].as_array().map(Vec::len), Some(20));
     let out = Command::new(env!("CARGO_BIN_EXE_felt"))
         .args(["audit", "verify", "--nats", &url])
         .env("RUST_BACKTRACE", "0")

@@ -6,92 +6,15 @@
 //! tournament is played to a winner, the results add up to the pool, and a
 //! restart finds every tournament where it was.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use felt_proto::v1 as pb;
-use felt_proto::v1::clock_service_client::ClockServiceClient;
-use felt_proto::v1::payout_service_client::PayoutServiceClient;
-use felt_proto::v1::seating_service_client::SeatingServiceClient;
 use tonic::Code;
-use tonic::transport::Channel;
 
 mod common;
-use common::{check_results, with};
-
-struct Up {
-    child: Child,
-    channel: Channel,
-    tokens: std::collections::HashMap<String, String>,
-}
-
-impl Up {
-    async fn start(log: &[&str], data: &Path) -> Up {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_felt"))
-            .args(["up", "--listen", "127.0.0.1:0", "--data"])
-            .arg(data)
-            .args(log)
-            .env("RUST_BACKTRACE", "0")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start felt up");
-        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut lines = Vec::new();
-        let mut tokens = std::collections::HashMap::new();
-        while tokens.len() < 3 {
-            let mut line = String::new();
-            assert!(
-                out.read_line(&mut line).expect("read") > 0,
-                "felt up stopped: {lines:?}"
-            );
-            if let Some(rest) = line.trim().strip_prefix("token ") {
-                let (role, token) = rest.split_once(": ").expect("role: token");
-                tokens.insert(role.to_string(), token.to_string());
-            }
-            lines.push(line);
-        }
-        let addr = lines[0].trim().rsplit(' ').next().expect("an address");
-        assert!(lines[0].starts_with("felt up listening on"), "{lines:?}");
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-            .expect("endpoint")
-            .connect()
-            .await
-            .expect("connect");
-        Up {
-            child,
-            channel,
-            tokens,
-        }
-    }
-
-    fn token(&self, role: &str) -> &str {
-        &self.tokens[role]
-    }
-
-    fn seating(&self) -> SeatingServiceClient<Channel> {
-        SeatingServiceClient::new(self.channel.clone())
-    }
-    fn clock(&self) -> ClockServiceClient<Channel> {
-        ClockServiceClient::new(self.channel.clone())
-    }
-    fn payout(&self) -> PayoutServiceClient<Channel> {
-        PayoutServiceClient::new(self.channel.clone())
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Up {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
+use common::{Up, check_results, with};
 
 const T: &str = "thursday";
 

@@ -13,12 +13,14 @@ use felt_proto::v1::payout_service_server::PayoutServiceServer;
 use felt_proto::v1::seating_service_server::SeatingServiceServer;
 use felt_proto::v1::table_service_server::TableServiceServer;
 use felt_tournament::Conductor;
+use tonic::service::{Routes, RoutesBuilder};
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
 pub(crate) mod auth;
 mod clock;
 mod convert;
+mod display;
 mod payout;
 mod remote;
 mod seating;
@@ -41,6 +43,38 @@ pub(crate) enum ServeCommand {
     Seating(ServeArgs),
     /// The payout service: pool, pay sheet, places, deals, results.
     Payout(ServeArgs),
+    /// The room display alone: the clock screen, seat finder and pay board
+    /// as web pages, reading the clock, seating and payout services
+    /// elsewhere as a partner (`felt up` serves them itself).
+    Display(DisplayArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DisplayArgs {
+    /// Where to serve the pages (port 0: any free port; the address is
+    /// printed).
+    #[arg(long, env = "FELT_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// The clock service's URL (e.g. http://clock:7070).
+    #[arg(long, env = "FELT_CLOCK")]
+    clock: String,
+    /// The seating service's URL.
+    #[arg(long, env = "FELT_SEATING")]
+    seating: String,
+    /// The payout service's URL.
+    #[arg(long, env = "FELT_PAYOUT")]
+    payout: String,
+    /// The deployment's tokens, as the services take them: browsers may
+    /// look with any of them, and the display reads with the first partner
+    /// token.
+    #[arg(long = "token", env = "FELT_TOKENS", value_delimiter = ',', value_parser = auth::parse_token)]
+    tokens: Vec<(String, auth::Role)>,
+    /// TLS for the pages: the certificate chain (PEM); with --tls-key.
+    #[arg(long, env = "FELT_TLS_CERT")]
+    tls_cert: Option<PathBuf>,
+    /// TLS: the private key (PEM).
+    #[arg(long, env = "FELT_TLS_KEY")]
+    tls_key: Option<PathBuf>,
 }
 
 /// Which services a process runs.
@@ -158,6 +192,8 @@ pub(crate) struct Settings {
     otlp: Option<String>,
     broadcast_delay: Option<std::time::Duration>,
     tls: Option<ServerTlsConfig>,
+    /// Whether the room display's pages are served beside the API.
+    display: bool,
 }
 
 /// The server's TLS settings: a certificate and key, and for mTLS the CA
@@ -202,6 +238,7 @@ impl Settings {
             otlp: None,
             broadcast_delay: None,
             tls: None,
+            display: false,
         }
     }
 }
@@ -248,12 +285,14 @@ impl ServeArgs {
                 self.tls_key.clone().or(file.tls_key),
                 self.tls_client_ca.clone().or(file.tls_client_ca),
             )?,
+            display: false,
         })
     }
 }
 
 pub(crate) fn run(command: ServeCommand) -> anyhow::Result<()> {
     let (args, services, name) = match command {
+        ServeCommand::Display(a) => return serve_display(a),
         ServeCommand::Table(a) => (
             a,
             Services {
@@ -295,6 +334,42 @@ pub(crate) fn run(command: ServeCommand) -> anyhow::Result<()> {
     start(name, services, settings, None)
 }
 
+/// `felt serve display`: the pages alone, reading the services over gRPC.
+fn serve_display(args: DisplayArgs) -> anyhow::Result<()> {
+    let tls = tls(args.tls_cert.clone(), args.tls_key.clone(), None)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let _telemetry = crate::telemetry::init("felt-display", None)?;
+        let room = display::Display::new(
+            display::remote(&args.clock)?,
+            display::remote(&args.seating)?,
+            display::remote(&args.payout)?,
+            &args.tokens,
+            Arc::new(shared::wall_clock),
+        )?;
+        let incoming = TcpIncoming::bind(args.listen)
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .with_nodelay(Some(true));
+        let addr = incoming.local_addr()?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "felt display service listening on {addr}")?;
+        out.flush()?;
+        drop(out);
+        tracing::info!(%addr, clock = %args.clock, seating = %args.seating, payout = %args.payout, "felt display");
+        let mut server = Server::builder().accept_http1(true);
+        if let Some(tls) = tls {
+            server = server.tls_config(tls)?;
+        }
+        server
+            .add_routes(Routes::from(display::router(room)))
+            .serve_with_incoming(incoming)
+            .await?;
+        Ok(())
+    })
+}
+
 /// `felt up`: the four services in one process on one port.
 pub(crate) fn up(args: &ServeArgs) -> anyhow::Result<()> {
     let mut settings = args.settings()?;
@@ -304,6 +379,7 @@ pub(crate) fn up(args: &ServeArgs) -> anyhow::Result<()> {
         printed = Some(tokens.clone());
         settings.tokens = tokens;
     }
+    settings.display = true;
     start("felt", Services::ALL, settings, printed)
 }
 
@@ -435,17 +511,14 @@ pub(crate) async fn serve_conductor<L: EventLog + 'static>(
         .register_encoded_file_descriptor_set(felt_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
-    let mut server = Server::builder();
-    if let Some(tls) = settings.tls.clone() {
-        server = server.tls_config(tls)?;
-    }
-    let mut router = server.add_service(health_service).add_service(reflection);
+    let mut routes = RoutesBuilder::default();
+    routes.add_service(health_service).add_service(reflection);
     if services.table {
         let api = table::TableApi::new(conductor.clone(), settings.broadcast_delay);
         health
             .set_serving::<TableServiceServer<table::TableApi<L>>>()
             .await;
-        router = router.add_service(TableServiceServer::with_interceptor(
+        routes.add_service(TableServiceServer::with_interceptor(
             api,
             interceptor.clone(),
         ));
@@ -455,7 +528,7 @@ pub(crate) async fn serve_conductor<L: EventLog + 'static>(
         health
             .set_serving::<ClockServiceServer<clock::ClockApi<L>>>()
             .await;
-        router = router.add_service(ClockServiceServer::with_interceptor(
+        routes.add_service(ClockServiceServer::with_interceptor(
             clock::ClockApi::new(ctx.clone()),
             interceptor.clone(),
         ));
@@ -465,7 +538,7 @@ pub(crate) async fn serve_conductor<L: EventLog + 'static>(
         health
             .set_serving::<SeatingServiceServer<seating::SeatingApi<L>>>()
             .await;
-        router = router.add_service(SeatingServiceServer::with_interceptor(
+        routes.add_service(SeatingServiceServer::with_interceptor(
             seating::SeatingApi::new(ctx.clone()),
             interceptor.clone(),
         ));
@@ -475,12 +548,34 @@ pub(crate) async fn serve_conductor<L: EventLog + 'static>(
         health
             .set_serving::<PayoutServiceServer<payout::PayoutApi<L>>>()
             .await;
-        router = router.add_service(PayoutServiceServer::with_interceptor(
+        routes.add_service(PayoutServiceServer::with_interceptor(
             payout::PayoutApi::new(ctx.clone()),
             interceptor,
         ));
     }
-    router.serve_with_incoming(incoming).await?;
+    let mut server = Server::builder();
+    if let Some(tls) = settings.tls.clone() {
+        server = server.tls_config(tls)?;
+    }
+    let mut routes = routes.routes();
+    if settings.display {
+        // The pages are HTTP/1.1 beside the gRPC services (HTTP/2) on the
+        // same port, and read those services in process.
+        let grpc = display::in_process(routes.clone());
+        let room = display::Display::new(
+            grpc.clone(),
+            grpc.clone(),
+            grpc,
+            &settings.tokens,
+            ctx.now.clone(),
+        )?;
+        routes = Routes::from(routes.into_axum_router().merge(display::router(room)));
+        server = server.accept_http1(true);
+    }
+    server
+        .add_routes(routes)
+        .serve_with_incoming(incoming)
+        .await?;
     background.abort_all();
     Ok(())
 }

@@ -3,13 +3,98 @@
 
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use felt_proto::v1 as pb;
+use felt_proto::v1::clock_service_client::ClockServiceClient;
+use felt_proto::v1::payout_service_client::PayoutServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 use felt_proto::v1::table_service_client::TableServiceClient;
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
+
+/// `felt up` as a real process, with a channel to it and its tokens.
+pub(crate) struct Up {
+    pub(crate) addr: String,
+    child: Child,
+    pub(crate) channel: Channel,
+    pub(crate) tokens: std::collections::HashMap<String, String>,
+}
+
+impl Up {
+    pub(crate) async fn start(log: &[&str], data: &Path) -> Up {
+        Up::start_at("127.0.0.1:0", log, data).await
+    }
+
+    /// On a given address (a restart on the same port).
+    pub(crate) async fn start_at(listen: &str, log: &[&str], data: &Path) -> Up {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_felt"))
+            .args(["up", "--listen", listen, "--data"])
+            .arg(data)
+            .args(log)
+            .env("RUST_BACKTRACE", "0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start felt up");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut lines = Vec::new();
+        let mut tokens = std::collections::HashMap::new();
+        while tokens.len() < 3 {
+            let mut line = String::new();
+            assert!(
+                out.read_line(&mut line).expect("read") > 0,
+                "felt up stopped: {lines:?}"
+            );
+            if let Some(rest) = line.trim().strip_prefix("token ") {
+                let (role, token) = rest.split_once(": ").expect("role: token");
+                tokens.insert(role.to_string(), token.to_string());
+            }
+            lines.push(line);
+        }
+        let addr = lines[0].trim().rsplit(' ').next().expect("an address");
+        assert!(lines[0].starts_with("felt up listening on"), "{lines:?}");
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+            .expect("endpoint")
+            .connect()
+            .await
+            .expect("connect");
+        Up {
+            addr: addr.to_string(),
+            child,
+            channel,
+            tokens,
+        }
+    }
+
+    pub(crate) fn token(&self, role: &str) -> &str {
+        &self.tokens[role]
+    }
+
+    pub(crate) fn seating(&self) -> SeatingServiceClient<Channel> {
+        SeatingServiceClient::new(self.channel.clone())
+    }
+    pub(crate) fn clock(&self) -> ClockServiceClient<Channel> {
+        ClockServiceClient::new(self.channel.clone())
+    }
+    pub(crate) fn payout(&self) -> PayoutServiceClient<Channel> {
+        PayoutServiceClient::new(self.channel.clone())
+    }
+
+    pub(crate) fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Up {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
 
 /// A request carrying a bearer token.
 pub(crate) fn with<T>(msg: T, token: &str) -> Request<T> {
@@ -54,9 +139,89 @@ where
     Err(last.unwrap_or_else(|| Status::unavailable("never answered")))
 }
 
-/// A dealer and bots at one table, over gRPC only: asks seating to deal,
-/// then the player to act checks when free, else goes all in or folds.
-/// Returns the hands dealt when the table closes or one player is left.
+/// What one ask to deal came to.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Hand {
+    /// A hand was dealt and played out.
+    Played,
+    /// The table waits (for other tables, a break, a move).
+    Wait,
+    /// The table is closed.
+    Closed,
+}
+
+/// Asks seating to deal at `table` and, if it deals, plays the hand with
+/// bots over gRPC only: the player to act checks when free, else goes all
+/// in or folds, by `roll`.
+pub(crate) async fn play_hand(
+    seating: &SeatingServiceClient<Channel>,
+    tables: &TableServiceClient<Channel>,
+    tournament: &str,
+    table: u32,
+    token: &str,
+    roll: &mut u64,
+) -> Hand {
+    let begin = retry(|| {
+        let mut c = seating.clone();
+        let req = with(
+            pb::BeginHandRequest {
+                tournament_id: tournament.into(),
+                table,
+                deck_seed: String::new(),
+            },
+            token,
+        );
+        async move { c.begin_hand(req).await }
+    })
+    .await
+    .expect("begin hand")
+    .into_inner();
+    use pb::begin_hand_response::Outcome;
+    let mut view = match begin.outcome.expect("an outcome") {
+        Outcome::Closed(_) => return Hand::Closed,
+        Outcome::Wait(_) | Outcome::OnBreakMs(_) => return Hand::Wait,
+        Outcome::Dealt(dealt) => dealt.table.expect("the table"),
+    };
+    let mut k = 0;
+    while let Some(hand) = view.hand.as_ref().filter(|h| h.to_act.is_some()) {
+        k += 1;
+        *roll = roll
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        use pb::action::Kind;
+        let kind = if hand.to_call == 0 {
+            Kind::Check(pb::Check {})
+        } else if (*roll >> 33) % 100 < 35 {
+            Kind::AllIn(pb::AllIn {})
+        } else {
+            Kind::Fold(pb::Fold {})
+        };
+        let req = pb::ExecuteRequest {
+            table: Some(pb::TableRef {
+                tournament_id: tournament.into(),
+                table_id: table.to_string(),
+            }),
+            command_id: format!("h{}-{k}", hand.number),
+            command: Some(pb::execute_request::Command::Act(pb::Act {
+                seat: hand.to_act.unwrap_or(0),
+                action: Some(pb::Action { kind: Some(kind) }),
+            })),
+        };
+        let out = retry(|| {
+            let mut c = tables.clone();
+            let req = with(req.clone(), token);
+            async move { c.execute(req).await }
+        })
+        .await
+        .expect("act")
+        .into_inner();
+        view = out.table.expect("the table");
+    }
+    Hand::Played
+}
+
+/// A dealer and bots at one table ([`play_hand`]) until the table closes
+/// or one player is left; returns the hands dealt.
 pub(crate) async fn deal_table(
     seating: Channel,
     tables: Channel,
@@ -69,25 +234,10 @@ pub(crate) async fn deal_table(
     let mut hands = 0;
     let mut roll = u64::from(table) * 7919;
     for _ in 0..200_000 {
-        let begin = retry(|| {
-            let mut c = seating.clone();
-            let req = with(
-                pb::BeginHandRequest {
-                    tournament_id: tournament.into(),
-                    table,
-                    deck_seed: String::new(),
-                },
-                token,
-            );
-            async move { c.begin_hand(req).await }
-        })
-        .await
-        .expect("begin hand")
-        .into_inner();
-        use pb::begin_hand_response::Outcome;
-        let mut view = match begin.outcome.expect("an outcome") {
-            Outcome::Closed(_) => return hands,
-            Outcome::Wait(_) | Outcome::OnBreakMs(_) => {
+        match play_hand(&seating, &tables, tournament, table, token, &mut roll).await {
+            Hand::Closed => return hands,
+            Hand::Played => hands += 1,
+            Hand::Wait => {
                 let standings = retry(|| {
                     let mut c = seating.clone();
                     let req = with(
@@ -105,45 +255,7 @@ pub(crate) async fn deal_table(
                     return hands;
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
-                continue;
             }
-            Outcome::Dealt(dealt) => dealt.table.expect("the table"),
-        };
-        hands += 1;
-        let mut k = 0;
-        while let Some(hand) = view.hand.as_ref().filter(|h| h.to_act.is_some()) {
-            k += 1;
-            roll = roll
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            use pb::action::Kind;
-            let kind = if hand.to_call == 0 {
-                Kind::Check(pb::Check {})
-            } else if (roll >> 33) % 100 < 35 {
-                Kind::AllIn(pb::AllIn {})
-            } else {
-                Kind::Fold(pb::Fold {})
-            };
-            let req = pb::ExecuteRequest {
-                table: Some(pb::TableRef {
-                    tournament_id: tournament.into(),
-                    table_id: table.to_string(),
-                }),
-                command_id: format!("h{}-{k}", hand.number),
-                command: Some(pb::execute_request::Command::Act(pb::Act {
-                    seat: hand.to_act.unwrap_or(0),
-                    action: Some(pb::Action { kind: Some(kind) }),
-                })),
-            };
-            let out = retry(|| {
-                let mut c = tables.clone();
-                let req = with(req.clone(), token);
-                async move { c.execute(req).await }
-            })
-            .await
-            .expect("act")
-            .into_inner();
-            view = out.table.expect("the table");
         }
     }
     panic!("table {table} never finished");

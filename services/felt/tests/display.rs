@@ -1,0 +1,440 @@
+//! The room display in a real browser: `felt up` as a process, headless
+//! Chromium driven by `tests/display/driver.cjs` (playwright-core), and the
+//! tournament driven over gRPC at the same time. The clock screen counts
+//! down, and a level change, a pause and a bust reach the open pages
+//! without a reload; the seat finder finds a player that balancing moved;
+//! the pages come back by themselves after felt up restarts. A screenshot
+//! of each page is written to `target/artifacts/display/`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use felt_proto::v1 as pb;
+use felt_proto::v1::table_service_client::TableServiceClient;
+use serde_json::{Value, json};
+
+mod common;
+use common::{Hand, Up, play_hand, with};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Headless Chromium behind the line-by-line driver.
+struct Browser {
+    child: Child,
+    stdin: ChildStdin,
+    out: BufReader<ChildStdout>,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let playwright = std::env::var_os("FELT_PLAYWRIGHT")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join("target/tools/npm/node_modules/playwright-core"));
+        let chromium = std::env::var_os("FELT_CHROMIUM")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+        assert!(
+            playwright.exists() && chromium.exists(),
+            "the browser tests need playwright-core ({}) and Chromium ({}): scripts/test installs both",
+            playwright.display(),
+            chromium.display()
+        );
+        let mut child = Command::new("node")
+            .arg(root().join("tests/display/driver.cjs"))
+            .env("FELT_PLAYWRIGHT", &playwright)
+            .env("FELT_CHROMIUM", &chromium)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start node with the browser driver");
+        let stdin = child.stdin.take().expect("stdin");
+        let out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut browser = Browser { child, stdin, out };
+        let ready = browser.answer().expect("the browser starts");
+        assert_eq!(ready, json!("ready"));
+        browser
+    }
+
+    fn answer(&mut self) -> Result<Value, String> {
+        let mut line = String::new();
+        self.out.read_line(&mut line).expect("read the driver");
+        let v: Value = serde_json::from_str(&line).map_err(|e| format!("{e}: {line:?}"))?;
+        if v["ok"] == json!(true) {
+            Ok(v["value"].clone())
+        } else {
+            Err(v["error"].as_str().unwrap_or("?").to_string())
+        }
+    }
+
+    /// Sends a command and waits for its answer (off the async workers).
+    fn call(&mut self, command: Value) -> Result<Value, String> {
+        tokio::task::block_in_place(|| {
+            writeln!(self.stdin, "{command}").expect("write to the driver");
+            self.stdin.flush().expect("flush");
+            self.answer()
+        })
+    }
+
+    fn open(&mut self, tab: &str, url: &str) -> u64 {
+        self.call(json!({"op": "open", "tab": tab, "url": url}))
+            .unwrap_or_else(|e| panic!("open {url}: {e}"))
+            .as_u64()
+            .expect("a status")
+    }
+
+    fn resize(&mut self, tab: &str, url: &str, width: u32, height: u32) {
+        self.call(json!({"op": "open", "tab": tab, "url": url, "width": width, "height": height}))
+            .unwrap_or_else(|e| panic!("open {url}: {e}"));
+    }
+
+    fn wait(&mut self, tab: &str, selector: &str, contains: &str) {
+        self.call(json!({"op": "wait", "tab": tab, "selector": selector, "contains": contains}))
+            .unwrap_or_else(|e| panic!("{tab}: {e}"));
+    }
+
+    fn wait_exact(&mut self, tab: &str, selector: &str, equals: &str) {
+        self.call(json!({"op": "wait", "tab": tab, "selector": selector, "equals": equals}))
+            .unwrap_or_else(|e| panic!("{tab}: {e}"));
+    }
+
+    fn text(&mut self, tab: &str, selector: &str) -> String {
+        self.call(json!({"op": "text", "tab": tab, "selector": selector}))
+            .unwrap_or_else(|e| panic!("{tab}: {e}"))
+            .as_str()
+            .expect("text")
+            .to_string()
+    }
+
+    fn fill(&mut self, tab: &str, selector: &str, value: &str) {
+        self.call(json!({"op": "fill", "tab": tab, "selector": selector, "value": value}))
+            .unwrap_or_else(|e| panic!("{tab}: {e}"));
+    }
+
+    /// A screenshot as a test artifact.
+    fn screenshot(&mut self, tab: &str, name: &str) -> PathBuf {
+        let dir = root().join("target/artifacts/display");
+        std::fs::create_dir_all(&dir).expect("artifacts folder");
+        let path = dir.join(name);
+        self.call(json!({"op": "screenshot", "tab": tab, "path": path}))
+            .unwrap_or_else(|e| panic!("{tab}: {e}"));
+        let size = std::fs::metadata(&path).expect("the screenshot").len();
+        assert!(size > 10_000, "{} is only {size} bytes", path.display());
+        path
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "{}", json!({"op": "close"}));
+        let _ = self.stdin.flush();
+        std::thread::sleep(Duration::from_millis(200));
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The status line of a plain HTTP/1.1 GET without credentials.
+fn status_of(addr: &str, path: &str) -> String {
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut text = String::new();
+    let _ = s.read_to_string(&mut text);
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// A chip count as the pages write it (en-US grouping).
+fn chips(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Minutes and seconds on the clock screen, as milliseconds.
+fn shown_ms(text: &str) -> u64 {
+    let parts: Vec<u64> = text
+        .trim()
+        .split(':')
+        .map(|p| p.parse().unwrap_or_else(|_| panic!("time {text:?}")))
+        .collect();
+    parts.iter().fold(0, |acc, p| acc * 60 + p) * 1000
+}
+
+const T: &str = "friday";
+
+async fn control(up: &Up, id: &str, c: pb::control_clock_request::Command) {
+    up.clock()
+        .control_clock(with(
+            pb::ControlClockRequest {
+                tournament_id: T.into(),
+                command_id: id.into(),
+                command: Some(c),
+            },
+            up.token("floor"),
+        ))
+        .await
+        .expect("control the clock");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], dir.path()).await;
+    let addr = up.addr.clone();
+    let director = up.token("director").to_string();
+    let partner = up.token("partner").to_string();
+
+    // The pages and their data need a token of the deployment.
+    assert!(status_of(&addr, "/t/friday/clock").contains(" 401 "));
+    assert!(status_of(&addr, "/api/t/friday/events").contains(" 401 "));
+
+    let mut seating = up.seating();
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                tournament_id: T.into(),
+                name: "Friday Deepstack".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    "turbo".into(),
+                )),
+                table_size: 9,
+                money: Some(pb::MoneySettings {
+                    currency: "BRL".into(),
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    pay_sheet: "club".into(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            &director,
+        ))
+        .await
+        .expect("create");
+    seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: T.into(),
+                command_id: "presales".into(),
+                players: (1..=20)
+                    .map(|i| pb::Registrant {
+                        player_id: format!("p{i}"),
+                        name: format!("Player {i:02}"),
+                    })
+                    .collect(),
+            },
+            &director,
+        ))
+        .await
+        .expect("register");
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: T.into(),
+                seed: String::new(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    let structure = up
+        .clock()
+        .get_structure(with(
+            pb::GetStructureRequest {
+                tournament_id: T.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("structure")
+        .into_inner();
+    let blinds_of = |level: u32| {
+        let b = structure
+            .periods
+            .iter()
+            .find(|p| p.level == level)
+            .and_then(|p| p.blinds.as_ref())
+            .expect("the level");
+        format!("{} / {}", chips(b.small_blind), chips(b.big_blind))
+    };
+
+    let mut browser = Browser::start();
+
+    // The picker, entered once with the token (kept in a cookie).
+    assert_eq!(
+        browser.open("index", &format!("http://{addr}/?token={partner}")),
+        200
+    );
+    browser.wait("index", "#tournaments", "Friday Deepstack");
+    browser.wait("index", "#tournaments", "20 of 20 left");
+    browser.screenshot("index", "index.png");
+
+    // The clock screen: level 1 counting down, the field and the pool.
+    assert_eq!(
+        browser.open("clock", &format!("http://{addr}/t/{T}/clock")),
+        200
+    );
+    browser.wait("clock", "#conn", "live");
+    browser.wait("clock", "#name", "Friday Deepstack");
+    browser.wait("clock", "#level", "1");
+    browser.wait("clock", "#blinds", &blinds_of(1));
+    browser.wait("clock", "#players", "20 of 20");
+    browser.wait("clock", "#pool", "BRL 2,000");
+    let before = shown_ms(&browser.text("clock", "#time"));
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    let after = shown_ms(&browser.text("clock", "#time"));
+    assert!(
+        after < before && before - after <= 4_000,
+        "the clock counts down: {before} then {after}"
+    );
+    browser.screenshot("clock", "clock.png");
+
+    // The floor jumps to level 3: the screen follows without a reload.
+    control(
+        &up,
+        "jump-3",
+        pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 3 }),
+    )
+    .await;
+    browser.wait("clock", "#level", "3");
+    browser.wait("clock", "#blinds", &blinds_of(3));
+    // A pause shows, with its reason, and the time stands still.
+    control(
+        &up,
+        "pause-1",
+        pb::control_clock_request::Command::Pause(pb::Pause {
+            reason: "a ruling at table 2".into(),
+        }),
+    )
+    .await;
+    browser.wait("clock", "#banner", "CLOCK PAUSED — a ruling at table 2");
+    let frozen = browser.text("clock", "#time");
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    assert_eq!(browser.text("clock", "#time"), frozen);
+    browser.screenshot("clock", "clock-paused.png");
+    control(
+        &up,
+        "resume-1",
+        pb::control_clock_request::Command::Resume(pb::Resume {
+            reason: "ruling made".into(),
+        }),
+    )
+    .await;
+    browser.wait_exact("clock", "#banner", "");
+
+    // The pay board and the lobby are open while hands are played.
+    assert_eq!(
+        browser.open("pay", &format!("http://{addr}/t/{T}/pay")),
+        200
+    );
+    browser.wait("pay", "#pool", "BRL 2,000");
+    browser.wait("pay", "#entries", "20");
+    assert_eq!(
+        browser.open("lobby", &format!("http://{addr}/t/{T}/lobby")),
+        200
+    );
+    browser.wait("lobby", "#moves", "No moves yet");
+
+    // Dealers play hands until players have busted and one has been moved.
+    let tables = TableServiceClient::new(up.channel.clone());
+    let mut roll = 7919;
+    let mut moved = None;
+    for round in 0..400u32 {
+        let table = round % 3 + 1;
+        let _: Hand = play_hand(&seating, &tables, T, table, &director, &mut roll).await;
+        let moves = seating
+            .get_moves(with(
+                pb::GetMovesRequest {
+                    tournament_id: T.into(),
+                },
+                &partner,
+            ))
+            .await
+            .expect("moves")
+            .into_inner()
+            .moves;
+        if let Some(m) = moves.into_iter().find(|m| m.completed) {
+            moved = Some(m);
+            break;
+        }
+    }
+    let moved = moved.expect("balancing moved a player");
+    let results = up
+        .payout()
+        .get_results(with(
+            pb::GetResultsRequest {
+                tournament_id: T.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("results")
+        .into_inner()
+        .results;
+    let last = results.last().expect("a bust");
+    let left = 20 - results.len();
+
+    // The bust reached every open screen without a reload.
+    browser.wait("clock", "#players", &format!("{left} of 20"));
+    browser.wait(
+        "pay",
+        "#results",
+        &format!("{} (#{})", last.name, last.entry),
+    );
+    browser.wait("pay", "#players", &left.to_string());
+    browser.screenshot("pay", "pay.png");
+
+    // The seat finder finds the moved player at the new seat, and the move
+    // is listed.
+    let seat = format!("Table {}, seat {}", moved.to_table, moved.to_seat);
+    browser.fill("lobby", "#find", &moved.name.to_lowercase());
+    browser.wait("lobby", "#found", &seat);
+    browser.wait(
+        "lobby",
+        "#moves",
+        &format!(
+            "{} (#{}): table {} seat {} → table {} seat {}",
+            moved.name,
+            moved.entry,
+            moved.from_table,
+            moved.from_seat,
+            moved.to_table,
+            moved.to_seat
+        ),
+    );
+    browser.wait("lobby", "#tables", &format!("Table {}", moved.to_table));
+    browser.resize("lobby", &format!("http://{addr}/t/{T}/lobby"), 412, 900);
+    browser.fill("lobby", "#find", &moved.entry.to_string());
+    browser.wait("lobby", "#found", &seat);
+    browser.screenshot("lobby", "lobby.png");
+
+    // felt up stops: the screens say so; it starts again on the same port
+    // and they follow it again by themselves.
+    let mut up = up;
+    up.stop();
+    browser.wait("clock", "#conn", "reconnecting");
+    let up = Up::start_at(&addr, &[], dir.path()).await;
+    browser.wait("clock", "#conn", "live");
+    control(
+        &up,
+        "jump-5",
+        pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 5 }),
+    )
+    .await;
+    browser.wait("clock", "#level", "5");
+    browser.wait("clock", "#blinds", &blinds_of(5));
+}
