@@ -3,7 +3,8 @@
 //! tournament driven over gRPC at the same time. The clock screen counts
 //! down, and a level change, a pause and a bust reach the open pages
 //! without a reload; the seat finder finds a player that balancing moved;
-//! the pages come back by themselves after felt up restarts. A screenshot
+//! hand-for-hand shows as a banner; the pages come back by themselves after
+//! felt up restarts. A screenshot
 //! of each page is written to `target/artifacts/display/`.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -421,6 +422,24 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     browser.fill("lobby", "#find", &moved.entry.to_string());
     browser.wait("lobby", "#found", &seat);
     browser.screenshot("lobby", "lobby.png");
+
+    // Hand-for-hand from the floor is shown in words on the clock screen,
+    // and goes away when it stops.
+    control(
+        &up,
+        "hfh-on",
+        pb::control_clock_request::Command::StartHandForHand(pb::StartHandForHand {}),
+    )
+    .await;
+    browser.wait("clock", "#banner", "HAND FOR HAND");
+    browser.screenshot("clock", "clock-hand-for-hand.png");
+    control(
+        &up,
+        "hfh-off",
+        pb::control_clock_request::Command::StopHandForHand(pb::StopHandForHand {}),
+    )
+    .await;
+    browser.wait_exact("clock", "#banner", "");
 
     // felt up stops: the screens say so; it starts again on the same port
     // and they follow it again by themselves.

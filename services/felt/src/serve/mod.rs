@@ -455,6 +455,22 @@ fn announce(
             let _ = writeln!(text, "token {}: {token}", role.name());
         }
     }
+    if settings.display
+        && let Some((partner, _)) = settings
+            .tokens
+            .iter()
+            .find(|(_, r)| *r == auth::Role::Partner)
+    {
+        let scheme = if settings.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        let _ = writeln!(
+            text,
+            "room display (clock, seat finder, pay board): {scheme}://{addr}/?token={partner}"
+        );
+    }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         tracing::warn!(%e, "cannot print where to connect");

@@ -89,7 +89,8 @@
       else if (c.status === 'hand for hand') {
         text = 'HAND FOR HAND';
         if (c.hand_for_hand_round) text += ' · hand ' + c.hand_for_hand_round;
-        if (c.waiting_tables.length) text += ' · waiting for table ' + c.waiting_tables.join(', ');
+        const w = c.waiting_tables;
+        if (w.length) text += ' · waiting for table' + (w.length > 1 ? 's ' : ' ') + w.join(', ');
       } else if (c.status === 'end of day') text = 'LAST HANDS OF THE DAY: ' + c.end_of_day_hands;
       else if (c.status === 'day over') text = 'DAY ' + c.day + ' IS OVER';
       else if (c.status === 'not started') text = 'STARTING SOON';
