@@ -11,7 +11,9 @@ use std::time::Duration;
 use async_nats::jetstream::consumer::{DeliverPolicy, push};
 use async_nats::jetstream::context::PublishErrorKind;
 use async_nats::jetstream::message::PublishMessage;
-use async_nats::jetstream::stream::{self, DirectGetErrorKind, StorageType};
+use async_nats::jetstream::stream::{
+    self, DirectGetErrorKind, LastRawMessageErrorKind, StorageType,
+};
 use async_nats::jetstream::{self, Context};
 use futures::StreamExt;
 
@@ -64,6 +66,11 @@ pub struct NatsLog {
     name: String,
     stream: stream::Stream,
     tips: Mutex<HashMap<String, (Tip, String)>>,
+    /// The stream has replicas: a direct get may be answered by a replica
+    /// that has not yet applied what the leader acknowledged, so reads
+    /// that must see every acknowledged write ask the leader where the
+    /// subject ends first.
+    replicated: bool,
 }
 
 impl std::fmt::Debug for NatsLog {
@@ -73,12 +80,20 @@ impl std::fmt::Debug for NatsLog {
 }
 
 impl NatsLog {
-    /// Connects and creates felt's stream if it does not exist.
+    /// Connects and creates felt's stream if it does not exist. `url` may
+    /// name several servers of a cluster, comma-separated; the client also
+    /// learns the cluster's other servers from the one it reaches, and
+    /// moves to another when that one goes away.
     pub async fn connect(url: &str, settings: &NatsSettings) -> Result<NatsLog, LogError> {
+        let servers: Vec<&str> = url
+            .split(',')
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .collect();
         let client = async_nats::ConnectOptions::new()
             .connection_timeout(Duration::from_secs(5))
             .retry_on_initial_connect()
-            .connect(url)
+            .connect(servers)
             .await
             .map_err(nats)?;
         let js = jetstream::new(client);
@@ -98,11 +113,13 @@ impl NatsLog {
             })
             .await
             .map_err(nats)?;
+        let replicated = stream.cached_info().config.num_replicas > 1;
         Ok(NatsLog {
             js,
             name: settings.stream.clone(),
             stream,
             tips: Mutex::new(HashMap::new()),
+            replicated,
         })
     }
 
@@ -122,33 +139,56 @@ impl NatsLog {
         }
     }
 
-    /// The stream's tip as the server has it, and its last command id.
-    async fn fetch_tip(&self, stream: &StreamId) -> Result<(Tip, String), LogError> {
-        match self
-            .stream
-            .direct_get_last_for_subject(stream.subject())
-            .await
-        {
-            Ok(msg) => {
-                let envs = Envelope::decode_all(&msg.payload)?;
-                let last = envs.last().ok_or_else(|| LogError::Decode {
-                    what: format!("message {}", msg.sequence),
-                    reason: "no envelopes".into(),
-                })?;
-                let tip = Tip {
-                    version: last.sequence,
-                    message: msg.sequence,
-                    hash: last.hash(),
-                };
-                let command = last.command_id.clone();
-                self.remember(&stream.key(), tip, &command);
-                Ok((tip, command))
-            }
-            Err(e) if e.kind() == DirectGetErrorKind::NotFound => {
-                Ok((Tip::default(), String::new()))
-            }
+    /// The sequence of the subject's last message as the stream's leader
+    /// has it (0: none).
+    async fn leader_last(&self, subject: &str) -> Result<u64, LogError> {
+        match self.stream.get_last_raw_message_by_subject(subject).await {
+            Ok(msg) => Ok(msg.sequence),
+            Err(e) if e.kind() == LastRawMessageErrorKind::NoMessageFound => Ok(0),
             Err(e) => Err(nats(e)),
         }
+    }
+
+    /// The stream's tip as the server has it, and its last command id.
+    async fn fetch_tip(&self, stream: &StreamId) -> Result<(Tip, String), LogError> {
+        let found = if self.replicated {
+            // The leader's answer: a replica's may be behind.
+            match self
+                .stream
+                .get_last_raw_message_by_subject(&stream.subject())
+                .await
+            {
+                Ok(msg) => Some((msg.sequence, msg.payload)),
+                Err(e) if e.kind() == LastRawMessageErrorKind::NoMessageFound => None,
+                Err(e) => return Err(nats(e)),
+            }
+        } else {
+            match self
+                .stream
+                .direct_get_last_for_subject(stream.subject())
+                .await
+            {
+                Ok(msg) => Some((msg.sequence, msg.payload)),
+                Err(e) if e.kind() == DirectGetErrorKind::NotFound => None,
+                Err(e) => return Err(nats(e)),
+            }
+        };
+        let Some((sequence, payload)) = found else {
+            return Ok((Tip::default(), String::new()));
+        };
+        let envs = Envelope::decode_all(&payload)?;
+        let last = envs.last().ok_or_else(|| LogError::Decode {
+            what: format!("message {sequence}"),
+            reason: "no envelopes".into(),
+        })?;
+        let tip = Tip {
+            version: last.sequence,
+            message: sequence,
+            hash: last.hash(),
+        };
+        let command = last.command_id.clone();
+        self.remember(&stream.key(), tip, &command);
+        Ok((tip, command))
     }
 
     async fn tip(&self, stream: &StreamId) -> Result<(Tip, String), LogError> {
@@ -345,6 +385,14 @@ impl EventLog for NatsLog {
             _ => 1,
         };
         let mut last_message = None;
+        // On a replicated stream, where the leader says the subject ends:
+        // the read goes on until a replica has given that much.
+        let leader = if self.replicated {
+            self.leader_last(&subject).await?
+        } else {
+            0
+        };
+        let mut behind = 0;
         loop {
             let inbox = client.new_inbox();
             let mut replies = client.subscribe(inbox.clone()).await.map_err(nats)?;
@@ -404,6 +452,19 @@ impl EventLog for NatsLog {
                     }
                 }
             };
+            if !more && next <= leader {
+                // A replica answered that has not applied all the leader
+                // acknowledged: ask again for the rest (it catches up in
+                // milliseconds).
+                behind += 1;
+                if behind > 500 {
+                    return Err(LogError::Nats(format!(
+                        "reading {subject}: the replicas stay behind the leader's message {leader}"
+                    )));
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                continue;
+            }
             if !more {
                 // (Never behind what an append meanwhile remembered.)
                 if let Some((tip, command)) = last_message
