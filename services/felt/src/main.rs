@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 mod audit;
 mod bench;
+mod health;
 mod logs;
 mod payout;
 mod phh;
@@ -44,6 +45,8 @@ enum Command {
         #[command(subcommand)]
         what: phh::PhhCommand,
     },
+    /// Whether a felt process serves (for scripts, Compose, systemd).
+    Health(health::HealthArgs),
     /// Pay sheets and deals.
     Payout {
         #[command(subcommand)]
@@ -69,6 +72,7 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
         Command::Audit { what } => audit::run(what),
         Command::Bench { what } => bench::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Phh { what } => phh::run(what),
+        Command::Health(args) => health::run(&args),
         Command::Payout { what } => payout::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Sim(args) => sim::run(args).map(|()| std::process::ExitCode::SUCCESS),
         Command::Up(args) => serve::up(&args).map(|()| std::process::ExitCode::SUCCESS),

@@ -129,9 +129,14 @@ pub(crate) struct ServeArgs {
     /// The data folder of the embedded event log [default: felt-data].
     #[arg(long, env = "FELT_DATA")]
     data: Option<PathBuf>,
-    /// NATS JetStream instead of the embedded log.
+    /// NATS JetStream instead of the embedded log (a cluster's servers
+    /// comma-separated).
     #[arg(long, env = "FELT_NATS")]
     nats: Option<String>,
+    /// Replicas of felt's stream when this service creates it: 3 on a
+    /// three-node cluster [default: 1].
+    #[arg(long, env = "FELT_NATS_REPLICAS")]
+    nats_replicas: Option<usize>,
     /// Seating and the clock deployed apart from the tables: the table
     /// service's URL (e.g. http://tables:7070), called with this process's
     /// first director token.
@@ -170,6 +175,7 @@ pub(crate) struct ServeArgs {
 struct ConfigFile {
     data: Option<PathBuf>,
     nats: Option<String>,
+    nats_replicas: Option<usize>,
     tables: Option<String>,
     listen: Option<SocketAddr>,
     otlp: Option<String>,
@@ -186,6 +192,7 @@ struct ConfigFile {
 pub(crate) struct Settings {
     data: PathBuf,
     nats: Option<String>,
+    nats_replicas: usize,
     tables: Option<String>,
     listen: SocketAddr,
     tokens: Vec<(String, auth::Role)>,
@@ -232,6 +239,7 @@ impl Settings {
         Settings {
             data: PathBuf::from("felt-data"),
             nats: None,
+            nats_replicas: 1,
             tables: None,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             tokens,
@@ -269,6 +277,7 @@ impl ServeArgs {
                 .or(file.data)
                 .unwrap_or_else(|| PathBuf::from("felt-data")),
             nats: self.nats.clone().or(file.nats),
+            nats_replicas: self.nats_replicas.or(file.nats_replicas).unwrap_or(1),
             tables: self.tables.clone().or(file.tables),
             listen: self
                 .listen
@@ -358,12 +367,16 @@ fn serve_display(args: DisplayArgs) -> anyhow::Result<()> {
         out.flush()?;
         drop(out);
         tracing::info!(%addr, clock = %args.clock, seating = %args.seating, payout = %args.payout, "felt display");
+        let (_health, health_service) = tonic_health::server::health_reporter();
+        let mut routes = RoutesBuilder::default();
+        routes.add_service(health_service);
+        let routes = routes.routes().into_axum_router().merge(display::router(room));
         let mut server = Server::builder().accept_http1(true);
         if let Some(tls) = tls {
             server = server.tls_config(tls)?;
         }
         server
-            .add_routes(Routes::from(display::router(room)))
+            .add_routes(Routes::from(routes))
             .serve_with_incoming(incoming)
             .await?;
         Ok(())
@@ -402,7 +415,14 @@ fn start(
         let now: Now = Arc::new(shared::wall_clock);
         match &settings.nats {
             Some(url) => {
-                let log = NatsLog::connect(url, &NatsSettings::default()).await?;
+                let log = NatsLog::connect(
+                    url,
+                    &NatsSettings {
+                        replicas: settings.nats_replicas,
+                        ..NatsSettings::default()
+                    },
+                )
+                .await?;
                 announce(services, addr, &settings, printed.as_deref(), url);
                 serve(Arc::new(log), services, &settings, now, incoming).await
             }
@@ -594,4 +614,47 @@ pub(crate) async fn serve_conductor<L: EventLog + 'static>(
         .await?;
     background.abort_all();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ConfigFile;
+
+    /// The configuration examples in deploy/felt are what the services
+    /// read: every key known, every value of its type.
+    #[test]
+    fn the_deployment_examples_are_valid_configuration_files() {
+        for (name, text) in [
+            ("table", include_str!("../../../../deploy/felt/table.toml")),
+            (
+                "seating",
+                include_str!("../../../../deploy/felt/seating.toml"),
+            ),
+            ("clock", include_str!("../../../../deploy/felt/clock.toml")),
+            (
+                "payout",
+                include_str!("../../../../deploy/felt/payout.toml"),
+            ),
+        ] {
+            let config: ConfigFile =
+                toml::from_str(text).unwrap_or_else(|e| panic!("deploy/felt/{name}.toml: {e}"));
+            assert_eq!(config.nats_replicas, Some(3), "{name}");
+            assert!(
+                config
+                    .nats
+                    .as_deref()
+                    .is_some_and(|n| n.split(',').count() == 3)
+            );
+            assert_eq!(
+                config.tables.is_some(),
+                name == "seating" || name == "clock"
+            );
+        }
+        let bad = toml::from_str::<ConfigFile>("listen = \"0.0.0.0:7070\"\nreplicas = 3\n");
+        assert!(
+            bad.unwrap_err()
+                .to_string()
+                .contains("unknown field `replicas`")
+        );
+    }
 }

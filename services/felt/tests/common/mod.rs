@@ -229,6 +229,18 @@ pub(crate) async fn deal_table(
     table: u32,
     token: &str,
 ) -> u64 {
+    deal_table_paced(seating, tables, tournament, table, token, Duration::ZERO).await
+}
+
+/// [`deal_table`], resting `pace` after each hand (as a live table does).
+pub(crate) async fn deal_table_paced(
+    seating: Channel,
+    tables: Channel,
+    tournament: &str,
+    table: u32,
+    token: &str,
+    pace: Duration,
+) -> u64 {
     let seating = SeatingServiceClient::new(seating);
     let tables = TableServiceClient::new(tables);
     let mut hands = 0;
@@ -236,7 +248,10 @@ pub(crate) async fn deal_table(
     for _ in 0..200_000 {
         match play_hand(&seating, &tables, tournament, table, token, &mut roll).await {
             Hand::Closed => return hands,
-            Hand::Played => hands += 1,
+            Hand::Played => {
+                hands += 1;
+                tokio::time::sleep(pace).await;
+            }
             Hand::Wait => {
                 let standings = retry(|| {
                     let mut c = seating.clone();
