@@ -7,6 +7,7 @@
 //! tournament finishes with every entry placed once, the audit passes
 //! (every chip, every hash chain, every pot), and a partner following
 //! seating's stream across the restarts gets every event once, in order.
+//! Then `felt sim` plays a small tournament on the same cluster.
 
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -335,6 +336,29 @@ async fn a_cluster_loses_each_service_and_a_nats_node_and_the_tournament_finishe
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && text.contains(" 0 failed"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // felt sim plays on the same cluster (its own services in process, the
+    // cluster's log).
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args([
+            "sim",
+            "--entrants",
+            "40",
+            "--seed",
+            "3",
+            "--quiet",
+            "--nats",
+            &cluster.nats(),
+        ])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run felt sim");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("prizes paid"),
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
