@@ -18,7 +18,7 @@ use felt_proto::v1::payout_service_client::PayoutServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 
 mod common;
-use common::{channel, check_results, with};
+use common::{channel, check_results, open_tournament, with};
 
 const TOKENS: &str = "director=boss,floor=floor,partner=tv";
 
@@ -148,53 +148,7 @@ async fn a_cluster_loses_each_service_and_a_nats_node_and_the_tournament_finishe
     );
     let seating_channel = channel(&seating_addr);
     let mut seating = SeatingServiceClient::new(seating_channel.clone());
-    seating
-        .create_tournament(with(
-            pb::CreateTournamentRequest {
-                tournament_id: T.into(),
-                name: "Cluster Cup".into(),
-                structure: Some(pb::create_tournament_request::Structure::Preset(
-                    "turbo".into(),
-                )),
-                table_size: 9,
-                money: Some(pb::MoneySettings {
-                    buy_in: 10_000,
-                    fee: 1_000,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
-            "boss",
-        ))
-        .await
-        .expect("create");
-    seating
-        .register_many(with(
-            pb::RegisterManyRequest {
-                tournament_id: T.into(),
-                command_id: "presales".into(),
-                players: (1..=300)
-                    .map(|i| pb::Registrant {
-                        player_id: format!("p{i}"),
-                        name: format!("Player {i}"),
-                    })
-                    .collect(),
-            },
-            "boss",
-        ))
-        .await
-        .expect("register");
-    let started = seating
-        .start_tournament(with(
-            pb::StartTournamentRequest {
-                tournament_id: T.into(),
-                seed: String::new(),
-            },
-            "boss",
-        ))
-        .await
-        .expect("start")
-        .into_inner();
+    let started = open_tournament(&mut seating, T, "Cluster Cup", "", 300, "boss").await;
     assert_eq!((started.players, started.tables), (300, 34));
 
     let got = Arc::new(Mutex::new(Vec::new()));

@@ -17,7 +17,7 @@ use felt_proto::v1::table_service_client::TableServiceClient;
 use serde_json::{Value, json};
 
 mod common;
-use common::{Hand, Up, play_hand, with};
+use common::{Hand, Up, open_tournament, play_hand, with};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -204,54 +204,7 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     assert!(status_of(&addr, "/api/t/friday/events").contains(" 401 "));
 
     let mut seating = up.seating();
-    seating
-        .create_tournament(with(
-            pb::CreateTournamentRequest {
-                tournament_id: T.into(),
-                name: "Friday Deepstack".into(),
-                structure: Some(pb::create_tournament_request::Structure::Preset(
-                    "turbo".into(),
-                )),
-                table_size: 9,
-                money: Some(pb::MoneySettings {
-                    currency: "BRL".into(),
-                    buy_in: 10_000,
-                    fee: 1_000,
-                    pay_sheet: "club".into(),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
-            &director,
-        ))
-        .await
-        .expect("create");
-    seating
-        .register_many(with(
-            pb::RegisterManyRequest {
-                tournament_id: T.into(),
-                command_id: "presales".into(),
-                players: (1..=20)
-                    .map(|i| pb::Registrant {
-                        player_id: format!("p{i}"),
-                        name: format!("Player {i:02}"),
-                    })
-                    .collect(),
-            },
-            &director,
-        ))
-        .await
-        .expect("register");
-    seating
-        .start_tournament(with(
-            pb::StartTournamentRequest {
-                tournament_id: T.into(),
-                seed: String::new(),
-            },
-            &director,
-        ))
-        .await
-        .expect("start");
+    open_tournament(&mut seating, T, "Friday Deepstack", "BRL", 20, &director).await;
     let structure = up
         .clock()
         .get_structure(with(

@@ -139,6 +139,68 @@ where
     Err(last.unwrap_or_else(|| Status::unavailable("never answered")))
 }
 
+/// A turbo tournament of `players` presold entries ("Player 1" …), table
+/// size 9, buy-in 10,000 and fee 1,000 (in `currency`; the generated pay
+/// sheet), created, registered
+/// and started by `token`; what the start said.
+pub(crate) async fn open_tournament(
+    seating: &mut SeatingServiceClient<Channel>,
+    id: &str,
+    name: &str,
+    currency: &str,
+    players: u32,
+    token: &str,
+) -> pb::StartTournamentResponse {
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                tournament_id: id.into(),
+                name: name.into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    "turbo".into(),
+                )),
+                table_size: 9,
+                money: Some(pb::MoneySettings {
+                    currency: currency.into(),
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            token,
+        ))
+        .await
+        .expect("create");
+    seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: id.into(),
+                command_id: "presales".into(),
+                players: (1..=players)
+                    .map(|i| pb::Registrant {
+                        player_id: format!("p{i}"),
+                        name: format!("Player {i:02}"),
+                    })
+                    .collect(),
+            },
+            token,
+        ))
+        .await
+        .expect("register");
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: id.into(),
+                seed: String::new(),
+            },
+            token,
+        ))
+        .await
+        .expect("start")
+        .into_inner()
+}
+
 /// What one ask to deal came to.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Hand {
