@@ -90,6 +90,11 @@ impl NatsLog {
             .map(str::trim)
             .filter(|u| !u.is_empty())
             .collect();
+        if servers.is_empty() {
+            return Err(LogError::Nats(format!(
+                "no NATS server in {url:?}: give nats://HOST:PORT (several comma-separated)"
+            )));
+        }
         let client = async_nats::ConnectOptions::new()
             .connection_timeout(Duration::from_secs(5))
             .retry_on_initial_connect()

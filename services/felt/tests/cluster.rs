@@ -7,7 +7,8 @@
 //! tournament finishes with every entry placed once, the audit passes
 //! (every chip, every hash chain, every pot), and a partner following
 //! seating's stream across the restarts gets every event once, in order.
-//! Then `felt sim` plays a small tournament on the same cluster.
+//! Then `felt sim` plays a small tournament on the same NATS nodes, and
+//! its audit passes too.
 
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -294,13 +295,18 @@ async fn a_cluster_loses_each_service_and_a_nats_node_and_the_tournament_finishe
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // felt sim plays on the same cluster (its own services in process, the
-    // cluster's log).
+    // felt sim plays on the same NATS nodes. It brings its own services,
+    // so the cluster's felt processes stop first (beside them, two seating
+    // services would act on the sim's tournament); the audit passes on
+    // what it wrote.
+    for name in ["display", "seating", "clock", "payout", "table", "table-2"] {
+        cluster.run(&["kill", name]);
+    }
     let out = Command::new(env!("CARGO_BIN_EXE_felt"))
         .args([
             "sim",
             "--entrants",
-            "40",
+            "60",
             "--seed",
             "3",
             "--quiet",
@@ -313,6 +319,29 @@ async fn a_cluster_loses_each_service_and_a_nats_node_and_the_tournament_finishe
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && text.contains("prizes paid"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sim = text
+        .lines()
+        .find_map(|l| l.strip_prefix("tournament id: "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("the sim's tournament id");
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args([
+            "audit",
+            "verify",
+            "--nats",
+            &cluster.nats(),
+            "--tournament",
+            sim,
+        ])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run felt audit");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains(" 0 failed"),
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
