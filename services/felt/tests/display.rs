@@ -177,20 +177,6 @@ fn shown_ms(text: &str) -> u64 {
 
 const T: &str = "friday";
 
-async fn control(up: &Up, id: &str, c: pb::control_clock_request::Command) {
-    up.clock()
-        .control_clock(with(
-            pb::ControlClockRequest {
-                tournament_id: T.into(),
-                command_id: id.into(),
-                command: Some(c),
-            },
-            up.token("floor"),
-        ))
-        .await
-        .expect("control the clock");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     let dir = tempfile::tempdir().unwrap();
@@ -258,8 +244,8 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     browser.screenshot("clock", "clock.png");
 
     // The floor jumps to level 3: the screen follows without a reload.
-    control(
-        &up,
+    up.control(
+        T,
         "jump-3",
         pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 3 }),
     )
@@ -267,8 +253,8 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     browser.wait("clock", "#level", "3");
     browser.wait("clock", "#blinds", &blinds_of(3));
     // A pause shows, with its reason, and the time stands still.
-    control(
-        &up,
+    up.control(
+        T,
         "pause-1",
         pb::control_clock_request::Command::Pause(pb::Pause {
             reason: "a ruling at table 2".into(),
@@ -280,8 +266,8 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     tokio::time::sleep(Duration::from_millis(1_200)).await;
     assert_eq!(browser.text("clock", "#time"), frozen);
     browser.screenshot("clock", "clock-paused.png");
-    control(
-        &up,
+    up.control(
+        T,
         "resume-1",
         pb::control_clock_request::Command::Resume(pb::Resume {
             reason: "ruling made".into(),
@@ -378,16 +364,16 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
 
     // Hand-for-hand from the floor is shown in words on the clock screen,
     // and goes away when it stops.
-    control(
-        &up,
+    up.control(
+        T,
         "hfh-on",
         pb::control_clock_request::Command::StartHandForHand(pb::StartHandForHand {}),
     )
     .await;
     browser.wait("clock", "#banner", "HAND FOR HAND");
     browser.screenshot("clock", "clock-hand-for-hand.png");
-    control(
-        &up,
+    up.control(
+        T,
         "hfh-off",
         pb::control_clock_request::Command::StopHandForHand(pb::StopHandForHand {}),
     )
@@ -401,8 +387,8 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     browser.wait("clock", "#conn", "reconnecting");
     let up = Up::start_at(&addr, &[], dir.path()).await;
     browser.wait("clock", "#conn", "live");
-    control(
-        &up,
+    up.control(
+        T,
         "jump-5",
         pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 5 }),
     )

@@ -65,23 +65,6 @@ async fn clock(up: &Up) -> pb::ClockView {
         .expect("a view")
 }
 
-async fn control(up: &Up, id: &str, c: pb::control_clock_request::Command) -> pb::ClockView {
-    up.clock()
-        .control_clock(with(
-            pb::ControlClockRequest {
-                tournament_id: T.into(),
-                command_id: id.into(),
-                command: Some(c),
-            },
-            up.token("floor"),
-        ))
-        .await
-        .expect("control the clock")
-        .into_inner()
-        .clock
-        .expect("a view")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn felt_up_plays_a_tournament_to_a_winner_over_grpc_on_the_embedded_log() {
     let dir = tempfile::tempdir().unwrap();
@@ -291,8 +274,8 @@ async fn tournament(log: &[&str], data: &Path) {
     assert_eq!(snapshot.clock.unwrap().level, 1);
     // The floor sets two tenths of a second left: the ticker records level
     // 2 as the time reaches it, and the screen sees it without asking.
-    control(
-        &up,
+    up.control(
+        T,
         "short",
         pb::control_clock_request::Command::SetRemaining(pb::SetRemaining { remaining_ms: 200 }),
     )
@@ -327,14 +310,15 @@ async fn tournament(log: &[&str], data: &Path) {
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
-    let paused = control(
-        &up,
-        "pause-1",
-        pb::control_clock_request::Command::Pause(pb::Pause {
-            reason: "a ruling at table 2".into(),
-        }),
-    )
-    .await;
+    let paused = up
+        .control(
+            T,
+            "pause-1",
+            pb::control_clock_request::Command::Pause(pb::Pause {
+                reason: "a ruling at table 2".into(),
+            }),
+        )
+        .await;
     assert_eq!(paused.status(), pb::ClockStatus::Paused);
     let item = watch.message().await.unwrap().unwrap();
     assert_eq!(
@@ -372,8 +356,8 @@ async fn tournament(log: &[&str], data: &Path) {
         (after.level, after.remaining_ms, after.status()),
         (before.level, before.remaining_ms, pb::ClockStatus::Paused)
     );
-    control(
-        &up,
+    up.control(
+        T,
         "resume-1",
         pb::control_clock_request::Command::Resume(pb::Resume {
             reason: "ruling made".into(),

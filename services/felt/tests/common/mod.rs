@@ -84,6 +84,29 @@ impl Up {
         PayoutServiceClient::new(self.channel.clone())
     }
 
+    /// A floor's clock control at `tournament`; the clock after it.
+    pub(crate) async fn control(
+        &self,
+        tournament: &str,
+        id: &str,
+        command: pb::control_clock_request::Command,
+    ) -> pb::ClockView {
+        self.clock()
+            .control_clock(with(
+                pb::ControlClockRequest {
+                    tournament_id: tournament.into(),
+                    command_id: id.into(),
+                    command: Some(command),
+                },
+                self.token("floor"),
+            ))
+            .await
+            .expect("control the clock")
+            .into_inner()
+            .clock
+            .expect("a view")
+    }
+
     pub(crate) fn stop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
