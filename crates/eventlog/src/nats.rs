@@ -47,6 +47,17 @@ impl Default for NatsSettings {
     }
 }
 
+/// Whether a publish was refused because the subject moved on (another
+/// writer was first). A clustered stream answers with the error code
+/// 10164 where a single server answers 10071; async-nats names only the
+/// latter.
+fn wrong_last_sequence(e: &async_nats::jetstream::context::PublishError) -> bool {
+    e.kind() == PublishErrorKind::WrongLastSequence
+        || std::error::Error::source(e)
+            .and_then(|s| s.downcast_ref::<async_nats::jetstream::Error>())
+            .is_some_and(|j| j.error_code().0 == 10164)
+}
+
 fn nats<E: std::fmt::Display>(e: E) -> LogError {
     LogError::Nats(e.to_string())
 }
@@ -361,7 +372,7 @@ impl EventLog for NatsLog {
                     );
                     return Ok(appended);
                 }
-                Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                Err(e) if wrong_last_sequence(&e) => {
                     // Another writer got there first: look again.
                     tracing::debug!(stream = %key, "append raced another writer");
                     (tip, last_command) = self.fetch_tip(stream).await?;
