@@ -1,10 +1,14 @@
 //! `felt sim`: a whole tournament played by bots, from registration to a
-//! winner, on simulated time. The four services run in this process on a
-//! loopback port, exactly as `felt up` serves them; the simulation is their
-//! client over gRPC only: the director creates and registers at seating,
-//! a dealer per table asks seating for each hand and deals it at the table
-//! service, the bots' actions go to the table service, and the results
-//! come from payout.
+//! winner. By default the four services run in this process on a loopback
+//! port, exactly as `felt up` serves them, on simulated time. With
+//! `--seating`, `--table`, `--clock` and `--payout` the simulation plays
+//! against services already running (a cluster, say) on their real clock,
+//! and sends every call again while a service is away (restarting), with
+//! the same command id. Either way the simulation is the services' client
+//! over gRPC only: the director creates and registers at seating, a dealer
+//! per table asks seating for each hand and deals it at the table service,
+//! the bots' actions go to the table service, and the results come from
+//! payout.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,7 +29,7 @@ use felt_tournament::{Conductor, bot};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use tonic::transport::Channel;
-use tonic::{Code, Request};
+use tonic::{Code, Request, Status};
 
 #[derive(Debug, Args)]
 pub(crate) struct SimArgs {
@@ -61,6 +65,84 @@ pub(crate) struct SimArgs {
     /// collector's head.
     #[arg(long)]
     progressive: bool,
+    /// A dealer rests this many milliseconds after each hand (as a live
+    /// table does), to watch a run on the room display or to fault it.
+    #[arg(long, default_value_t = 0)]
+    pace_ms: u64,
+    /// Play against running services instead of bringing them: seating's
+    /// address (with --table, --clock, --payout and --token). The clock is
+    /// then the services' real one.
+    #[arg(long, conflicts_with = "nats")]
+    seating: Option<String>,
+    /// The table service's addresses, comma-separated: the tables are
+    /// dealt through each in turn (replicas of one service).
+    #[arg(long, value_delimiter = ',')]
+    table: Vec<String>,
+    /// The clock service's address.
+    #[arg(long)]
+    clock: Option<String>,
+    /// The payout service's address.
+    #[arg(long)]
+    payout: Option<String>,
+    /// The deployment's director token (against running services).
+    #[arg(long, env = "FELT_DIRECTOR_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Against running services: the director shortens every level and
+    /// break to this many seconds (a rehearsal on the real clock).
+    #[arg(long)]
+    level_seconds: Option<u32>,
+}
+
+/// Where the services are, as the simulation reaches them.
+struct Upstream {
+    seating: Channel,
+    /// Table service replicas: table `n` is dealt through `tables[n % len]`.
+    tables: Vec<Channel>,
+    clock: Channel,
+    payout: Channel,
+}
+
+impl Upstream {
+    /// Every service behind one address (the sim's own process).
+    fn one(channel: &Channel) -> Upstream {
+        Upstream {
+            seating: channel.clone(),
+            tables: vec![channel.clone()],
+            clock: channel.clone(),
+            payout: channel.clone(),
+        }
+    }
+
+    /// Running services, connected lazily (and again after a restart).
+    fn remote(args: &SimArgs, seating: &str) -> anyhow::Result<Upstream> {
+        let connect = |flag: &str, url: &str| -> anyhow::Result<Channel> {
+            Ok(tonic::transport::Endpoint::from_shared(url.to_string())
+                .map_err(|e| anyhow::anyhow!("--{flag} {url}: {e}"))?
+                .tcp_nodelay(true)
+                .connect_timeout(Duration::from_secs(2))
+                .connect_lazy())
+        };
+        let need = |flag: &str, value: &Option<String>| -> anyhow::Result<Channel> {
+            let url = value.as_deref().ok_or_else(|| {
+                anyhow::anyhow!("--{flag}: the {flag} service's address is needed with --seating")
+            })?;
+            connect(flag, url)
+        };
+        anyhow::ensure!(
+            !args.table.is_empty(),
+            "--table: the table service's address is needed with --seating"
+        );
+        Ok(Upstream {
+            seating: connect("seating", seating)?,
+            tables: args
+                .table
+                .iter()
+                .map(|url| connect("table", url))
+                .collect::<anyhow::Result<_>>()?,
+            clock: need("clock", &args.clock)?,
+            payout: need("payout", &args.payout)?,
+        })
+    }
 }
 
 /// Simulated time: each table takes this long per hand.
@@ -108,9 +190,14 @@ struct Sim {
     re_entry_percent: u32,
     /// Players at the final table (its results are printed).
     final_table: usize,
-    channel: Channel,
-    /// The director's token (drawn for this run).
+    up: Upstream,
+    /// The director's token.
     token: String,
+    /// Whether time is simulated (services in this process); else the
+    /// services' clock is the real one.
+    simulated: bool,
+    /// A dealer's rest after each hand.
+    pace: Duration,
     /// Entries by number: the player's id and name (for re-entries), and
     /// whether they re-entered already.
     entries: std::sync::Mutex<std::collections::HashMap<u64, (String, String)>>,
@@ -126,24 +213,97 @@ impl Sim {
     }
 
     fn seating(&self) -> SeatingServiceClient<Channel> {
-        SeatingServiceClient::new(self.channel.clone())
+        SeatingServiceClient::new(self.up.seating.clone())
     }
 
-    fn tables(&self) -> TableServiceClient<Channel> {
-        TableServiceClient::new(self.channel.clone())
+    fn tables(&self, table: u32) -> TableServiceClient<Channel> {
+        let replicas = &self.up.tables;
+        TableServiceClient::new(replicas[table as usize % replicas.len()].clone())
+    }
+
+    fn payout(&self) -> PayoutServiceClient<Channel> {
+        PayoutServiceClient::new(self.up.payout.clone())
+    }
+
+    /// The clock now.
+    async fn clock_view(&self) -> Result<pb::ClockView, Status> {
+        let clock = again("get the clock", || {
+            let mut c = ClockServiceClient::new(self.up.clock.clone());
+            let req = self.request(pb::GetClockRequest {
+                tournament_id: self.tournament.clone(),
+            });
+            async move { c.get_clock(req).await }
+        })
+        .await?;
+        Ok(clock.clock.unwrap_or_default())
     }
 
     /// The clock's level now (0 on a break).
     async fn level(&self) -> anyhow::Result<u32> {
-        let clock = ClockServiceClient::new(self.channel.clone())
-            .get_clock(self.request(pb::GetClockRequest {
+        Ok(self.clock_view().await?.level)
+    }
+
+    /// A rehearsal on the real clock: the director cuts the level or break
+    /// being played to `seconds` (once each, by its command id).
+    async fn shorten(&self, seconds: u32) -> anyhow::Result<()> {
+        let clock = self.clock_view().await?;
+        let limit = i64::from(seconds) * 1_000;
+        if clock.status() != pb::ClockStatus::Running || clock.remaining_ms <= limit {
+            return Ok(());
+        }
+        let period = if clock.on_break {
+            // (A break is known by the blinds coming after it.)
+            let coming = clock.blinds.as_ref().map_or(0, |b| b.big_blind);
+            format!("break-before-{coming}")
+        } else {
+            format!("level-{}", clock.level)
+        };
+        use pb::control_clock_request::Command;
+        again("shorten the level", || {
+            let mut c = ClockServiceClient::new(self.up.clock.clone());
+            let req = self.request(pb::ControlClockRequest {
                 tournament_id: self.tournament.clone(),
-            }))
-            .await?
-            .into_inner()
-            .clock
-            .unwrap_or_default();
-        Ok(clock.level)
+                command_id: format!("sim-{seconds}s-{period}"),
+                command: Some(Command::SetRemaining(pb::SetRemaining {
+                    remaining_ms: limit,
+                })),
+            });
+            async move { c.control_clock(req).await }
+        })
+        .await?;
+        Ok(())
+    }
+
+    async fn standings(&self) -> Result<pb::GetStandingsResponse, Status> {
+        again("get the standings", || {
+            let mut c = self.seating();
+            let req = self.request(pb::GetStandingsRequest {
+                tournament_id: self.tournament.clone(),
+            });
+            async move { c.get_standings(req).await }
+        })
+        .await
+    }
+
+    /// An entry (a late one or a re-entry), by its command id.
+    async fn register(
+        &self,
+        command_id: String,
+        player_id: String,
+        name: String,
+    ) -> Result<pb::RegisterResponse, Status> {
+        let register = pb::RegisterRequest {
+            tournament_id: self.tournament.clone(),
+            command_id,
+            player_id,
+            name,
+        };
+        again("register", || {
+            let mut c = self.seating();
+            let req = self.request(register.clone());
+            async move { c.register(req).await }
+        })
+        .await
     }
 
     fn remember(&self, entries: &[pb::EntryView]) {
@@ -158,16 +318,35 @@ impl Sim {
 }
 
 pub(crate) fn run(args: SimArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.seating.is_some() || args.level_seconds.is_none(),
+        "--level-seconds: only against running services (--seating); this process's services run on simulated time"
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        match &args.nats {
-            Some(url) => {
+        match (&args.seating, &args.nats) {
+            (Some(seating), _) => {
+                let up = Upstream::remote(&args, seating)?;
+                let token = args.token.clone().ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--token: the deployment's director token is needed to play against running services"
+                    )
+                })?;
+                let clock = Arc::new(SimClock {
+                    now: AtomicI64::new(START),
+                    tables: AtomicU32::new(1),
+                });
+                let _telemetry = crate::telemetry::init("felt-sim", None)?;
+                println!("felt sim: against the services at {seating}");
+                play(up, token, clock, false, &args).await.map(|_| ())
+            }
+            (None, Some(url)) => {
                 let log = NatsLog::connect(url, &NatsSettings::default()).await?;
                 simulate(Arc::new(log), &args).await
             }
-            None => {
+            (None, None) => {
                 std::fs::create_dir_all(&args.data)?;
                 let log = EmbeddedLog::open(&crate::logs::embedded_path(&args.data))?;
                 simulate(Arc::new(log), &args).await
@@ -195,16 +374,6 @@ fn structure(name: &str) -> anyhow::Result<pb::create_tournament_request::Struct
 const PRESALES_PER_CALL: u32 = 2_000;
 
 async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(args.entrants >= 2, "a tournament needs at least 2 entrants");
-    let structure = structure(&args.structure)?;
-    let tournament = args.tournament.clone().unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        format!("sim-{}-{secs}", args.seed)
-    });
-    let late_level = 4;
-
     // The services, on simulated time.
     let clock = Arc::new(SimClock {
         now: AtomicI64::new(START),
@@ -241,6 +410,36 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
         .tcp_nodelay(true)
         .connect()
         .await?;
+    println!("felt sim: the services in this process, over gRPC at {addr}");
+    let played = play(Upstream::one(&channel), token, clock, true, args).await;
+    server.abort();
+    let sim = played?;
+    println!(
+        "{} events appended, ended after {:.1} simulated hours",
+        conductor.appended(),
+        (sim.clock.now() - START) as f64 / 3_600_000.0
+    );
+    Ok(())
+}
+
+/// Plays the tournament against the services at `up`, reports the results
+/// and the figures.
+async fn play(
+    up: Upstream,
+    token: String,
+    clock: Arc<SimClock>,
+    simulated: bool,
+    args: &SimArgs,
+) -> anyhow::Result<Arc<Sim>> {
+    anyhow::ensure!(args.entrants >= 2, "a tournament needs at least 2 entrants");
+    let structure = structure(&args.structure)?;
+    let tournament = args.tournament.clone().unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        format!("sim-{}-{secs}", args.seed)
+    });
+    let late_level = 4;
     let sim = Arc::new(Sim {
         tournament: tournament.clone(),
         clock,
@@ -249,65 +448,75 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
         over: AtomicBool::new(false),
         re_entry_percent: 30,
         final_table: usize::from(args.table_size),
-        channel,
+        up,
         token,
+        simulated,
+        pace: Duration::from_millis(args.pace_ms),
         entries: std::sync::Mutex::new(std::collections::HashMap::new()),
     });
     let began = Instant::now();
     let t = tournament.as_str();
-    sim.seating()
-        .create_tournament(sim.request(pb::CreateTournamentRequest {
-            tournament_id: t.into(),
-            name: format!("felt sim {}", args.seed),
-            structure: Some(structure),
-            table_size: u32::from(args.table_size),
-            late_registration_level: late_level,
-            re_entries: 1,
-            final_table_size: u32::from(args.table_size),
-            money: Some(pb::MoneySettings {
-                currency: "USD".into(),
-                buy_in: 10_000,
-                fee: 1_000,
-                bounty: args.bounty * 100,
-                progressive: args.progressive,
-                ..Default::default()
-            }),
-            ..Default::default()
-        }))
-        .await?;
+    let money = pb::MoneySettings {
+        currency: "USD".into(),
+        buy_in: 10_000,
+        fee: 1_000,
+        bounty: args.bounty * 100,
+        progressive: args.progressive,
+        ..Default::default()
+    };
+    let create = pb::CreateTournamentRequest {
+        tournament_id: t.into(),
+        name: format!("felt sim {}", args.seed),
+        structure: Some(structure),
+        table_size: u32::from(args.table_size),
+        late_registration_level: late_level,
+        re_entries: 1,
+        final_table_size: u32::from(args.table_size),
+        money: Some(money),
+        ..Default::default()
+    };
+    once_more("create the tournament", || {
+        let mut c = sim.seating();
+        let req = sim.request(create.clone());
+        async move { c.create_tournament(req).await }
+    })
+    .await?;
     // Nine in ten register before the start (as presales, in lists), the
     // rest during late registration.
     let early = (args.entrants * 9 / 10).max(2);
     let mut from = 1;
     while from <= early {
         let to = (from + PRESALES_PER_CALL - 1).min(early);
-        let listed = sim
-            .seating()
-            .register_many(
-                sim.request(pb::RegisterManyRequest {
-                    tournament_id: t.into(),
-                    command_id: format!("presales-{from}"),
-                    players: (from..=to)
-                        .map(|i| pb::Registrant {
-                            player_id: format!("player-{i}"),
-                            name: format!("Player {i}"),
-                        })
-                        .collect(),
-                }),
-            )
-            .await?
-            .into_inner();
+        let list = pb::RegisterManyRequest {
+            tournament_id: t.into(),
+            command_id: format!("presales-{from}"),
+            players: (from..=to)
+                .map(|i| pb::Registrant {
+                    player_id: format!("player-{i}"),
+                    name: format!("Player {i}"),
+                })
+                .collect(),
+        };
+        let listed = again("register the presales", || {
+            let mut c = sim.seating();
+            let req = sim.request(list.clone());
+            async move { c.register_many(req).await }
+        })
+        .await?;
         sim.remember(&listed.entries);
         from = to + 1;
     }
-    sim.seating()
-        .start_tournament(sim.request(pb::StartTournamentRequest {
+    once_more("start the tournament", || {
+        let mut c = sim.seating();
+        let req = sim.request(pb::StartTournamentRequest {
             tournament_id: t.into(),
             seed: seed(args.seed, 2, 0).to_string(),
-        }))
-        .await?;
+        });
+        async move { c.start_tournament(req).await }
+    })
+    .await?;
     println!(
-        "felt sim: tournament {tournament}, {} entrants, {} structure, tables of {}, over gRPC at {addr}",
+        "felt sim: tournament {tournament}, {} entrants, {} structure, tables of {}",
         args.entrants, args.structure, args.table_size
     );
     let progress = if args.quiet {
@@ -327,30 +536,28 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
     let mut late_registered = early;
     let mut last_report = Instant::now();
     loop {
-        let standings = sim
-            .seating()
-            .get_standings(sim.request(pb::GetStandingsRequest {
-                tournament_id: t.into(),
-            }))
-            .await?
-            .into_inner();
+        let standings = sim.standings().await?;
         sim.clock.tables.store(standings.tables, Ordering::Relaxed);
         if standings.players_left <= 1 {
             sim.over.store(true, Ordering::Relaxed);
             break;
         }
-        let map = sim
-            .seating()
-            .get_table_map(sim.request(pb::GetTableMapRequest {
+        let map = again("get the table map", || {
+            let mut c = sim.seating();
+            let req = sim.request(pb::GetTableMapRequest {
                 tournament_id: t.into(),
-            }))
-            .await?
-            .into_inner();
+            });
+            async move { c.get_table_map(req).await }
+        })
+        .await?;
         for table in map.tables.iter().map(|t| t.table) {
             if let std::collections::btree_map::Entry::Vacant(slot) = dealers.entry(table) {
                 let sim = sim.clone();
                 slot.insert(tokio::spawn(async move { sim.deal(table).await }));
             }
+        }
+        if let Some(seconds) = args.level_seconds {
+            sim.shorten(seconds).await?;
         }
         // Late entries spread over the late-registration levels.
         let level = sim.level().await?;
@@ -364,16 +571,14 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
                 late_registered += 1;
                 let i = late_registered;
                 let registered = sim
-                    .seating()
-                    .register(sim.request(pb::RegisterRequest {
-                        tournament_id: t.into(),
-                        command_id: format!("register-{i}"),
-                        player_id: format!("player-{i}"),
-                        name: format!("Player {i}"),
-                    }))
+                    .register(
+                        format!("register-{i}"),
+                        format!("player-{i}"),
+                        format!("Player {i}"),
+                    )
                     .await;
                 match registered {
-                    Ok(r) => sim.remember(r.into_inner().entry.as_slice()),
+                    Ok(r) => sim.remember(r.entry.as_slice()),
                     // The clock closed registration meanwhile.
                     Err(e) if e.code() == Code::FailedPrecondition => {
                         late_registered = args.entrants;
@@ -410,10 +615,81 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
         handle.await??;
     }
     progress.finish_and_clear();
-    let elapsed = began.elapsed();
-    let reported = report(&sim, elapsed, conductor.appended()).await;
-    server.abort();
-    reported
+    report(&sim, began.elapsed()).await?;
+    Ok(sim)
+}
+
+/// Whether a call failed because its service was away (killed, restarting,
+/// its log's leader moving) or lost a race: sent again with the same
+/// command id, it is stored once.
+fn away(status: &Status) -> bool {
+    matches!(
+        status.code(),
+        Code::Unavailable | Code::Unknown | Code::Cancelled | Code::Aborted
+    )
+}
+
+/// How long a call is sent again while its service is away.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// Calls sent again because their service was away (reported at the end).
+static SENT_AGAIN: AtomicU64 = AtomicU64::new(0);
+
+/// A call, sent again while its service is away (for at most
+/// [`PATIENCE`]); its answer or the service's refusal.
+async fn again<T, F, Fut>(what: &str, mut call: F) -> Result<T, Status>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<tonic::Response<T>, Status>>,
+{
+    let since = Instant::now();
+    let mut tries = 0u32;
+    loop {
+        match call().await {
+            Ok(response) => return Ok(response.into_inner()),
+            Err(status) if away(&status) && since.elapsed() < PATIENCE => {
+                SENT_AGAIN.fetch_add(1, Ordering::Relaxed);
+                tries += 1;
+                if tries == 1 {
+                    tracing::info!(what, code = ?status.code(), message = status.message(), "service away, sending again");
+                } else {
+                    tracing::debug!(what, tries, code = ?status.code(), message = status.message(), "service away, sending again");
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(status) => {
+                return Err(Status::new(
+                    status.code(),
+                    format!("{what}: {}", status.message()),
+                ));
+            }
+        }
+    }
+}
+
+/// [`again`] for a call with no command id (creating, starting): when an
+/// earlier send may have been applied before its answer was lost, a
+/// refusal of the repeat ("already exists", "already started") means done.
+async fn once_more<T: Default, F, Fut>(what: &str, mut call: F) -> Result<T, Status>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<tonic::Response<T>, Status>>,
+{
+    let mut sent = false;
+    again(what, || {
+        let repeat = std::mem::replace(&mut sent, true);
+        let answer = call();
+        async move {
+            match answer.await {
+                Err(s) if repeat && s.code() == Code::FailedPrecondition => {
+                    tracing::info!(what, message = s.message(), "a repeat refused: done before");
+                    Ok(tonic::Response::new(T::default()))
+                }
+                other => other,
+            }
+        }
+    })
+    .await
 }
 
 /// A bot's action as the table service takes it.
@@ -450,8 +726,6 @@ impl Sim {
         use pb::begin_hand_response::Outcome;
         let t = self.tournament.as_str();
         let mut rng = ChaCha8Rng::seed_from_u64(self.master ^ u64::from(table) << 32);
-        let mut seating = self.seating();
-        let mut tables = self.tables();
         let mut attempt = 0u64;
         loop {
             if self.over.load(Ordering::Relaxed) {
@@ -459,20 +733,29 @@ impl Sim {
             }
             let now = self.clock.now();
             attempt += 1;
-            let deck = seed(self.master, 3, u64::from(table) << 32 | attempt);
-            let begin = seating
-                .begin_hand(self.request(pb::BeginHandRequest {
-                    tournament_id: t.into(),
-                    table,
-                    deck_seed: deck.to_string(),
-                }))
-                .await?
-                .into_inner();
-            let mut view = match begin.outcome {
+            let begin = pb::BeginHandRequest {
+                tournament_id: t.into(),
+                table,
+                deck_seed: seed(self.master, 3, u64::from(table) << 32 | attempt).to_string(),
+            };
+            // (Asked again after a restart, seating gives back the hand it
+            // dealt, or deals the one it granted.)
+            let begun = again("begin a hand", || {
+                let mut c = self.seating();
+                let req = self.request(begin.clone());
+                async move { c.begin_hand(req).await }
+            })
+            .await?;
+            let mut view = match begun.outcome {
                 None | Some(Outcome::Closed(_)) => return Ok(()),
                 Some(Outcome::OnBreakMs(remaining)) => {
-                    self.clock.at_least(now + remaining);
-                    tokio::task::yield_now().await;
+                    if self.simulated {
+                        self.clock.at_least(now + remaining);
+                        tokio::task::yield_now().await;
+                    } else {
+                        let wait = u64::try_from(remaining).unwrap_or(0).clamp(5, 500);
+                        tokio::time::sleep(Duration::from_millis(wait)).await;
+                    }
                     continue;
                 }
                 Some(Outcome::Wait(_)) => {
@@ -484,7 +767,6 @@ impl Sim {
                 Some(Outcome::Dealt(dealt)) => dealt.table.unwrap_or_default(),
             };
             let mut out = Vec::new();
-            let mut k = 0;
             while let Some(hand) = view.hand.as_ref() {
                 let Some(seat) = hand.to_act else {
                     anyhow::bail!(
@@ -500,29 +782,40 @@ impl Sim {
                     preflop: hand.board.is_empty(),
                 };
                 let action = bot::choose(&facing, &mut rng);
-                k += 1;
-                let answer = tables
-                    .execute(self.request(pb::ExecuteRequest {
-                        table: Some(pb::TableRef {
-                            tournament_id: t.into(),
-                            table_id: table.to_string(),
+                // The command id names the decision (a seat acts once per
+                // street and bet): the same whether the hand was dealt to
+                // this dealer or given back after a restart.
+                let execute = pb::ExecuteRequest {
+                    table: Some(pb::TableRef {
+                        tournament_id: t.into(),
+                        table_id: table.to_string(),
+                    }),
+                    command_id: format!(
+                        "h{}-{}-s{seat}-b{}-p{}",
+                        hand.number, hand.street, hand.current_bet, hand.pot
+                    ),
+                    command: Some(pb::execute_request::Command::Act(pb::Act {
+                        seat,
+                        action: Some(pb::Action {
+                            kind: Some(wire_action(action)),
                         }),
-                        command_id: format!("h{}-{k}", hand.number),
-                        command: Some(pb::execute_request::Command::Act(pb::Act {
-                            seat,
-                            action: Some(pb::Action {
-                                kind: Some(wire_action(action)),
-                            }),
-                        })),
-                    }))
-                    .await?
-                    .into_inner();
+                    })),
+                };
+                let answer = again("act", || {
+                    let mut c = self.tables(table);
+                    let req = self.request(execute.clone());
+                    async move { c.execute(req).await }
+                })
+                .await?;
                 out.extend(answer.events.iter().flat_map(busted));
                 view = answer.table.unwrap_or_default();
             }
             self.hands.fetch_add(1, Ordering::Relaxed);
             self.clock.hand_played();
             self.re_enter(&out, &mut rng).await?;
+            if !self.pace.is_zero() {
+                tokio::time::sleep(self.pace).await;
+            }
         }
     }
 
@@ -542,17 +835,11 @@ impl Sim {
             else {
                 continue;
             };
-            let result = self
-                .seating()
-                .register(self.request(pb::RegisterRequest {
-                    tournament_id: self.tournament.clone(),
-                    command_id: format!("re-enter-{entry}"),
-                    player_id: player,
-                    name,
-                }))
-                .await;
-            match result {
-                Ok(r) => self.remember(r.into_inner().entry.as_slice()),
+            match self
+                .register(format!("re-enter-{entry}"), player, name)
+                .await
+            {
+                Ok(r) => self.remember(r.entry.as_slice()),
                 Err(e) if e.code() == Code::FailedPrecondition => {
                     tracing::debug!(%e, "no re-entry");
                 }
@@ -568,28 +855,41 @@ fn money(minor: u64) -> String {
 }
 
 /// The results as payout and seating give them over gRPC, and the figures.
-async fn report(sim: &Sim, elapsed: Duration, appended: u64) -> anyhow::Result<()> {
+async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
     let t = sim.tournament.as_str();
-    let results = PayoutServiceClient::new(sim.channel.clone())
-        .get_results(sim.request(pb::GetResultsRequest {
-            tournament_id: t.into(),
-        }))
+    let standings = sim.standings().await?;
+    // Payout follows seating's log: it may be a moment behind (more after
+    // a restart), until every entry has its place.
+    let since = Instant::now();
+    let results = loop {
+        let results = again("get the results", || {
+            let mut c = sim.payout();
+            let req = sim.request(pb::GetResultsRequest {
+                tournament_id: t.into(),
+            });
+            async move { c.get_results(req).await }
+        })
         .await?
-        .into_inner()
         .results;
-    let payouts = PayoutServiceClient::new(sim.channel.clone())
-        .get_payouts(sim.request(pb::GetPayoutsRequest {
+        if results.len() as u64 >= u64::from(standings.entries) {
+            break results;
+        }
+        anyhow::ensure!(
+            since.elapsed() < PATIENCE,
+            "payout placed {} of {} entries",
+            results.len(),
+            standings.entries
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let payouts = again("get the payouts", || {
+        let mut c = sim.payout();
+        let req = sim.request(pb::GetPayoutsRequest {
             tournament_id: t.into(),
-        }))
-        .await?
-        .into_inner();
-    let standings = sim
-        .seating()
-        .get_standings(sim.request(pb::GetStandingsRequest {
-            tournament_id: t.into(),
-        }))
-        .await?
-        .into_inner();
+        });
+        async move { c.get_payouts(req).await }
+    })
+    .await?;
     let hands = sim.hands.load(Ordering::Relaxed);
     let winner = results
         .iter()
@@ -654,11 +954,11 @@ async fn report(sim: &Sim, elapsed: Duration, appended: u64) -> anyhow::Result<(
     let paid: u64 = results.iter().map(|r| r.prize).sum();
     println!("prizes paid {} of the pool {}", money(paid), money(pool));
     let level = sim.level().await?;
-    let sim_hours = (sim.clock.now() - START) as f64 / 3_600_000.0;
     let secs = elapsed.as_secs_f64();
     println!(
-        "{hands} hands in {secs:.1} s ({:.0} hands/s), {appended} events appended, ended at level {level} after {sim_hours:.1} simulated hours",
+        "{hands} hands in {secs:.1} s ({:.0} hands/s), ended at level {level}; {} calls sent again while their service was away",
         hands as f64 / secs,
+        SENT_AGAIN.load(Ordering::Relaxed),
     );
     println!("tournament id: {t} (felt audit verify --tournament {t})");
     anyhow::ensure!(

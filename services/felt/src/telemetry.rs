@@ -45,7 +45,11 @@ pub(crate) fn init(service: &'static str, otlp: Option<&str>) -> anyhow::Result<
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
+        )
         .with(tracing_opentelemetry::layer().with_tracer(tracer))
         .try_init()?;
     Ok(Telemetry { provider })

@@ -278,3 +278,56 @@ fn payout_prints_a_pay_sheet_and_a_deal() {
         "{stderr}"
     );
 }
+
+/// `felt sim` with `args`, without a director token in the environment.
+fn sim(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .arg("sim")
+        .args(args)
+        .env_remove("FELT_DIRECTOR_TOKEN")
+        .env_remove("FELT_NATS")
+        .output()
+        .expect("run felt sim");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_sim_against_running_services_needs_every_address_and_the_director_token() {
+    let nowhere = "http://127.0.0.1:9";
+    let every = [
+        "--seating",
+        nowhere,
+        "--table",
+        nowhere,
+        "--clock",
+        nowhere,
+        "--payout",
+        nowhere,
+    ];
+    let (ok, stderr) = sim(&every);
+    assert!(!ok);
+    assert!(stderr.contains("--token"), "{stderr}");
+    assert!(stderr.contains("director token"), "{stderr}");
+    let (ok, stderr) = sim(&every[..6]);
+    assert!(!ok);
+    assert!(stderr.contains("--payout"), "{stderr}");
+    let (ok, stderr) = sim(&["--seating", nowhere, "--token", "t"]);
+    assert!(!ok);
+    assert!(stderr.contains("--table"), "{stderr}");
+    // Shortened levels are for the real clock only; refused before any
+    // folder or log is made.
+    let data = tempfile::tempdir().expect("a folder");
+    let folder = data.path().join("never");
+    let (ok, stderr) = sim(&[
+        "--level-seconds",
+        "5",
+        "--data",
+        folder.to_str().expect("a path"),
+    ]);
+    assert!(!ok);
+    assert!(stderr.contains("--level-seconds"), "{stderr}");
+    assert!(!folder.exists());
+}

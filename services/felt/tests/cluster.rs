@@ -1,14 +1,15 @@
 //! Fault tests on a real cluster: `deploy/local/cluster` starts three
 //! nats-server nodes (R3 stream, `sync_interval: always`) and every felt
 //! service as its own process, two replicas of the table service among
-//! them. Dealers play 300 entrants to a winner over gRPC, half the tables
-//! through each table replica, while each service in turn is killed with
-//! -9 and started again and one NATS node is killed and brought back. The
-//! tournament finishes with every entry placed once, the audit passes
-//! (every chip, every hash chain, every pot), and a partner following
-//! seating's stream across the restarts gets every event once, in order.
+//! them. `felt sim` plays 300 entrants (with late entries and re-entries)
+//! to a winner against those services, half the tables through each table
+//! replica, while each service in turn is killed with -9 and started again
+//! and one NATS node is killed and brought back. The tournament finishes
+//! with every entry placed once, the audit passes (every chip, every hash
+//! chain, every pot), and a partner following seating's stream across the
+//! restarts gets every event once, in order.
 
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ use felt_proto::v1::payout_service_client::PayoutServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 
 mod common;
-use common::{channel, check_results, open_tournament, with};
+use common::{channel, check_results, with};
 
 const TOKENS: &str = "director=boss,floor=floor,partner=tv";
 
@@ -158,38 +159,86 @@ async fn follow_seating(
     }
 }
 
+/// `felt sim` as its own process, killed if the test ends first.
+struct Sim {
+    child: Child,
+    out: std::path::PathBuf,
+}
+
+impl Sim {
+    /// What it printed (its standard output and error).
+    fn said(&self) -> String {
+        let read =
+            |ext: &str| std::fs::read_to_string(self.out.with_extension(ext)).unwrap_or_default();
+        format!("{}{}", read("out"), read("err"))
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `felt sim` against the cluster's services: a level or break lasts five
+/// seconds, a dealer rests 150 ms after each hand.
+fn sim(cluster: &Cluster, entrants: u32) -> Sim {
+    let url = |offset| format!("http://{}", cluster.addr(offset));
+    let out = cluster.dir.path().join("sim");
+    let file = |ext: &str| std::fs::File::create(out.with_extension(ext)).expect("a log file");
+    let child = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["sim", "--quiet", "--seed", "7", "--tournament", T])
+        .args(["--entrants", &entrants.to_string()])
+        .args(["--seating", &url(71)])
+        .args(["--table", &format!("{},{}", url(70), url(74))])
+        .args(["--clock", &url(72), "--payout", &url(73), "--token", "boss"])
+        .args(["--level-seconds", "5", "--pace-ms", "150"])
+        .env("RUST_BACKTRACE", "0")
+        .stdout(Stdio::from(file("out")))
+        .stderr(Stdio::from(file("err")))
+        .spawn()
+        .expect("start felt sim");
+    Sim { child, out }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cluster_loses_each_service_and_a_nats_node_and_the_tournament_finishes_exactly() {
+async fn a_cluster_loses_each_service_and_a_nats_node_while_felt_sim_plays_and_the_tournament_finishes_exactly()
+ {
     let cluster = Cluster::start();
-    let (table, table_2, seating_addr, payout_addr) = (
-        cluster.addr(70),
-        cluster.addr(74),
-        cluster.addr(71),
-        cluster.addr(73),
-    );
-    let seating_channel = channel(&seating_addr);
-    let mut seating = SeatingServiceClient::new(seating_channel.clone());
-    let started = open_tournament(&mut seating, T, "Cluster Cup", "", 300, "boss").await;
-    assert_eq!((started.players, started.tables), (300, 34));
+    let seating = SeatingServiceClient::new(channel(&cluster.addr(71)));
+    let mut sim = sim(&cluster, 300);
+    let standings = |mut seating: SeatingServiceClient<tonic::transport::Channel>| async move {
+        seating
+            .get_standings(with(
+                pb::GetStandingsRequest {
+                    tournament_id: T.into(),
+                },
+                "tv",
+            ))
+            .await
+            .map(tonic::Response::into_inner)
+    };
+    // Play has begun once the sim has seated its presales.
+    let started = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            if let Ok(s) = standings(seating.clone()).await
+                && s.tables > 0
+            {
+                return s;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("felt sim started no tournament: {}", sim.said()));
+    assert_eq!((started.players_left, started.tables), (270, 30));
 
     let got = Arc::new(Mutex::new(Vec::new()));
     let follower = tokio::spawn(follow_seating(seating.clone(), got.clone()));
 
-    // A dealer per table; odd tables play through one table replica, even
-    // ones through the other, while seating moves players through the
-    // first: two replicas write the same tables' streams.
-    let mut dealers = Vec::new();
-    for t in 1..=started.tables {
-        let tables = channel(if t % 2 == 0 { &table_2 } else { &table });
-        let s = seating_channel.clone();
-        dealers.push(tokio::spawn(async move {
-            common::deal_table_paced(s, tables, T, t, "floor", Duration::from_millis(500)).await
-        }));
-    }
-
-    // Faults, one at a time while the tables play (each hand rests 500 ms,
-    // as a live table does): every service killed with -9 and started
-    // again, and a NATS node away for two of them.
+    // Faults, one at a time while the tables play: every service killed
+    // with -9 and started again, and a NATS node away for two of them.
     let faults = [
         ("restart", "table"),
         ("restart", "seating"),
@@ -203,63 +252,73 @@ async fn a_cluster_loses_each_service_and_a_nats_node_and_the_tournament_finishe
     let mut done = Vec::new();
     for (what, who) in faults {
         tokio::time::sleep(Duration::from_millis(700)).await;
-        let left = seating
-            .get_standings(with(
-                pb::GetStandingsRequest {
-                    tournament_id: T.into(),
-                },
-                "tv",
-            ))
+        let left = standings(seating.clone())
             .await
             .expect("standings")
-            .into_inner()
             .players_left;
         assert!(
-            left > 1,
-            "the tournament ended before {what} {who}: {done:?}"
+            left > 1 && sim.child.try_wait().expect("the sim").is_none(),
+            "the tournament ended before {what} {who}: {done:?}; {}",
+            sim.said()
         );
         cluster.run(&[what, who]);
         done.push(format!("{what} {who} at {left} left"));
     }
 
-    let mut hands = 0;
-    let all = async {
-        for d in dealers {
-            hands += d.await.expect("a dealer");
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(300), all)
-        .await
-        .expect("the tournament finished within five minutes");
-
-    let mut payout = PayoutServiceClient::new(channel(&payout_addr));
-    let results = tokio::time::timeout(Duration::from_secs(180), async {
+    // The sim plays on to the winner and waits for payout to place every
+    // entry; it fails on any refusal or on a service away for two minutes.
+    let status = tokio::time::timeout(Duration::from_secs(300), async {
         loop {
-            if let Ok(r) = payout
-                .get_results(with(
-                    pb::GetResultsRequest {
-                        tournament_id: T.into(),
-                    },
-                    "tv",
-                ))
-                .await
-            {
-                let r = r.into_inner();
-                if r.results.len() == 300 {
-                    return r;
-                }
+            if let Some(status) = sim.child.try_wait().expect("the sim") {
+                return status;
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
         }
     })
     .await
-    .expect("every entry placed");
-    check_results(&results.results, 300, 300 * 10_000);
+    .unwrap_or_else(|_| panic!("felt sim did not finish in five minutes: {}", sim.said()));
+    let said = sim.said();
+    assert!(status.success(), "felt sim failed: {said}");
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("prizes paid "))
+        .unwrap_or_else(|| panic!("no prizes line: {said}"));
+    let (paid, pool) = line["prizes paid ".len()..]
+        .split_once(" of the pool ")
+        .expect("paid of the pool");
+    assert_eq!(paid, pool, "{said}");
+    // The faults fell during play: calls met a service away and were sent
+    // again with their command ids.
+    let resent: u64 = said
+        .lines()
+        .find_map(|l| {
+            l.split("; ")
+                .nth(1)?
+                .strip_suffix(" calls sent again while their service was away")
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of calls sent again: {said}"));
+    assert!(resent > 0, "no call met a fault: {said}");
+
+    let entries = standings(seating.clone()).await.expect("standings").entries;
+    assert!(entries > 300, "late entries and re-entries: {entries}");
+    let results = PayoutServiceClient::new(channel(&cluster.addr(73)))
+        .get_results(with(
+            pb::GetResultsRequest {
+                tournament_id: T.into(),
+            },
+            "tv",
+        ))
+        .await
+        .expect("results")
+        .into_inner();
+    check_results(&results.results, entries, u64::from(entries) * 10_000);
 
     // The partner that followed seating across its restart got what a
     // fresh reader of the whole stream gets: every event once, in order.
     let whole = tokio::time::timeout(Duration::from_secs(30), async {
         let mut stream = seating
+            .clone()
             .watch_seating(with(
                 pb::WatchSeatingRequest {
                     tournament_id: T.into(),
@@ -292,7 +351,7 @@ async fn a_cluster_loses_each_service_and_a_nats_node_and_the_tournament_finishe
         got.windows(2).all(|w| w[1].0 == w[0].0 + 1),
         "no gap and no repeat"
     );
-    println!("{hands} hands; faults: {}", done.join(", "));
+    println!("{said}faults: {}", done.join(", "));
 
     // The audit passes on the cluster: nothing acknowledged lost, nothing
     // applied twice.
