@@ -1358,17 +1358,23 @@ impl<L: EventLog + 'static> Conductor<L> {
             if moves.is_empty() && more.is_empty() {
                 return Ok(());
             }
+            // The players leave their tables at once (the appends to
+            // different tables share a commit), then take their new seats
+            // at once; seating hears of each move in order.
+            let outs = futures::future::try_join_all(moves.iter().map(|m| async move {
+                let id = format!("move-{}-out", m.id);
+                self.table_cmd(
+                    t,
+                    m.from.0,
+                    &id,
+                    now,
+                    Command::RemovePlayer { seat: m.from.1 },
+                )
+                .await
+            }))
+            .await?;
             let mut stacks = BTreeMap::new();
-            for m in &moves {
-                let out = self
-                    .table_cmd(
-                        t,
-                        m.from.0,
-                        &format!("move-{}-out", m.id),
-                        now,
-                        Command::RemovePlayer { seat: m.from.1 },
-                    )
-                    .await?;
+            for (m, out) in moves.iter().zip(outs) {
                 let stack = out
                     .events
                     .iter()
@@ -1386,20 +1392,19 @@ impl<L: EventLog + 'static> Conductor<L> {
                     })?;
                 stacks.insert(m.id, stack);
             }
+            let stacks = &stacks;
+            futures::future::try_join_all(moves.iter().map(|m| async move {
+                let id = format!("move-{}-in", m.id);
+                let seat = Command::SeatPlayer {
+                    seat: m.to.1,
+                    player: PlayerId(m.entry),
+                    stack: stacks[&m.id],
+                };
+                self.table_cmd(t, m.to.0, &id, now, seat).await
+            }))
+            .await?;
             for m in &moves {
                 let stack = stacks[&m.id];
-                self.table_cmd(
-                    t,
-                    m.to.0,
-                    &format!("move-{}-in", m.id),
-                    now,
-                    Command::SeatPlayer {
-                        seat: m.to.1,
-                        player: PlayerId(m.entry),
-                        stack,
-                    },
-                )
-                .await?;
                 let out = self
                     .seat_cmd(
                         t,
