@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use felt_proto::v1 as pb;
-use felt_proto::v1::payout_service_client::PayoutServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 
 mod common;
@@ -302,16 +301,7 @@ async fn a_cluster_loses_each_service_and_a_nats_node_while_felt_sim_plays_and_t
 
     let entries = standings(seating.clone()).await.expect("standings").entries;
     assert!(entries > 300, "late entries and re-entries: {entries}");
-    let results = PayoutServiceClient::new(channel(&cluster.addr(73)))
-        .get_results(with(
-            pb::GetResultsRequest {
-                tournament_id: T.into(),
-            },
-            "tv",
-        ))
-        .await
-        .expect("results")
-        .into_inner();
+    let results = common::results(&channel(&cluster.addr(73)), T, "tv").await;
     check_results(&results.results, entries, u64::from(entries) * 10_000);
 
     // The partner that followed seating across its restart got what a

@@ -292,19 +292,10 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
         .expect("the tournament finished within four minutes");
     let played = playing.elapsed();
 
-    let mut payout = PayoutServiceClient::new(channel(&payout_service.addr()));
+    let payout = channel(&payout_service.addr());
     let results = tokio::time::timeout(Duration::from_secs(60), async {
         loop {
-            let r = payout
-                .get_results(with(
-                    pb::GetResultsRequest {
-                        tournament_id: T.into(),
-                    },
-                    "tv",
-                ))
-                .await
-                .expect("results")
-                .into_inner();
+            let r = common::results(&payout, T, "tv").await;
             if r.results.len() == 500 {
                 return r;
             }
@@ -313,7 +304,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
     })
     .await
     .expect("every entry placed");
-    let pool = payout
+    let pool = PayoutServiceClient::new(payout)
         .get_payouts(with(
             pb::GetPayoutsRequest {
                 tournament_id: T.into(),

@@ -361,6 +361,24 @@ pub(crate) async fn deal_table_paced(
     panic!("table {table} never finished");
 }
 
+/// The results payout has for `tournament` now.
+pub(crate) async fn results(
+    payout: &Channel,
+    tournament: &str,
+    token: &str,
+) -> pb::GetResultsResponse {
+    PayoutServiceClient::new(payout.clone())
+        .get_results(with(
+            pb::GetResultsRequest {
+                tournament_id: tournament.into(),
+            },
+            token,
+        ))
+        .await
+        .expect("results")
+        .into_inner()
+}
+
 /// Checks finishing results: every place from 1 to `entries` taken once
 /// (busts in one hand-for-hand hand share theirs), prizes summing to `pool`.
 pub(crate) fn check_results(results: &[pb::ResultRow], entries: u32, pool: u64) {
