@@ -354,6 +354,65 @@ pub async fn everything_acknowledged_survives_a_restart_and_subscriptions_resume
     assert_eq!(log.version(&s).await, Ok(21));
 }
 
+pub async fn a_consumer_resumes_from_the_position_it_recorded_after_a_restart<H: Harness>(
+    h: &mut H,
+) {
+    let s = stream("table", "9");
+    let mut positions = Vec::new();
+    {
+        let log = h.log();
+        assert_eq!(log.recorded_position("follower").await, Ok(0));
+        for i in 0..4u64 {
+            let expected = if i == 0 {
+                Expected::NoStream
+            } else {
+                Expected::Exactly(i)
+            };
+            let a = log
+                .append(&s, expected, decision(&format!("p{i}"), i, 1))
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            positions.push(a.position);
+        }
+        // The last position recorded wins; each consumer has its own.
+        for p in [positions[0], positions[1]] {
+            log.record_position("follower", p)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        log.record_position("other_one", positions[3])
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        // A name that is not one is refused and records nothing.
+        for bad in ["", "a.b", "a b", "x>"] {
+            assert!(
+                matches!(
+                    log.record_position(bad, 1).await,
+                    Err(LogError::InvalidConsumer { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+    }
+    h.restart().await;
+    let log = h.log();
+    assert_eq!(log.recorded_position("follower").await, Ok(positions[1]));
+    assert_eq!(log.recorded_position("other_one").await, Ok(positions[3]));
+    assert_eq!(log.recorded_position("nobody").await, Ok(0));
+    // Subscribing after the recorded position gives what came after it.
+    let from = log
+        .recorded_position("follower")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut sub = log
+        .subscribe(Filter::all(), from)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let c = next(&mut sub).await;
+    assert_eq!(c.position, positions[2]);
+    assert_eq!(c.envelopes[0].command_id, "p2");
+}
+
 pub async fn the_hash_chain_verifies_and_finds_a_change<H: Harness>(h: &mut H) {
     let log = h.log();
     let s = stream("table", "8");
@@ -425,6 +484,7 @@ macro_rules! conformance_tests {
             concurrent_appenders_to_one_stream_never_lose_or_double,
             subscriptions_deliver_in_order_from_a_position,
             everything_acknowledged_survives_a_restart_and_subscriptions_resume,
+            a_consumer_resumes_from_the_position_it_recorded_after_a_restart,
             the_hash_chain_verifies_and_finds_a_change,
             a_large_stream_reads_back_whole
         );

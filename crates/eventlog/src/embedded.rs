@@ -19,7 +19,7 @@ use tokio::sync::{oneshot, watch};
 
 use crate::{
     Appended, Committed, Decision, Envelope, EventLog, Expected, Filter, Hash, LogError, StreamId,
-    Subscription, SubscriptionInner, check_decision, envelopes_for,
+    Subscription, SubscriptionInner, check_consumer, check_decision, envelopes_for,
 };
 
 /// position -> the stream's previous position (8 bytes, little-endian, 0
@@ -33,6 +33,9 @@ const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 /// (stream key, command id) -> position, for appends that expected `Any`
 /// (the others are recognised by their expected version).
 const COMMANDS: TableDefinition<(&[u8], &[u8]), u64> = TableDefinition::new("commands");
+
+/// consumer -> the position it recorded ([`EventLog::record_position`]).
+const POSITIONS: TableDefinition<&str, u64> = TableDefinition::new("positions");
 
 /// Most decisions committed in one transaction.
 const GROUP: usize = 1024;
@@ -179,6 +182,7 @@ impl EmbeddedLog {
             txn.open_table(TIPS).map_err(storage)?;
             txn.open_table(META).map_err(storage)?;
             txn.open_table(COMMANDS).map_err(storage)?;
+            txn.open_table(POSITIONS).map_err(storage)?;
         }
         txn.commit().map_err(storage)?;
         let (tips, tips_at, dirty, last) = load_tips(&db)?;
@@ -498,6 +502,34 @@ impl EventLog for EmbeddedLog {
                 buffer: VecDeque::new(),
             }),
         })
+    }
+
+    async fn record_position(&self, consumer: &str, position: u64) -> Result<(), LogError> {
+        check_consumer(consumer)?;
+        // Its own transaction (redb runs it between the writer's groups),
+        // off the async threads: a commit waits for the disk.
+        let db = self.inner.db.clone();
+        let consumer = consumer.to_string();
+        tokio::task::spawn_blocking(move || {
+            let txn = db.begin_write().map_err(storage)?;
+            txn.open_table(POSITIONS)
+                .map_err(storage)?
+                .insert(consumer.as_str(), position)
+                .map_err(storage)?;
+            txn.commit().map_err(storage)
+        })
+        .await
+        .map_err(storage)?
+    }
+
+    async fn recorded_position(&self, consumer: &str) -> Result<u64, LogError> {
+        check_consumer(consumer)?;
+        let read = self.inner.db.begin_read().map_err(storage)?;
+        let positions = read.open_table(POSITIONS).map_err(storage)?;
+        Ok(positions
+            .get(consumer)
+            .map_err(storage)?
+            .map_or(0, |v| v.value()))
     }
 }
 

@@ -61,6 +61,21 @@ pub enum LogError {
     NoUpcaster { event_type: String, version: u16 },
     #[error("the log is closed")]
     Closed,
+    #[error("invalid consumer name {input:?}: letters, digits, `-` or `_`")]
+    InvalidConsumer { input: String },
+}
+
+/// A consumer's name, as positions are recorded under it: letters, digits,
+/// `-` or `_`.
+pub(crate) fn check_consumer(name: &str) -> Result<(), LogError> {
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(LogError::InvalidConsumer { input: name.into() });
+    }
+    Ok(())
 }
 
 /// One aggregate's stream: `felt.<tournament>.<kind>.<id>` on NATS.
@@ -293,6 +308,21 @@ pub trait EventLog: Send + Sync {
         filter: Filter,
         after: u64,
     ) -> impl Future<Output = Result<Subscription, LogError>> + Send;
+
+    /// Records how far `consumer` (a name: letters, digits, `-` or `_`) has
+    /// got: the position it subscribes after when it starts again. The
+    /// last recorded position wins. Kept beside the log, never in it.
+    fn record_position(
+        &self,
+        consumer: &str,
+        position: u64,
+    ) -> impl Future<Output = Result<(), LogError>> + Send;
+
+    /// The position `consumer` recorded last; 0 (the beginning) if none.
+    fn recorded_position(
+        &self,
+        consumer: &str,
+    ) -> impl Future<Output = Result<u64, LogError>> + Send;
 }
 
 /// Builds the envelopes of a decision appended after `version`, chained to

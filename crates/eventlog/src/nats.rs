@@ -14,12 +14,12 @@ use async_nats::jetstream::message::PublishMessage;
 use async_nats::jetstream::stream::{
     self, DirectGetErrorKind, LastRawMessageErrorKind, StorageType,
 };
-use async_nats::jetstream::{self, Context};
+use async_nats::jetstream::{self, Context, kv};
 use futures::StreamExt;
 
 use crate::{
     Appended, Committed, Decision, Envelope, EventLog, Expected, Filter, Hash, LogError, StreamId,
-    Subscription, SubscriptionInner, check_decision, envelopes_for,
+    Subscription, SubscriptionInner, check_consumer, check_decision, envelopes_for,
 };
 
 /// How felt's JetStream stream is set up. Production runs 3 replicas on a
@@ -82,6 +82,9 @@ pub struct NatsLog {
     /// that must see every acknowledged write ask the leader where the
     /// subject ends first.
     replicated: bool,
+    /// Where consumers record their positions (see [`NatsLog::positions`]).
+    positions: tokio::sync::OnceCell<kv::Store>,
+    settings: NatsSettings,
 }
 
 impl std::fmt::Debug for NatsLog {
@@ -136,7 +139,37 @@ impl NatsLog {
             stream,
             tips: Mutex::new(HashMap::new()),
             replicated,
+            positions: tokio::sync::OnceCell::new(),
+            settings: settings.clone(),
         })
+    }
+
+    /// The key-value bucket consumers record their positions in, beside
+    /// the stream (`<stream>_POSITIONS`, the stream's replicas and storage),
+    /// created at its first use.
+    async fn positions(&self) -> Result<&kv::Store, LogError> {
+        self.positions
+            .get_or_try_init(|| async {
+                let bucket = format!("{}_POSITIONS", self.name);
+                if let Ok(store) = self.js.get_key_value(&bucket).await {
+                    return Ok(store);
+                }
+                self.js
+                    .create_key_value(kv::Config {
+                        bucket,
+                        history: 1,
+                        num_replicas: self.settings.replicas,
+                        storage: if self.settings.file_storage {
+                            StorageType::File
+                        } else {
+                            StorageType::Memory
+                        },
+                        ..Default::default()
+                    })
+                    .await
+                    .map_err(nats)
+            })
+            .await
     }
 
     fn cached(&self, key: &str) -> Option<(Tip, String)> {
@@ -523,6 +556,28 @@ impl EventLog for NatsLog {
         Ok(Subscription {
             inner: SubscriptionInner::Nats(Box::new(NatsSubscription { messages, filter })),
         })
+    }
+
+    async fn record_position(&self, consumer: &str, position: u64) -> Result<(), LogError> {
+        check_consumer(consumer)?;
+        self.positions()
+            .await?
+            .put(consumer, position.to_le_bytes().to_vec().into())
+            .await
+            .map_err(nats)?;
+        Ok(())
+    }
+
+    async fn recorded_position(&self, consumer: &str) -> Result<u64, LogError> {
+        check_consumer(consumer)?;
+        let Some(value) = self.positions().await?.get(consumer).await.map_err(nats)? else {
+            return Ok(0);
+        };
+        let bytes: [u8; 8] = value.as_ref().try_into().map_err(|_| LogError::Decode {
+            what: format!("the position of {consumer}"),
+            reason: format!("{} bytes, not 8", value.len()),
+        })?;
+        Ok(u64::from_le_bytes(bytes))
     }
 }
 
