@@ -6,6 +6,11 @@
 //! table and hand), so a follower started again from the beginning of the
 //! log only reports each table's latest hand again, which finishes whatever
 //! a crash interrupted, and skips the hands before it.
+//!
+//! [`follow`] records how far it has safely got ([`FOLLOWER`], every
+//! [`RECORD_EVERY`] table decisions): a position before the start of every
+//! hand still being played and after every hand end it reported. Started
+//! again, it reads the log from there, not from the beginning.
 
 use std::collections::HashMap;
 
@@ -22,11 +27,20 @@ use crate::{Conductor, HandSummary, TournamentError};
 #[derive(Debug, Default)]
 pub struct HandFollower {
     hands: HashMap<StreamId, Vec<TableEvent>>,
+    /// Where each hand being played began: the log position of the
+    /// decision holding its `HandStarted`.
+    began: HashMap<StreamId, u64>,
 }
 
 impl HandFollower {
-    /// Feeds one committed table decision; the hand it finished, if any.
-    pub fn feed(&mut self, stream: &StreamId, events: Vec<TableEvent>) -> Option<HandSummary> {
+    /// Feeds one committed table decision (at log `position`); the hand it
+    /// finished, if any.
+    pub fn feed(
+        &mut self,
+        stream: &StreamId,
+        position: u64,
+        events: Vec<TableEvent>,
+    ) -> Option<HandSummary> {
         let mut ended = None;
         for event in events {
             let started = matches!(event, TableEvent::HandStarted { .. });
@@ -34,16 +48,35 @@ impl HandFollower {
             let hand = self.hands.entry(stream.clone()).or_default();
             if started {
                 hand.clear();
+                self.began.insert(stream.clone(), position);
             }
             hand.push(event);
             if ends {
                 ended = HandSummary::from_events(hand.iter());
                 hand.clear();
+                self.began.remove(stream);
             }
         }
         ended
     }
+
+    /// The position a follower started again may subscribe after, once
+    /// every decision up to `done` has been reported: before the start of
+    /// every hand still being played (its events are needed whole).
+    pub fn resume_after(&self, done: u64) -> u64 {
+        self.began
+            .values()
+            .map(|&p| p.saturating_sub(1))
+            .fold(done, u64::min)
+    }
 }
+
+/// The name the follower records its position under.
+pub const FOLLOWER: &str = "seating-follower";
+/// Table decisions between two records of the follower's position: at
+/// most this many (and the hands being played) are read again after a
+/// restart.
+pub const RECORD_EVERY: u64 = 1_000;
 
 /// Where the follower gets the time and the seeds for seating's draws.
 pub trait Inputs: Send + Sync {
@@ -69,7 +102,7 @@ pub async fn report<L: EventLog + 'static>(
         .iter()
         .map(felt_tablelog::decode)
         .collect::<Result<Vec<_>, _>>()?;
-    let Some(summary) = follower.feed(&committed.stream, events) else {
+    let Some(summary) = follower.feed(&committed.stream, committed.position, events) else {
         return Ok(None);
     };
     let t = committed.stream.tournament.as_str();
@@ -108,9 +141,10 @@ pub async fn report<L: EventLog + 'static>(
     Ok(Some((table, summary.number)))
 }
 
-/// Follows every table of every tournament in the log from its beginning,
-/// reporting each hand end; `reported` is told of each one. Returns when
-/// the log closes, or with the first error.
+/// Follows every table of every tournament in the log from the position
+/// it last recorded (the beginning, the first time), reporting each hand
+/// end; `reported` is told of each one. Returns when the log closes, or
+/// with the first error.
 pub async fn follow<L: EventLog + 'static>(
     conductor: &Conductor<L>,
     inputs: &dyn Inputs,
@@ -120,12 +154,22 @@ pub async fn follow<L: EventLog + 'static>(
         tournament: None,
         kind: Some("table".into()),
     };
-    let mut sub = conductor.tables.log().subscribe(filter, 0).await?;
+    let log = conductor.tables.log();
+    let after = log.recorded_position(FOLLOWER).await?;
+    tracing::info!(after, "following the tables");
+    let mut sub = log.subscribe(filter, after).await?;
     let mut follower = HandFollower::default();
+    let mut unrecorded = 0;
     while let Some(next) = sub.next().await {
         let committed = next?;
         if let Some((table, hand)) = report(conductor, &mut follower, &committed, inputs).await? {
             reported(&committed.stream.tournament, table, hand);
+        }
+        unrecorded += 1;
+        if unrecorded >= RECORD_EVERY {
+            unrecorded = 0;
+            let safe = follower.resume_after(committed.position);
+            log.record_position(FOLLOWER, safe).await?;
         }
     }
     Ok(())

@@ -2,7 +2,8 @@
 //! the tables only, and a follower reading the log reports each end to
 //! seating and payout. Started again from the beginning of the log (after a
 //! restart), it reports each table's latest hand again and nothing else,
-//! and changes nothing.
+//! and changes nothing; started again from the position it can safely
+//! resume after, it still sees a hand in play whole.
 
 use std::sync::Arc;
 
@@ -226,4 +227,110 @@ async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request(
         .0;
     assert_eq!(table.hands_started, 1);
     assert_eq!(table.hand, state.hand);
+}
+
+#[tokio::test]
+async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_play_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = started(log.clone(), "r", 12).await;
+    let mut follower = HandFollower::default();
+    let mut sub = tables_of(&c).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    // Whole hands at both tables, each reported.
+    for round in 0..6u64 {
+        for table in [1u32, 2] {
+            let Begin::Started(_, mut state) = c
+                .begin_hand(
+                    "r",
+                    table,
+                    T0,
+                    Seed::from_u64(round << 8 | u64::from(table)),
+                )
+                .await
+                .unwrap()
+            else {
+                continue;
+            };
+            let number = state.hand.as_ref().unwrap().number;
+            let mut k = 0;
+            while let Some(command) = bot::act(&state, &mut rng) {
+                k += 1;
+                state = c
+                    .table("r", table, &format!("h{number}-{k}"), T0, command)
+                    .await
+                    .unwrap()
+                    .state;
+            }
+            catch_up(&c, &mut follower, &mut sub).await;
+        }
+    }
+    // A hand dealt at table 1 and acted on once, then the process stops.
+    let Begin::Started(_, state) = c.begin_hand("r", 1, T0, Seed::from_u64(99)).await.unwrap()
+    else {
+        panic!("table 1 deals");
+    };
+    let number = state.hand.as_ref().unwrap().number;
+    let command = bot::act(&state, &mut rng).unwrap();
+    let mut state = c
+        .table("r", 1, &format!("h{number}-1"), T0, command)
+        .await
+        .unwrap()
+        .state;
+    catch_up(&c, &mut follower, &mut sub).await;
+    let stream = felt_tablelog::stream("r", "1").unwrap();
+    let events = log.read(&stream, 1).await.unwrap();
+    let started_seq = events
+        .iter()
+        .rposition(|e| e.event_type == "HandStarted")
+        .unwrap();
+    // The log's position of the decision that dealt it.
+    let mut everything = c
+        .tables
+        .log()
+        .subscribe(Filter::kind("table"), 0)
+        .await
+        .unwrap();
+    let mut dealt = None;
+    let mut last = 0;
+    while let Ok(Some(Ok(d))) =
+        tokio::time::timeout(Duration::from_millis(25), everything.next()).await
+    {
+        if d.stream == stream
+            && d.envelopes
+                .iter()
+                .any(|e| e.sequence == events[started_seq].sequence)
+        {
+            dealt = Some(d.position);
+        }
+        last = d.position;
+    }
+    let dealt = dealt.unwrap();
+    let safe = follower.resume_after(last);
+    assert!(safe < dealt, "safe {safe}, dealt at {dealt}");
+    assert!(safe > 0, "the earlier hands need no reading again");
+
+    // Started again after the safe position, the follower sees the hand
+    // in play whole and reports its end.
+    let restarted = Conductor::new(log.clone());
+    let mut fresh = HandFollower::default();
+    let mut from_safe = restarted
+        .tables
+        .log()
+        .subscribe(Filter::kind("table"), safe)
+        .await
+        .unwrap();
+    let mut k = 1;
+    while let Some(command) = bot::act(&state, &mut rng) {
+        k += 1;
+        state = restarted
+            .table("r", 1, &format!("h{number}-{k}"), T0, command)
+            .await
+            .unwrap()
+            .state;
+    }
+    let reported = catch_up(&restarted, &mut fresh, &mut from_safe).await;
+    assert!(reported.contains(&(1, number)), "{reported:?}");
+    let seating = restarted.seating_state("r").await.unwrap();
+    assert!(!seating.room.tables[&1].in_hand);
 }

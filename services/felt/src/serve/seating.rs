@@ -590,15 +590,16 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
     }
 }
 
-/// Follows the tables' events and reports every hand end to seating,
-/// payout and the clock; after an error (the log unreachable), starts
-/// again from the beginning, which reports only each table's latest hand
-/// again. Runs until the process stops.
 /// How long BeginHand holds a table told to wait before answering so.
 const BEGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// How often a held BeginHand asks seating again without being told.
 const BEGIN_RECHECK: std::time::Duration = std::time::Duration::from_millis(250);
 
+/// Follows the tables' events and reports every hand end to seating,
+/// payout and the clock, from the position the follower last recorded;
+/// after an error (the log unreachable), starts again from there, which
+/// reports the hands after it again (each report is idempotent). Runs
+/// until the process stops.
 pub(crate) async fn follower<L: EventLog + 'static>(ctx: Ctx<L>) {
     let inputs = ServiceInputs(ctx.now.clone());
     loop {
