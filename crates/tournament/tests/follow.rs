@@ -88,6 +88,28 @@ async fn catch_up<L: EventLog + 'static>(
     reported
 }
 
+/// Plays the hand in `state` out with bots at `table`, its actions numbered
+/// after the `done` already taken.
+async fn play_out<L: EventLog + 'static>(
+    c: &Conductor<L>,
+    t: &str,
+    table: u32,
+    mut state: std::sync::Arc<felt_table::TableState>,
+    done: u32,
+    rng: &mut ChaCha8Rng,
+) {
+    let number = state.hand.as_ref().unwrap().number;
+    let mut k = done;
+    while let Some(command) = bot::act(&state, rng) {
+        k += 1;
+        state = c
+            .table(t, table, &format!("h{number}-{k}"), T0, command)
+            .await
+            .unwrap()
+            .state;
+    }
+}
+
 #[tokio::test]
 async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -109,19 +131,11 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
                 )
                 .await
                 .unwrap();
-            let Begin::Started(_, mut state) = begin else {
+            let Begin::Started(_, state) = begin else {
                 continue;
             };
             let number = state.hand.as_ref().unwrap().number;
-            let mut k = 0;
-            while let Some(command) = bot::act(&state, &mut rng) {
-                k += 1;
-                state = c
-                    .table("f", table, &format!("h{number}-{k}"), T0, command)
-                    .await
-                    .unwrap()
-                    .state;
-            }
+            play_out(&c, "f", table, state, 0, &mut rng).await;
             // Until the follower reports it, seating holds the table.
             let again = c
                 .begin_hand("f", table, T0, Seed::from_u64(0))
@@ -240,7 +254,7 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
     // Whole hands at both tables, each reported.
     for round in 0..6u64 {
         for table in [1u32, 2] {
-            let Begin::Started(_, mut state) = c
+            let Begin::Started(_, state) = c
                 .begin_hand(
                     "r",
                     table,
@@ -252,16 +266,7 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
             else {
                 continue;
             };
-            let number = state.hand.as_ref().unwrap().number;
-            let mut k = 0;
-            while let Some(command) = bot::act(&state, &mut rng) {
-                k += 1;
-                state = c
-                    .table("r", table, &format!("h{number}-{k}"), T0, command)
-                    .await
-                    .unwrap()
-                    .state;
-            }
+            play_out(&c, "r", table, state, 0, &mut rng).await;
             catch_up(&c, &mut follower, &mut sub).await;
         }
     }
@@ -272,7 +277,7 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
     };
     let number = state.hand.as_ref().unwrap().number;
     let command = bot::act(&state, &mut rng).unwrap();
-    let mut state = c
+    let state = c
         .table("r", 1, &format!("h{number}-1"), T0, command)
         .await
         .unwrap()
@@ -320,15 +325,7 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
         .subscribe(Filter::kind("table"), safe)
         .await
         .unwrap();
-    let mut k = 1;
-    while let Some(command) = bot::act(&state, &mut rng) {
-        k += 1;
-        state = restarted
-            .table("r", 1, &format!("h{number}-{k}"), T0, command)
-            .await
-            .unwrap()
-            .state;
-    }
+    play_out(&restarted, "r", 1, state, 1, &mut rng).await;
     let reported = catch_up(&restarted, &mut fresh, &mut from_safe).await;
     assert!(reported.contains(&(1, number)), "{reported:?}");
     let seating = restarted.seating_state("r").await.unwrap();

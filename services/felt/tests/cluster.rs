@@ -103,28 +103,6 @@ impl Drop for Cluster {
 
 const T: &str = "cluster";
 
-/// `felt audit verify` of a tournament on the cluster passes.
-fn audit_passes(nats: &str, tournament: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
-        .args([
-            "audit",
-            "verify",
-            "--nats",
-            nats,
-            "--tournament",
-            tournament,
-        ])
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("run felt audit");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains(" 0 failed"),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// Follows seating's stream as a partner would, resuming after the last
 /// event it got whenever the stream breaks; returns (sequence, type) of
 /// every event it got, once the tournament is over.
@@ -345,5 +323,5 @@ async fn a_cluster_loses_each_service_and_a_nats_node_while_felt_sim_plays_and_t
 
     // The audit passes on the cluster: nothing acknowledged lost, nothing
     // applied twice.
-    audit_passes(&cluster.nats(), T);
+    common::audit_passes(&["--nats", &cluster.nats(), "--tournament", T]);
 }

@@ -358,15 +358,5 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
         results.results[0].name.as_str()
     );
     assert_eq!(board["moves"].as_array().map(Vec::len), Some(20));
-    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
-        .args(["audit", "verify", "--nats", &url])
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("run felt audit");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains(" 0 failed"),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::audit_passes(&["--nats", &url]);
 }

@@ -379,6 +379,22 @@ pub(crate) async fn results(
         .into_inner()
 }
 
+/// `felt audit verify` with `args` (the log, a tournament) passes.
+pub(crate) fn audit_passes(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["audit", "verify"])
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run felt audit");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains(" 0 failed"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Checks finishing results: every place from 1 to `entries` taken once
 /// (busts in one hand-for-hand hand share theirs), prizes summing to `pool`.
 pub(crate) fn check_results(results: &[pb::ResultRow], entries: u32, pool: u64) {
