@@ -244,9 +244,8 @@ impl Sim {
     }
 
     /// A rehearsal on the real clock: the director cuts the level or break
-    /// being played to `seconds` (once each, by its command id).
-    async fn shorten(&self, seconds: u32) -> anyhow::Result<()> {
-        let clock = self.clock_view().await?;
+    /// `clock` shows to `seconds` (once each, by its command id).
+    async fn shorten(&self, clock: &pb::ClockView, seconds: u32) -> anyhow::Result<()> {
         let limit = i64::from(seconds) * 1_000;
         if clock.status() != pb::ClockStatus::Running || clock.remaining_ms <= limit {
             return Ok(());
@@ -556,11 +555,12 @@ async fn play(
                 slot.insert(tokio::spawn(async move { sim.deal(table).await }));
             }
         }
+        let clock = sim.clock_view().await?;
         if let Some(seconds) = args.level_seconds {
-            sim.shorten(seconds).await?;
+            sim.shorten(&clock, seconds).await?;
         }
         // Late entries spread over the late-registration levels.
-        let level = sim.level().await?;
+        let level = clock.level;
         if late_registered < args.entrants
             && !standings.registration_closed
             && level >= 1
