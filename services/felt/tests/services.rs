@@ -29,17 +29,10 @@ struct Service {
     extra: Vec<String>,
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
 impl Service {
     fn start(name: &'static str, nats: &str, extra: &[String]) -> Service {
         let mut s = Service {
-            child: spawn(name, nats, free_port(), extra),
+            child: spawn(name, nats, common::free_block(&[0]), extra),
             name,
             port: 0,
             nats: nats.into(),

@@ -24,9 +24,31 @@ pub(crate) struct Up {
     pub(crate) tokens: std::collections::HashMap<String, String>,
 }
 
+/// A block of ports free now, `base + offset` for each offset, below the
+/// kernel's ephemeral ports (32768 and up on Linux): a port a test
+/// restarts a killed service on must stay free meanwhile, not be taken as
+/// the local end of some client's connection (port 0 hands out ephemeral
+/// ports, so it will not do for those).
+pub(crate) fn free_block(offsets: &[u16]) -> u16 {
+    static TRIED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let span = offsets.iter().max().copied().unwrap_or(0) + 1;
+    let slots = u64::from((32_000 - 20_000) / span);
+    let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
+    (0..1_000)
+        .map(|_| {
+            let i = TRIED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let seed = u64::from(std::process::id()) * 7_919 + i * 104_729;
+            20_000 + (seed % slots) as u16 * span
+        })
+        .find(|base| offsets.iter().all(|o| free(base + o)))
+        .expect("a free block of ports")
+}
+
 impl Up {
+    /// On a port a restart can have again.
     pub(crate) async fn start(log: &[&str], data: &Path) -> Up {
-        Up::start_at("127.0.0.1:0", log, data).await
+        let listen = format!("127.0.0.1:{}", free_block(&[0]));
+        Up::start_at(&listen, log, data).await
     }
 
     /// On a given address (a restart on the same port).
