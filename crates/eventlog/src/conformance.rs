@@ -294,6 +294,100 @@ pub async fn subscriptions_deliver_in_order_from_a_position<H: Harness>(h: &mut 
     );
 }
 
+/// Appends queued one after another on a stream are decided in that
+/// order: the second may expect the version the first will make; one
+/// queued on a refused append is a conflict. A backend that cannot queue
+/// hands the decision back untouched.
+pub async fn queued_appends_are_decided_in_order<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("seating", "q");
+    let first = match log.queue(&s, Expected::NoStream, decision("q1", 1, 2)) {
+        Ok(answer) => answer,
+        Err(back) => {
+            assert_eq!(*back, decision("q1", 1, 2));
+            assert_eq!(log.version(&s).await.unwrap_or_else(|e| panic!("{e}")), 0);
+            return;
+        }
+    };
+    let second = log
+        .queue(&s, Expected::Exactly(2), decision("q2", 3, 1))
+        .unwrap_or_else(|_| panic!("a backend that queued one queues the next"));
+    let (a, b) = (
+        first.await.unwrap_or_else(|e| panic!("{e}")),
+        second.await.unwrap_or_else(|e| panic!("{e}")),
+    );
+    assert_eq!((a.first, a.last, b.first, b.last), (1, 2, 3, 3));
+    assert!(b.position > a.position);
+    // A stale one, and one queued on top of it: both refused.
+    let stale = log
+        .queue(&s, Expected::Exactly(1), decision("q3", 4, 1))
+        .unwrap_or_else(|_| panic!("queued"));
+    let on_stale = log
+        .queue(&s, Expected::Exactly(4), decision("q4", 5, 1))
+        .unwrap_or_else(|_| panic!("queued"));
+    for answer in [stale.await, on_stale.await] {
+        match answer {
+            Err(LogError::Conflict { actual, .. }) => assert_eq!(actual, 3),
+            other => panic!("expected a conflict at version 3, got {other:?}"),
+        }
+    }
+    let ids: Vec<String> = log
+        .read(&s, 1)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|e| e.command_id)
+        .collect();
+    assert_eq!(ids, ["q1", "q1", "q2"]);
+}
+
+/// A reader may give up waiting for the next decision (a `select!` that
+/// took another branch) and ask again: nothing is lost or repeated.
+pub async fn a_subscription_read_given_up_loses_nothing<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "9");
+    let mut sub = log
+        .subscribe(Filter::kind("table"), 0)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let appender = {
+        let log = log.clone();
+        let s = s.clone();
+        tokio::spawn(async move {
+            let mut positions = Vec::new();
+            for i in 0..30u64 {
+                let a = log
+                    .append(&s, Expected::Any, decision(&format!("g{i}"), i, 1))
+                    .await
+                    .unwrap_or_else(|e| panic!("{e}"));
+                positions.push(a.position);
+                tokio::time::sleep(std::time::Duration::from_millis(3 + i % 4)).await;
+            }
+            positions
+        })
+    };
+    let mut seen = Vec::new();
+    let mut given_up = 0;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while seen.len() < 30 && tokio::time::Instant::now() < deadline {
+        tokio::select! {
+            next = sub.next() => {
+                let c = next
+                    .unwrap_or_else(|| panic!("the subscription ended"))
+                    .unwrap_or_else(|e| panic!("{e}"));
+                seen.push(c.position);
+            }
+            _ = tokio::time::sleep(std::time::Duration::from_millis(2)) => given_up += 1,
+        }
+    }
+    let positions = appender.await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        given_up > 0,
+        "every read was answered before the reader gave up"
+    );
+    assert_eq!(seen, positions);
+}
+
 async fn next(sub: &mut crate::Subscription) -> crate::Committed {
     tokio::time::timeout(std::time::Duration::from_secs(10), sub.next())
         .await
@@ -483,6 +577,8 @@ macro_rules! conformance_tests {
             a_retried_command_is_stored_once_and_gets_the_first_answer,
             concurrent_appenders_to_one_stream_never_lose_or_double,
             subscriptions_deliver_in_order_from_a_position,
+            a_subscription_read_given_up_loses_nothing,
+            queued_appends_are_decided_in_order,
             everything_acknowledged_survives_a_restart_and_subscriptions_resume,
             a_consumer_resumes_from_the_position_it_recorded_after_a_restart,
             the_hash_chain_verifies_and_finds_a_change,

@@ -173,6 +173,32 @@ pub fn tamper(
 }
 
 impl EmbeddedLog {
+    /// Hands a decision to the writer; its answer to come.
+    fn send(
+        &self,
+        stream: &StreamId,
+        expected: Expected,
+        decision: Decision,
+    ) -> Result<impl Future<Output = Result<Appended, LogError>> + Send + 'static, LogError> {
+        check_decision(&decision)?;
+        let (reply, answer) = oneshot::channel();
+        let request = Request {
+            stream: stream.clone(),
+            expected,
+            decision,
+            reply,
+        };
+        {
+            let writer = self.inner.writer.lock().map_err(storage)?;
+            writer
+                .as_ref()
+                .ok_or(LogError::Closed)?
+                .send(request)
+                .map_err(|_| LogError::Closed)?;
+        }
+        Ok(async move { answer.await.map_err(|_| LogError::Closed)? })
+    }
+
     /// Opens (or creates) the log file at `path`.
     pub fn open(path: &Path) -> Result<EmbeddedLog, LogError> {
         let db = Arc::new(Database::create(path).map_err(storage)?);
@@ -441,23 +467,20 @@ impl EventLog for EmbeddedLog {
         expected: Expected,
         decision: Decision,
     ) -> Result<Appended, LogError> {
-        check_decision(&decision)?;
-        let (reply, answer) = oneshot::channel();
-        let request = Request {
-            stream: stream.clone(),
-            expected,
-            decision,
-            reply,
-        };
-        {
-            let writer = self.inner.writer.lock().map_err(storage)?;
-            writer
-                .as_ref()
-                .ok_or(LogError::Closed)?
-                .send(request)
-                .map_err(|_| LogError::Closed)?;
-        }
-        answer.await.map_err(|_| LogError::Closed)?
+        self.send(stream, expected, decision)?.await
+    }
+
+    fn queue(
+        &self,
+        stream: &StreamId,
+        expected: Expected,
+        decision: Decision,
+    ) -> Result<impl Future<Output = Result<Appended, LogError>> + Send + 'static, Box<Decision>>
+    {
+        // The writer takes requests in the order they were sent, and
+        // checks each against the tips the ones before it left.
+        let sent = self.send(stream, expected, decision);
+        Ok(async move { sent?.await })
     }
 
     async fn read(&self, stream: &StreamId, from: u64) -> Result<Vec<Envelope>, LogError> {

@@ -268,7 +268,9 @@ enum SubscriptionInner {
 
 impl Subscription {
     /// The next decision; waits for one to be committed. `None` when the
-    /// log was closed.
+    /// log was closed. Cancel-safe: a call dropped before it answers (a
+    /// `select!` that took another branch) loses no decision, the next
+    /// call returns it.
     pub async fn next(&mut self) -> Option<Result<Committed, LogError>> {
         match &mut self.inner {
             SubscriptionInner::Embedded(s) => s.next().await,
@@ -289,6 +291,24 @@ pub trait EventLog: Send + Sync {
         expected: Expected,
         decision: Decision,
     ) -> impl Future<Output = Result<Appended, LogError>> + Send;
+
+    /// Queues an append now and returns its answer to come, for a backend
+    /// that decides each stream's appends in the order they were queued:
+    /// an append's `expected` version may then count appends queued before
+    /// it and not yet answered (and if one of those is refused, the later
+    /// one is a conflict). Lets one writer decide its next command while
+    /// the last one is being committed. A backend that cannot hands the
+    /// decision back: call [`EventLog::append`] then.
+    fn queue(
+        &self,
+        stream: &StreamId,
+        expected: Expected,
+        decision: Decision,
+    ) -> Result<impl Future<Output = Result<Appended, LogError>> + Send + 'static, Box<Decision>>
+    {
+        let _ = (stream, expected);
+        Err::<std::future::Ready<Result<Appended, LogError>>, _>(Box::new(decision))
+    }
 
     /// The stream's events with sequence `from` or later, in order
     /// (sequences start at 1).
