@@ -34,6 +34,13 @@ pub trait Aggregate: Send + Sync + 'static {
     /// The schema version events are written with.
     const SCHEMA: u16;
 
+    /// Whether the handler may decide this aggregate's next command while
+    /// the last one's events are being committed (on a log that can queue
+    /// appends: [`EventLog::queue`]). Right for a busy aggregate with one
+    /// writer whose state is cheap to clone (persistent collections): the
+    /// states of decisions not yet acknowledged are kept apart.
+    const QUEUES: bool = false;
+
     fn decide(
         state: &Self::State,
         command: &Self::Command,
@@ -85,13 +92,28 @@ pub struct Outcome<A: Aggregate> {
 
 /// One aggregate in memory.
 struct Entry<A: Aggregate> {
+    /// With appends queued, as if they were all stored.
     state: Arc<A::State>,
     version: u64,
-    /// Command id -> (first, last, position) of its decision.
+    /// Command id -> (first, last, position) of its decision; the position
+    /// is [`QUEUED`] until the log answers.
     commands: HashMap<String, (u64, u64, u64)>,
     /// Must be caught up from the log before use.
     stale: bool,
+    /// Appends queued and not yet answered.
+    queued: usize,
+    /// While appends are queued: the state and version the last answered
+    /// one left, which is what readers are shown.
+    acknowledged: Option<(Arc<A::State>, u64)>,
+    /// Counts resets: an answer to an append queued before the last reset
+    /// leaves the entry alone.
+    epoch: u64,
+    /// Woken whenever a queued append is answered.
+    answered: Arc<tokio::sync::Notify>,
 }
+
+/// The position of a command whose append is queued.
+const QUEUED: u64 = u64::MAX;
 
 impl<A: Aggregate> Default for Entry<A> {
     fn default() -> Self {
@@ -100,9 +122,43 @@ impl<A: Aggregate> Default for Entry<A> {
             version: 0,
             commands: HashMap::new(),
             stale: true,
+            queued: 0,
+            acknowledged: None,
+            epoch: 0,
+            answered: Arc::default(),
         }
     }
 }
+
+impl<A: Aggregate> Entry<A> {
+    /// What readers see: acknowledged decisions only.
+    fn view(&self) -> (Arc<A::State>, u64) {
+        match &self.acknowledged {
+            Some((state, version)) => (Arc::clone(state), *version),
+            None => (Arc::clone(&self.state), self.version),
+        }
+    }
+
+    /// Forgets everything after a queued append failed: the aggregate is
+    /// read again from the log once the appends still queued are answered.
+    fn reset(&mut self) {
+        *self = Entry {
+            queued: self.queued,
+            epoch: self.epoch + 1,
+            answered: Arc::clone(&self.answered),
+            ..Entry::default()
+        };
+    }
+}
+
+type Slot<A> = Arc<Mutex<Entry<A>>>;
+
+/// How a queued append ended.
+enum Queued<A: Aggregate> {
+    Done(Result<Outcome<A>, HandleError<A::Rejection>>),
+    Again(Guard<A>),
+}
+type Guard<A> = tokio::sync::OwnedMutexGuard<Entry<A>>;
 
 /// Most decide-append rounds for one command before giving up.
 const ATTEMPTS: u32 = 16;
@@ -110,9 +166,9 @@ const ATTEMPTS: u32 = 16;
 /// Handles commands for the aggregates of one kind over an event log.
 pub struct Handler<A: Aggregate, L: EventLog> {
     log: Arc<L>,
-    entries: std::sync::Mutex<HashMap<StreamId, Arc<Mutex<Entry<A>>>>>,
+    entries: std::sync::Mutex<HashMap<StreamId, Slot<A>>>,
     /// Events this handler appended (repeats not counted).
-    appended: std::sync::atomic::AtomicU64,
+    appended: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl<A: Aggregate, L: EventLog> std::fmt::Debug for Handler<A, L> {
@@ -126,7 +182,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         Handler {
             log,
             entries: std::sync::Mutex::new(HashMap::new()),
-            appended: std::sync::atomic::AtomicU64::new(0),
+            appended: Arc::default(),
         }
     }
 
@@ -139,7 +195,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         &self.log
     }
 
-    fn entry(&self, stream: &StreamId) -> Arc<Mutex<Entry<A>>> {
+    fn entry(&self, stream: &StreamId) -> Slot<A> {
         let mut entries = self
             .entries
             .lock()
@@ -147,14 +203,43 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         entries.entry(stream.clone()).or_default().clone()
     }
 
+    /// The entry locked, with no queued append unanswered.
+    async fn settled(&self, slot: &Slot<A>) -> Guard<A> {
+        let mut entry = Arc::clone(slot).lock_owned().await;
+        while entry.queued > 0 {
+            let answered = Arc::clone(&entry.answered);
+            let notified = answered.notified();
+            drop(entry);
+            notified.await;
+            entry = Arc::clone(slot).lock_owned().await;
+        }
+        entry
+    }
+
+    /// The entry locked, caught up with the log if `always` or stale (after
+    /// the appends queued are answered).
+    async fn locked(&self, stream: &StreamId, always: bool) -> Result<Guard<A>, LogError> {
+        let slot = self.entry(stream);
+        let mut entry = Arc::clone(&slot).lock_owned().await;
+        if entry.queued > 0 && !entry.stale {
+            // Its own appends queued: nothing else writes this aggregate.
+            return Ok(entry);
+        }
+        if entry.queued > 0 {
+            drop(entry);
+            entry = self.settled(&slot).await;
+        }
+        if always || entry.stale {
+            self.catch_up(stream, &mut entry).await?;
+        }
+        Ok(entry)
+    }
+
     /// The aggregate's state and version, caught up with the log: what
     /// other replicas appended is read first, so a read follows every write
     /// acknowledged before it.
     pub async fn state(&self, stream: &StreamId) -> Result<(Arc<A::State>, u64), LogError> {
-        let entry = self.entry(stream);
-        let mut entry = entry.lock().await;
-        self.catch_up(stream, &mut entry).await?;
-        Ok((Arc::clone(&entry.state), entry.version))
+        Ok(self.locked(stream, true).await?.view())
     }
 
     /// The aggregate's state as this handler last saw it, without asking the
@@ -163,19 +248,14 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     /// writer, and for reading ahead of a command, which is decided against
     /// the log's latest state anyway.
     pub async fn cached_state(&self, stream: &StreamId) -> Result<(Arc<A::State>, u64), LogError> {
-        let entry = self.entry(stream);
-        let mut entry = entry.lock().await;
-        if entry.stale {
-            self.catch_up(stream, &mut entry).await?;
-        }
-        Ok((Arc::clone(&entry.state), entry.version))
+        Ok(self.locked(stream, false).await?.view())
     }
 
     /// Whether a command with this id is in the stream (caught up with the
     /// log first): a retry, to be answered with its first result.
     pub async fn recorded(&self, stream: &StreamId, command_id: &str) -> Result<bool, LogError> {
-        let entry = self.entry(stream);
-        let mut entry = entry.lock().await;
+        let slot = self.entry(stream);
+        let mut entry = self.settled(&slot).await;
         self.catch_up(stream, &mut entry).await?;
         Ok(entry.commands.contains_key(command_id))
     }
@@ -220,18 +300,28 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         trace: Option<String>,
         command: &A::Command,
     ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
-        let entry = self.entry(stream);
-        let mut entry = entry.lock().await;
+        let slot = self.entry(stream);
+        let mut entry = Arc::clone(&slot).lock_owned().await;
         // Whether the state decided on is the log's latest: a refusal (or a
         // no-op) decided on this handler's own view is confirmed against
         // the log first, since another writer may have changed the stream.
         let mut fresh = false;
         for _ in 0..ATTEMPTS {
             if entry.stale {
+                if entry.queued > 0 {
+                    drop(entry);
+                    entry = self.settled(&slot).await;
+                }
                 self.catch_up(stream, &mut entry).await?;
                 fresh = true;
             }
             if let Some(&(first, last, position)) = entry.commands.get(command_id) {
+                if position == QUEUED {
+                    // The same command, still being committed.
+                    drop(entry);
+                    entry = self.settled(&slot).await;
+                    continue;
+                }
                 return self.original(stream, &entry, first, last, position).await;
             }
             let events = match A::decide(&entry.state, command) {
@@ -247,17 +337,18 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                 continue;
             }
             if events.is_empty() {
+                let (state, version) = entry.view();
                 return Ok(Outcome {
                     events,
                     first: 0,
                     last: 0,
                     position: 0,
                     duplicate: false,
-                    state: Arc::clone(&entry.state),
-                    version: entry.version,
+                    state,
+                    version,
                 });
             }
-            let decision = Decision {
+            let mut decision = Decision {
                 command_id: command_id.into(),
                 causation_id: None,
                 correlation_id: None,
@@ -273,6 +364,22 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
             } else {
                 Expected::Exactly(entry.version)
             };
+            if A::QUEUES {
+                match self.log.queue(stream, expected, decision) {
+                    Ok(answer) => {
+                        match self.queued(&slot, entry, command_id, &events, answer).await {
+                            Queued::Done(outcome) => {
+                                return outcome.map(|o| Outcome { events, ..o });
+                            }
+                            Queued::Again(e) => {
+                                entry = e;
+                                continue;
+                            }
+                        }
+                    }
+                    Err(back) => decision = *back,
+                }
+            }
             match self.log.append(stream, expected, decision).await {
                 Ok(appended) if appended.duplicate => {
                     // Another replica stored this command first.
@@ -326,6 +433,97 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
             stream: stream.to_string(),
             attempts: ATTEMPTS,
         })
+    }
+
+    /// A decision whose append is queued: the entry moves on as if it were
+    /// stored (the next command may be decided at once) and is let go
+    /// while the log answers. On any failure the entry is reset, to be
+    /// read again from the log; `Again` hands back the entry to decide the
+    /// command again (after a conflict, or a duplicate to answer).
+    async fn queued(
+        &self,
+        slot: &Slot<A>,
+        mut entry: Guard<A>,
+        command_id: &str,
+        events: &[A::Event],
+        answer: impl Future<Output = Result<felt_eventlog::Appended, LogError>> + Send + 'static,
+    ) -> Queued<A> {
+        if entry.queued == 0 {
+            entry.acknowledged = Some((Arc::clone(&entry.state), entry.version));
+        }
+        entry.queued += 1;
+        let first = entry.version + 1;
+        let state = Arc::make_mut(&mut entry.state);
+        for e in events {
+            A::apply(state, e);
+        }
+        entry.version += events.len() as u64;
+        let last = entry.version;
+        entry
+            .commands
+            .insert(command_id.into(), (first, last, QUEUED));
+        let after = Arc::clone(&entry.state);
+        let epoch = entry.epoch;
+        drop(entry);
+        // The answer is seen to in a task of its own: the entry's count of
+        // queued appends must come down even if the caller goes away.
+        let slot = Arc::clone(slot);
+        let appended_count = Arc::clone(&self.appended);
+        let count = events.len() as u64;
+        let command_id = command_id.to_string();
+        let answered = tokio::spawn(async move {
+            let result = answer.await;
+            let mut entry = slot.lock_owned().await;
+            entry.queued -= 1;
+            entry.answered.notify_waiters();
+            let current = entry.epoch == epoch;
+            match result {
+                Ok(appended) if !appended.duplicate => {
+                    appended_count.fetch_add(count, std::sync::atomic::Ordering::Relaxed);
+                    if current {
+                        entry
+                            .commands
+                            .insert(command_id.clone(), (first, last, appended.position));
+                        if entry.queued == 0 {
+                            entry.acknowledged = None;
+                        } else if entry.acknowledged.as_ref().is_some_and(|(_, v)| *v < last) {
+                            entry.acknowledged = Some((Arc::clone(&after), last));
+                        }
+                    }
+                    tracing::debug!(command_id, first, last, "appended (queued)");
+                    Queued::Done(Ok(Outcome {
+                        events: Vec::new(),
+                        first: appended.first,
+                        last: appended.last,
+                        position: appended.position,
+                        duplicate: false,
+                        state: after,
+                        version: appended.last,
+                    }))
+                }
+                Ok(_) | Err(LogError::Conflict { .. }) => {
+                    // Stored by another writer first, or decided on a state
+                    // that was not the log's: read again, then answer or
+                    // decide again.
+                    if current {
+                        entry.reset();
+                    }
+                    Queued::Again(entry)
+                }
+                Err(e) => {
+                    if current {
+                        entry.reset();
+                    }
+                    Queued::Done(Err(HandleError::Log(e)))
+                }
+            }
+        });
+        match answered.await {
+            Ok(queued) => queued,
+            Err(e) => Queued::Done(Err(HandleError::Log(LogError::Storage(format!(
+                "the answer to a queued append was lost: {e}"
+            ))))),
+        }
     }
 
     /// The first answer to a command already in the stream.
