@@ -153,7 +153,7 @@ pub fn decide(
             }
             let busted = entries
                 .iter()
-                .filter(|e| state.entries[e].status == EntryStatus::Busted)
+                .filter(|e| state.entries[*e].status == EntryStatus::Busted)
                 .count() as u32;
             let re_entry = busted > 0;
             if re_entry && busted > settings.re_entries {
@@ -687,7 +687,7 @@ fn break_tables(work: &mut Work, rng: &mut ChaCha20Rng) {
     let needed = work.room.players().div_ceil(size).max(1) as usize;
     while open_tables(&work.room).count() > needed {
         let order = break_order(&work.room, &work.settings().break_order);
-        let Some(&table) = order.iter().find(|t| !work.room.tables[t].breaking) else {
+        let Some(&table) = order.iter().find(|t| !work.room.tables[*t].breaking) else {
             break;
         };
         work.emit(SeatingEvent::TableBreaking { table });

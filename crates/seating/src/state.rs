@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use imbl::{OrdMap, OrdSet, Vector};
+
 use serde::{Deserialize, Serialize};
 
 use crate::model::{EntryId, Move, MoveReason, Seat, SeatingEvent, Settings, TableNo};
@@ -81,7 +83,7 @@ impl Table {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Room {
     pub settings: Option<Settings>,
-    pub tables: BTreeMap<TableNo, Table>,
+    pub tables: OrdMap<TableNo, Table>,
     pub moves: BTreeMap<u64, Move>,
     /// Seats still physically held by a player moving away.
     pub leaving: BTreeSet<(TableNo, Seat)>,
@@ -101,7 +103,7 @@ pub struct Room {
     /// a table's log is one table's.
     pub last_table: TableNo,
     /// Entries seated whose table has not yet confirmed it.
-    pub unseated: BTreeSet<EntryId>,
+    pub unseated: OrdSet<EntryId>,
 }
 
 impl Room {
@@ -123,6 +125,16 @@ impl Room {
 }
 
 impl Room {
+    /// Changes every table.
+    fn every_table(&mut self, mut change: impl FnMut(&mut Table)) {
+        let numbers: Vec<TableNo> = self.tables.keys().copied().collect();
+        for n in numbers {
+            if let Some(t) = self.tables.get_mut(&n) {
+                change(t);
+            }
+        }
+    }
+
     /// Players in the tournament (seated or moving).
     pub fn players(&self) -> u32 {
         self.tables.values().map(Table::count).sum()
@@ -237,15 +249,11 @@ impl Room {
             SeatingEvent::Started { players } => self.started_with = *players,
             SeatingEvent::HandForHandStarted { .. } => {
                 self.hand_for_hand = Some(1);
-                for t in self.tables.values_mut() {
-                    t.hand_for_hand_done = false;
-                }
+                self.every_table(|t| t.hand_for_hand_done = false);
             }
             SeatingEvent::HandForHandRound { round } => {
                 self.hand_for_hand = Some(round + 1);
-                for t in self.tables.values_mut() {
-                    t.hand_for_hand_done = false;
-                }
+                self.every_table(|t| t.hand_for_hand_done = false);
             }
             SeatingEvent::HandForHandEnded { remaining } => {
                 self.hand_for_hand = None;
@@ -301,14 +309,14 @@ pub struct SeatingState {
     pub name: String,
     pub started: bool,
     pub registration_closed: bool,
-    pub entries: BTreeMap<EntryId, EntryInfo>,
+    pub entries: OrdMap<EntryId, EntryInfo>,
     /// A player's entries, in order.
-    pub by_player: BTreeMap<String, Vec<EntryId>>,
+    pub by_player: OrdMap<String, Vec<EntryId>>,
     pub room: Room,
     /// Every move, in order, with its reason.
-    pub history: Vec<MoveRecord>,
+    pub history: Vector<MoveRecord>,
     /// Entries seated but not yet confirmed by their table.
-    pub unconfirmed: BTreeSet<EntryId>,
+    pub unconfirmed: OrdSet<EntryId>,
 }
 
 impl SeatingState {
@@ -405,7 +413,7 @@ impl SeatingState {
                     };
                     e.moving = Some(r#move.id);
                 }
-                self.history.push(MoveRecord {
+                self.history.push_back(MoveRecord {
                     r#move: *r#move,
                     detail: detail.clone(),
                     completed: false,
