@@ -228,7 +228,9 @@ pub struct Conductor<L: EventLog> {
     carrying: tokio::sync::Mutex<()>,
     /// One messenger of hand-for-hand to the clock at a time.
     clocking: tokio::sync::Mutex<()>,
-    /// Busts reach payout in the order seating recorded them.
+    /// One hand end decided at a time: its busts reach payout, and its
+    /// hand-for-hand news and closed tables the clock, in the order
+    /// seating recorded them (lock order: `busting`, then `clocking`).
     busting: tokio::sync::Mutex<()>,
     /// Hand-for-hand busts held until every table has played the hand.
     held: std::sync::Mutex<BTreeMap<(String, u64), Vec<felt_payout::Bust>>>,
@@ -1149,12 +1151,13 @@ impl<L: EventLog + 'static> Conductor<L> {
             .await?;
         }
         self.flush_rounds(t, now, &state).await?;
-        drop(busting);
-        // Seating's state is shared with its handler: let go of it before
-        // the next seating command, or that command copies it.
         drop(state);
+        // The clock hears of hand-for-hand and closed tables in seating's
+        // order, while hand ends are reported concurrently.
         self.to_clock(t, now, &events).await?;
-        self.carry_out(t, now, &events).await?;
+        self.to_clock_closed(t, now, &events).await?;
+        drop(busting);
+        self.carry_out(t, now, &[]).await?;
         Ok(())
     }
 

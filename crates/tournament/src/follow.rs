@@ -41,6 +41,17 @@ impl HandFollower {
         position: u64,
         events: Vec<TableEvent>,
     ) -> Option<HandSummary> {
+        self.feed_from(stream, position, events).map(|(s, _)| s)
+    }
+
+    /// [`HandFollower::feed`], with the position where the finished hand
+    /// began.
+    fn feed_from(
+        &mut self,
+        stream: &StreamId,
+        position: u64,
+        events: Vec<TableEvent>,
+    ) -> Option<(HandSummary, u64)> {
         let mut ended = None;
         for event in events {
             let started = matches!(event, TableEvent::HandStarted { .. });
@@ -52,12 +63,26 @@ impl HandFollower {
             }
             hand.push(event);
             if ends {
-                ended = HandSummary::from_events(hand.iter());
+                let began = self.began.remove(stream).unwrap_or(position);
+                ended = HandSummary::from_events(hand.iter()).map(|s| (s, began));
                 hand.clear();
-                self.began.remove(stream);
             }
         }
         ended
+    }
+
+    /// Feeds a committed table decision as read from the log: the hand it
+    /// finished, if any, and the position where that hand began.
+    pub fn feed_committed(
+        &mut self,
+        committed: &Committed,
+    ) -> Result<Option<(HandSummary, u64)>, TournamentError> {
+        let events = committed
+            .envelopes
+            .iter()
+            .map(felt_tablelog::decode)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.feed_from(&committed.stream, committed.position, events))
     }
 
     /// The position a follower started again may subscribe after, once
@@ -97,16 +122,22 @@ pub async fn report<L: EventLog + 'static>(
     committed: &Committed,
     inputs: &dyn Inputs,
 ) -> Result<Option<(TableNo, u64)>, TournamentError> {
-    let events = committed
-        .envelopes
-        .iter()
-        .map(felt_tablelog::decode)
-        .collect::<Result<Vec<_>, _>>()?;
-    let Some(summary) = follower.feed(&committed.stream, committed.position, events) else {
-        return Ok(None);
-    };
-    let t = committed.stream.tournament.as_str();
-    let Some(table) = table_no(&committed.stream) else {
+    match follower.feed_committed(committed)? {
+        Some((summary, _)) => report_summary(conductor, &committed.stream, summary, inputs).await,
+        None => Ok(None),
+    }
+}
+
+/// Reports a hand that ended at a table stream, if it is the table's
+/// latest and seating has not finished hearing of it.
+async fn report_summary<L: EventLog + 'static>(
+    conductor: &Conductor<L>,
+    stream: &StreamId,
+    summary: HandSummary,
+    inputs: &dyn Inputs,
+) -> Result<Option<(TableNo, u64)>, TournamentError> {
+    let t = stream.tournament.as_str();
+    let Some(table) = table_no(stream) else {
         return Ok(None);
     };
     // Seating waits for this hand's end, or it already heard of it: then
@@ -119,18 +150,11 @@ pub async fn report<L: EventLog + 'static>(
     };
     // A later hand was dealt (this process's view never runs ahead of the
     // log): this one was reported before.
-    if conductor
-        .tables
-        .cached_state(&committed.stream)
-        .await?
-        .0
-        .hands_started
-        > summary.number
-    {
+    if conductor.tables.cached_state(stream).await?.0.hands_started > summary.number {
         return Ok(None);
     }
     if !waiting {
-        let (state, _) = conductor.tables.state(&committed.stream).await?;
+        let (state, _) = conductor.tables.state(stream).await?;
         if state.hands_started != summary.number || state.hand.is_some() {
             return Ok(None);
         }
@@ -141,15 +165,35 @@ pub async fn report<L: EventLog + 'static>(
     Ok(Some((table, summary.number)))
 }
 
+/// A report under way comes back with where its hand began, its table
+/// stream and what became of it.
+type Report = (
+    u64,
+    StreamId,
+    Result<Option<(TableNo, u64)>, TournamentError>,
+);
+
+/// Hand ends reported at once, at most: while one hand end's payout and
+/// moves are carried out, seating decides the next.
+pub const IN_FLIGHT: usize = 32;
+
 /// Follows every table of every tournament in the log from the position
 /// it last recorded (the beginning, the first time), reporting each hand
 /// end; `reported` is told of each one. Returns when the log closes, or
 /// with the first error.
+///
+/// Hand ends at different tables are reported concurrently (up to
+/// [`IN_FLIGHT`]): seating still decides them one at a time, payout still
+/// places busts in seating's order and moves are still carried out one
+/// hand end at a time (the conductor's locks), but one hand end's payout
+/// and moves no longer hold up the next one's seating decision. A table's
+/// next hand end cannot come before seating has decided its last.
 pub async fn follow<L: EventLog + 'static>(
     conductor: &Conductor<L>,
     inputs: &dyn Inputs,
     reported: &(dyn Fn(&str, TableNo, u64) + Send + Sync),
 ) -> Result<(), TournamentError> {
+    use futures::StreamExt as _;
     let filter = Filter {
         tournament: None,
         kind: Some("table".into()),
@@ -160,16 +204,50 @@ pub async fn follow<L: EventLog + 'static>(
     let mut sub = log.subscribe(filter, after).await?;
     let mut follower = HandFollower::default();
     let mut unrecorded = 0;
-    while let Some(next) = sub.next().await {
-        let committed = next?;
-        if let Some((table, hand)) = report(conductor, &mut follower, &committed, inputs).await? {
-            reported(&committed.stream.tournament, table, hand);
-        }
-        unrecorded += 1;
-        if unrecorded >= RECORD_EVERY {
-            unrecorded = 0;
-            let safe = follower.resume_after(committed.position);
-            log.record_position(FOLLOWER, safe).await?;
+    // The reports under way, and where their hands began (the follower
+    // may not resume after those yet).
+    let mut reports = futures::stream::FuturesUnordered::new();
+    let mut pending: std::collections::BTreeMap<u64, usize> = Default::default();
+    let mut open = true;
+    while open || !reports.is_empty() {
+        tokio::select! {
+            Some(done) = reports.next(), if !reports.is_empty() => {
+                let (began, stream, result): Report = done;
+                if let Some(n) = pending.get_mut(&began) {
+                    *n -= 1;
+                    if *n == 0 {
+                        pending.remove(&began);
+                    }
+                }
+                if let Some((table, hand)) = result? {
+                    reported(&stream.tournament, table, hand);
+                }
+            }
+            next = sub.next(), if open && reports.len() < IN_FLIGHT => {
+                let Some(next) = next else {
+                    open = false;
+                    continue;
+                };
+                let committed = next?;
+                if let Some((summary, began)) = follower.feed_committed(&committed)? {
+                    *pending.entry(began).or_default() += 1;
+                    let stream = committed.stream.clone();
+                    reports.push(async move {
+                        let result = report_summary(conductor, &stream, summary, inputs).await;
+                        (began, stream, result)
+                    });
+                }
+                unrecorded += 1;
+                if unrecorded >= RECORD_EVERY {
+                    unrecorded = 0;
+                    let done = pending
+                        .keys()
+                        .next()
+                        .map_or(committed.position, |&p| p.saturating_sub(1));
+                    let safe = follower.resume_after(done);
+                    log.record_position(FOLLOWER, safe).await?;
+                }
+            }
         }
     }
     Ok(())
