@@ -5,59 +5,10 @@
 use std::sync::Arc;
 
 use felt_eventlog::{EmbeddedLog, StreamId};
-use felt_service::{Aggregate, HandleError, Handler};
+use felt_service::{HandleError, Handler};
 
-/// Chips in a box: put some in, take some out, never more than are there.
-#[derive(Debug)]
-struct Chips;
-
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-enum Refused {
-    #[error("cannot take {want}: {have} in the box")]
-    TooFew { want: u64, have: u64 },
-}
-
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-enum Moved {
-    In(u64),
-    Out(u64),
-}
-
-enum Move {
-    Put(u64),
-    Take(u64),
-}
-
-impl Aggregate for Chips {
-    type State = u64;
-    type Command = Move;
-    type Event = Moved;
-    type Rejection = Refused;
-    const SCHEMA: u16 = 1;
-
-    fn decide(have: &u64, command: &Move) -> Result<Vec<Moved>, Refused> {
-        match *command {
-            Move::Put(n) => Ok(vec![Moved::In(n)]),
-            Move::Take(0) => Ok(vec![]),
-            Move::Take(want) if want > *have => Err(Refused::TooFew { want, have: *have }),
-            Move::Take(n) => Ok(vec![Moved::Out(n)]),
-        }
-    }
-
-    fn apply(have: &mut u64, event: &Moved) {
-        match event {
-            Moved::In(n) => *have += n,
-            Moved::Out(n) => *have -= n,
-        }
-    }
-
-    fn event_type(event: &Moved) -> &'static str {
-        match event {
-            Moved::In(_) => "In",
-            Moved::Out(_) => "Out",
-        }
-    }
-}
+mod common;
+use common::{Chips, Move, Refused};
 
 #[tokio::test]
 async fn a_command_refused_on_a_stale_view_is_decided_again_on_the_latest() {
