@@ -460,12 +460,12 @@ fn announce(
         );
     }
     let _ = writeln!(text, "event log: {log}");
+    let scheme = if settings.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
     if let Some(tokens) = printed {
-        let scheme = if settings.tls.is_some() {
-            "https"
-        } else {
-            "http"
-        };
         let _ = writeln!(
             text,
             "gRPC services ({}) at {scheme}://{addr}, with reflection; send \"authorization: Bearer <token>\"",
@@ -481,11 +481,6 @@ fn announce(
             .iter()
             .find(|(_, r)| *r == auth::Role::Partner)
     {
-        let scheme = if settings.tls.is_some() {
-            "https"
-        } else {
-            "http"
-        };
         let _ = writeln!(
             text,
             "room display (clock, seat finder, pay board): {scheme}://{addr}/?token={partner}"

@@ -213,10 +213,10 @@ fn unauthorized() -> Shown {
 /// The display's routes, to merge beside the gRPC services.
 pub(crate) fn router(display: Arc<Display>) -> Router {
     Router::new()
-        .route("/", get(index_page))
-        .route("/t/{id}/clock", get(clock_page))
-        .route("/t/{id}/lobby", get(lobby_page))
-        .route("/t/{id}/pay", get(pay_page))
+        .route("/", page_route(INDEX))
+        .route("/t/{id}/clock", page_route(CLOCK))
+        .route("/t/{id}/lobby", page_route(LOBBY))
+        .route("/t/{id}/pay", page_route(PAY))
         .route("/assets/display.css", get(css))
         .route("/assets/display.js", get(js))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
@@ -261,36 +261,13 @@ fn page(
     response
 }
 
-async fn index_page(
-    State(d): State<Arc<Display>>,
-    headers: HeaderMap,
-    Query(q): Query<TokenQuery>,
-) -> Response {
-    page(&d, &headers, &q, INDEX)
-}
-
-async fn clock_page(
-    State(d): State<Arc<Display>>,
-    headers: HeaderMap,
-    Query(q): Query<TokenQuery>,
-) -> Response {
-    page(&d, &headers, &q, CLOCK)
-}
-
-async fn lobby_page(
-    State(d): State<Arc<Display>>,
-    headers: HeaderMap,
-    Query(q): Query<TokenQuery>,
-) -> Response {
-    page(&d, &headers, &q, LOBBY)
-}
-
-async fn pay_page(
-    State(d): State<Arc<Display>>,
-    headers: HeaderMap,
-    Query(q): Query<TokenQuery>,
-) -> Response {
-    page(&d, &headers, &q, PAY)
+/// The route of one page.
+fn page_route(html: &'static str) -> axum::routing::MethodRouter<Arc<Display>> {
+    get(
+        move |State(d): State<Arc<Display>>, headers: HeaderMap, Query(q): Query<TokenQuery>| async move {
+            page(&d, &headers, &q, html)
+        },
+    )
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
