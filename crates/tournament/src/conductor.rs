@@ -128,6 +128,45 @@ pub enum Begin {
     Closed,
 }
 
+/// A hand end's turn at seating, when hand ends are reported concurrently:
+/// it comes once the hand end before it has had seating's decision (and
+/// its busts are with payout), so seating decides them, and payout places
+/// their busts, in the order the hands ended. Dropping it passes the turn
+/// on.
+#[derive(Debug)]
+pub struct Turn {
+    wait: Option<tokio::sync::oneshot::Receiver<()>>,
+    _next: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Turn {
+    /// Waits for this turn (the one before passed it on).
+    pub async fn come(&mut self) {
+        if let Some(wait) = self.wait.take() {
+            // Sent or dropped: the turn before is over either way.
+            let _ = wait.await;
+        }
+    }
+}
+
+/// Where the next turn of a chain waits (by default: nowhere, the first).
+#[derive(Debug, Default)]
+pub struct NextTurn(Option<tokio::sync::oneshot::Receiver<()>>);
+
+impl NextTurn {
+    /// The next turn, and the handle for the one after it.
+    pub fn turn(self) -> (Turn, NextTurn) {
+        let (next, after) = tokio::sync::oneshot::channel();
+        (
+            Turn {
+                wait: self.0,
+                _next: next,
+            },
+            NextTurn(Some(after)),
+        )
+    }
+}
+
 /// A finished hand as seating needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HandSummary {
@@ -1071,6 +1110,25 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         seed: Seed,
     ) -> Result<()> {
+        self.hand_ended_in_turn(t, table, hand, now, seed, None)
+            .await
+    }
+
+    /// [`Conductor::hand_ended`], seating deciding it only in its `turn`
+    /// (after the hand ends reported before it), and the next one's turn
+    /// coming once its busts are with payout.
+    pub async fn hand_ended_in_turn(
+        &self,
+        t: &str,
+        table: TableNo,
+        hand: &HandSummary,
+        now: Millis,
+        seed: Seed,
+        mut turn: Option<Turn>,
+    ) -> Result<()> {
+        if let Some(turn) = turn.as_mut() {
+            turn.come().await;
+        }
         // Seating orders the busts; payout must place them in that order.
         let busting = self.busting.lock().await;
         let out = self
@@ -1157,8 +1215,27 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.to_clock(t, now, &events).await?;
         self.to_clock_closed(t, now, &events).await?;
         drop(busting);
+        drop(turn);
         self.carry_out(t, now, &[]).await?;
         Ok(())
+    }
+
+    /// Whether payout has every one of these busts (placed, or waiting for
+    /// registration to close), or they are held for the end of their
+    /// hand-for-hand round: a hand end seating recorded whose busts are
+    /// not there was cut short between the two (a crash).
+    pub async fn busts_recorded(&self, t: &str, entries: &[EntryId]) -> Result<bool> {
+        let payout = self.payout_state(t).await?;
+        let held = self
+            .held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(entries.iter().all(|e| {
+            payout.entries.get(e).is_some_and(|p| p.busted)
+                || held
+                    .iter()
+                    .any(|((tt, _), busts)| tt == t && busts.iter().any(|b| b.entry == *e))
+        }))
     }
 
     /// Sends payout the busts of hand-for-hand hands no table is still playing.

@@ -20,7 +20,7 @@ use felt_eventlog::{Committed, EventLog, Filter, StreamId};
 use felt_seating::TableNo;
 use felt_table::TableEvent;
 
-use crate::{Conductor, HandSummary, TournamentError};
+use crate::{Conductor, HandSummary, NextTurn, TournamentError, Turn};
 
 /// Collects each table's events from its last `HandStarted` and yields the
 /// summary of every hand that ends.
@@ -123,46 +123,67 @@ pub async fn report<L: EventLog + 'static>(
     inputs: &dyn Inputs,
 ) -> Result<Option<(TableNo, u64)>, TournamentError> {
     match follower.feed_committed(committed)? {
-        Some((summary, _)) => report_summary(conductor, &committed.stream, summary, inputs).await,
+        Some((summary, _)) => {
+            report_summary(conductor, &committed.stream, summary, inputs, None).await
+        }
         None => Ok(None),
     }
 }
 
 /// Reports a hand that ended at a table stream, if it is the table's
-/// latest and seating has not finished hearing of it.
+/// latest and seating has not finished hearing of it, or if a crash cut
+/// its report short of payout; in its `turn` at seating.
 async fn report_summary<L: EventLog + 'static>(
     conductor: &Conductor<L>,
     stream: &StreamId,
     summary: HandSummary,
     inputs: &dyn Inputs,
+    mut turn: Option<Turn>,
 ) -> Result<Option<(TableNo, u64)>, TournamentError> {
     let t = stream.tournament.as_str();
     let Some(table) = table_no(stream) else {
         return Ok(None);
     };
-    // Seating waits for this hand's end, or it already heard of it: then
-    // only the table's latest hand is reported again (finishing whatever a
-    // crash interrupted); the ones before it were reported before the
-    // table could deal again.
-    let waiting = match conductor.seating_state(t).await?.room.tables.get(&table) {
-        None => return Ok(None),
-        Some(info) => info.in_hand,
-    };
-    // A later hand was dealt (this process's view never runs ahead of the
-    // log): this one was reported before.
-    if conductor.tables.cached_state(stream).await?.0.hands_started > summary.number {
+    if !again(conductor, stream, t, table, &summary).await? {
+        if let Some(turn) = turn.as_mut() {
+            turn.come().await;
+        }
         return Ok(None);
     }
-    if !waiting {
-        let (state, _) = conductor.tables.state(stream).await?;
-        if state.hands_started != summary.number || state.hand.is_some() {
-            return Ok(None);
-        }
-    }
     conductor
-        .hand_ended(t, table, &summary, inputs.now(), inputs.seed())
+        .hand_ended_in_turn(t, table, &summary, inputs.now(), inputs.seed(), turn)
         .await?;
     Ok(Some((table, summary.number)))
+}
+
+/// Whether a hand end is (still) to be reported: seating waits for it; or
+/// it is the table's latest hand, which is reported again (finishing
+/// whatever a crash interrupted); or seating recorded it but its busts
+/// never reached payout (a crash between the two, and the table dealt on).
+/// The hands before a table's latest were reported before it could deal
+/// again.
+async fn again<L: EventLog + 'static>(
+    conductor: &Conductor<L>,
+    stream: &StreamId,
+    t: &str,
+    table: TableNo,
+    summary: &HandSummary,
+) -> Result<bool, TournamentError> {
+    let waiting = match conductor.seating_state(t).await?.room.tables.get(&table) {
+        None => return Ok(false),
+        Some(info) => info.in_hand,
+    };
+    // (This process's view of the table never runs ahead of the log.)
+    let later = conductor.tables.cached_state(stream).await?.0.hands_started > summary.number;
+    let latest = !later && !waiting && {
+        let (state, _) = conductor.tables.state(stream).await?;
+        state.hands_started == summary.number && state.hand.is_none()
+    };
+    if !later && (waiting || latest) {
+        return Ok(true);
+    }
+    let busted: Vec<_> = summary.busted.iter().map(|b| b.0).collect();
+    Ok(!busted.is_empty() && !conductor.busts_recorded(t, &busted).await?)
 }
 
 /// A report under way comes back with where its hand began, its table
@@ -208,6 +229,8 @@ pub async fn follow<L: EventLog + 'static>(
     // may not resume after those yet).
     let mut reports = futures::stream::FuturesUnordered::new();
     let mut pending: std::collections::BTreeMap<u64, usize> = Default::default();
+    // Seating hears of the hand ends in the order they ended.
+    let mut next_turn = NextTurn::default();
     let mut open = true;
     while open || !reports.is_empty() {
         tokio::select! {
@@ -232,8 +255,12 @@ pub async fn follow<L: EventLog + 'static>(
                 if let Some((summary, began)) = follower.feed_committed(&committed)? {
                     *pending.entry(began).or_default() += 1;
                     let stream = committed.stream.clone();
+                    let this_turn;
+                    (this_turn, next_turn) = next_turn.turn();
                     reports.push(async move {
-                        let result = report_summary(conductor, &stream, summary, inputs).await;
+                        let result =
+                            report_summary(conductor, &stream, summary, inputs, Some(this_turn))
+                                .await;
                         (began, stream, result)
                     });
                 }

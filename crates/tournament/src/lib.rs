@@ -15,6 +15,6 @@ pub mod follow;
 pub mod timing;
 
 pub use conductor::{
-    Begin, Conductor, HandSummary, Remote, RemoteError, TableService, TournamentError,
-    TournamentSpec,
+    Begin, Conductor, HandSummary, NextTurn, Remote, RemoteError, TableService, TournamentError,
+    TournamentSpec, Turn,
 };

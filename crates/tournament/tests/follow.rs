@@ -331,3 +331,83 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
     let seating = restarted.seating_state("r").await.unwrap();
     assert!(!seating.room.tables[&1].in_hand);
 }
+
+#[tokio::test]
+async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = started(log.clone(), "b", 12).await;
+    let mut follower = HandFollower::default();
+    let mut sub = tables_of(&c).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    // Given hands at table 1, each reported, until one busts a player,
+    let (summary, busted) = 'found: {
+        for round in 0..400u64 {
+            let Begin::Started(_, state) = c
+                .begin_hand("b", 1, T0, Seed::from_u64(round))
+                .await
+                .unwrap()
+            else {
+                panic!("table 1 is held")
+            };
+            play_out(&c, "b", 1, state, 0, &mut rng).await;
+            while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
+                let committed = next.unwrap().unwrap();
+                let Some((summary, _)) = follower.feed_committed(&committed).unwrap() else {
+                    continue;
+                };
+                let busted: Vec<u64> = summary.busted.iter().map(|b| b.0).collect();
+                if !busted.is_empty() {
+                    break 'found (summary, busted);
+                }
+                c.hand_ended("b", 1, &summary, T0, Seed::from_u64(round))
+                    .await
+                    .unwrap();
+            }
+        }
+        panic!("no bust in 400 hands");
+    };
+    // and seating recorded that hand's end, the process dying before
+    // payout heard of its busts,
+    c.seating
+        .handle(
+            &seating_stream("b").unwrap(),
+            &format!("hand-1-{}-ended", summary.number),
+            T0,
+            &felt_seating::SeatingCommand::HandEnded {
+                table: 1,
+                button: summary.button,
+                big_blind: summary.big_blind,
+                busted: busted.clone(),
+                seed: [4; 32],
+            },
+        )
+        .await
+        .unwrap();
+    // and the table dealt its next hand on seating's word,
+    let restarted = Conductor::new(log.clone());
+    let Begin::Started(_, state) = restarted
+        .begin_hand("b", 1, T0, Seed::from_u64(999))
+        .await
+        .unwrap()
+    else {
+        panic!("the table waits for a hand end seating has")
+    };
+    assert!(state.hands_started > summary.number);
+    assert!(!restarted.busts_recorded("b", &busted).await.unwrap());
+    // when the follower reads the log again from the start, then the busts
+    // reach payout, once.
+    let mut fresh = HandFollower::default();
+    let mut from_start = tables_of(&restarted).await;
+    let reported = catch_up(&restarted, &mut fresh, &mut from_start).await;
+    assert!(reported.contains(&(1, summary.number)), "{reported:?}");
+    assert!(restarted.busts_recorded("b", &busted).await.unwrap());
+    let payout = restarted.payout_state("b").await.unwrap();
+    let seating = restarted.seating_state("b").await.unwrap();
+    let out = seating
+        .entries
+        .values()
+        .filter(|e| e.status == felt_seating::EntryStatus::Busted)
+        .count();
+    assert_eq!(payout.busted as usize, out);
+}
