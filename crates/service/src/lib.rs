@@ -152,13 +152,13 @@ impl<A: Aggregate> Entry<A> {
 }
 
 type Slot<A> = Arc<Mutex<Entry<A>>>;
+type Guard<A> = tokio::sync::OwnedMutexGuard<Entry<A>>;
 
 /// How a queued append ended.
 enum Queued<A: Aggregate> {
     Done(Result<Outcome<A>, HandleError<A::Rejection>>),
     Again(Guard<A>),
 }
-type Guard<A> = tokio::sync::OwnedMutexGuard<Entry<A>>;
 
 /// Most decide-append rounds for one command before giving up.
 const ATTEMPTS: u32 = 16;
