@@ -9,9 +9,49 @@ use sha2::{Digest, Sha256};
 
 use crate::{LogError, StreamId};
 
-/// A SHA-256 digest.
-#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A SHA-256 digest. Stored as 32 bytes (MessagePack bin); a sequence of
+/// 32 numbers, as envelope format 1 stored it, is read too.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Hash(pub [u8; 32]);
+
+impl Serialize for Hash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Hash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Hash, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Hash;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SHA-256 digest of 32 bytes")
+            }
+
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Hash, E> {
+                v.try_into()
+                    .map(Hash)
+                    .map_err(|_| E::invalid_length(v.len(), &self))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Hash, A::Error> {
+                let mut out = [0u8; 32];
+                for (i, b) in out.iter_mut().enumerate() {
+                    *b = seq
+                        .next_element()?
+                        .ok_or_else(|| serde::de::Error::invalid_length(i, &self))?;
+                }
+                if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    return Err(serde::de::Error::invalid_length(33, &self));
+                }
+                Ok(Hash(out))
+            }
+        }
+        d.deserialize_bytes(Visitor)
+    }
+}
 
 impl fmt::Display for Hash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -98,15 +138,20 @@ impl Envelope {
             reason,
         };
         match bytes.split_first() {
-            Some((&FORMAT, rest)) => rmp_serde::from_slice(rest).map_err(|e| bad(e.to_string())),
+            // Format 1 differs only in storing hashes as 32 numbers, which
+            // `Hash` reads as well.
+            Some((&(FORMAT | 1), rest)) => {
+                rmp_serde::from_slice(rest).map_err(|e| bad(e.to_string()))
+            }
             Some((other, _)) => Err(bad(format!("unknown envelope format {other}"))),
             None => Err(bad("empty".into())),
         }
     }
 }
 
-/// The envelope layout `encode_all` writes.
-const FORMAT: u8 = 1;
+/// The envelope layout `encode_all` writes: 2 since hashes are stored as
+/// bytes (format 1 stored them as 32 numbers, slower to read).
+const FORMAT: u8 = 2;
 
 /// Where a stream's hash chain breaks.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -311,6 +356,57 @@ mod tests {
         assert_eq!(
             missing.to_string(),
             "no upcaster takes Seated from schema version 1"
+        );
+    }
+
+    /// How format 1 stored an envelope: the previous hash as 32 numbers.
+    #[derive(Serialize)]
+    struct FormatOne<'a> {
+        schema_version: u16,
+        event_type: &'a str,
+        stream: &'a crate::StreamId,
+        sequence: u64,
+        command_id: &'a str,
+        causation_id: Option<&'a str>,
+        correlation_id: Option<&'a str>,
+        recorded_at: i64,
+        prev_hash: [u8; 32],
+        #[serde(with = "serde_bytes")]
+        payload: &'a [u8],
+    }
+
+    #[test]
+    fn envelopes_stored_in_format_one_are_read_as_they_were_written() {
+        let mut env =
+            envelope(NewEvent::encode("Seated", 1, &SeatedV1 { seat: 2, stack: 70 }).unwrap());
+        env.prev_hash = Hash(std::array::from_fn(|i| (i * 7 + 200) as u8));
+        let old = FormatOne {
+            schema_version: env.schema_version,
+            event_type: &env.event_type,
+            stream: &env.stream,
+            sequence: env.sequence,
+            command_id: &env.command_id,
+            causation_id: env.causation_id.as_deref(),
+            correlation_id: env.correlation_id.as_deref(),
+            recorded_at: env.recorded_at,
+            prev_hash: env.prev_hash.0,
+            payload: &env.payload,
+        };
+        let mut stored = vec![1u8];
+        rmp_serde::encode::write(&mut stored, &[&old]).unwrap();
+        let now = Envelope::encode_all(std::slice::from_ref(&env)).unwrap();
+        assert_eq!(now[0], 2, "new envelopes are written in format 2");
+        assert!(
+            now.len() < stored.len(),
+            "format 2 is smaller: {} bytes against {}",
+            now.len(),
+            stored.len()
+        );
+        assert_eq!(Envelope::decode_all(&stored), Ok(vec![env.clone()]));
+        assert_eq!(Envelope::decode_all(&now), Ok(vec![env]));
+        assert_eq!(
+            Envelope::decode_all(&[3, 0x90]).unwrap_err().to_string(),
+            "cannot decode envelopes: unknown envelope format 3"
         );
     }
 

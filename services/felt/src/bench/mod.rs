@@ -6,6 +6,7 @@ mod eval;
 mod hands;
 mod log;
 mod registrations;
+mod replay;
 mod table;
 
 #[derive(Debug, Subcommand)]
@@ -20,6 +21,9 @@ pub(crate) enum BenchCommand {
     /// from many streams at once, one stream read back, a whole log
     /// replayed.
     Log(log::LogArgs),
+    /// A log `felt sim` or `felt up` wrote (`--data` or `--nats`), replayed
+    /// whole through a subscription from the start: events per second.
+    Replay(replay::ReplayArgs),
     /// Registrations through the seating service over gRPC on NATS
     /// JetStream: one call each, and one list.
     Registrations(registrations::RegistrationsArgs),
@@ -33,6 +37,7 @@ pub(crate) fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Eval(args) => eval::run(&args),
         BenchCommand::Hands(args) => hands::run(&args),
         BenchCommand::Log(args) => log::run(&args),
+        BenchCommand::Replay(args) => replay::run(&args),
         BenchCommand::Table(args) => table::run(&args),
         BenchCommand::Registrations(args) => registrations::run(&args),
     }

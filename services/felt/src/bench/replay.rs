@@ -1,0 +1,132 @@
+//! `felt bench replay`: a log `felt sim` or `felt up` wrote, replayed whole
+//! through a subscription from the start, as a projection rebuilding from
+//! nothing reads it.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use felt_eventlog::{EmbeddedLog, EventLog, Filter, NatsLog, NatsSettings};
+
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// The data folder of the embedded event log.
+    #[arg(long, env = "FELT_DATA", default_value = "felt-data")]
+    data: PathBuf,
+    /// NATS JetStream instead of the embedded log.
+    #[arg(long, env = "FELT_NATS")]
+    nats: Option<String>,
+    /// Only this tournament's events (every event without it).
+    #[arg(long)]
+    tournament: Option<String>,
+    /// Timed replays (after one that counts the log).
+    #[arg(long, default_value_t = 5)]
+    runs: u32,
+}
+
+pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        match &args.nats {
+            Some(url) => {
+                let log = NatsLog::connect(url, &NatsSettings::default()).await?;
+                println!("backend: nats at {url}");
+                measure(&log, args).await
+            }
+            None => {
+                let path = crate::logs::embedded_path(&args.data);
+                anyhow::ensure!(
+                    path.is_file(),
+                    "no event log at {} (--data names the folder felt up or felt sim wrote, --nats a NATS server)",
+                    path.display()
+                );
+                let log = EmbeddedLog::open(&path)?;
+                println!("backend: embedded at {}", path.display());
+                measure(&log, args).await
+            }
+        }
+    })
+}
+
+fn filter(args: &ReplayArgs) -> Filter {
+    match &args.tournament {
+        Some(t) => Filter::tournament(t),
+        None => Filter::all(),
+    }
+}
+
+/// What a replay saw: decisions, events and the last position.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    decisions: u64,
+    events: u64,
+    last: u64,
+}
+
+async fn measure<L: EventLog>(log: &L, args: &ReplayArgs) -> anyhow::Result<()> {
+    // The log's extent: read until it stays quiet (not timed).
+    let mut sub = log.subscribe(filter(args), 0).await?;
+    let mut whole = Seen::default();
+    while let Ok(next) = tokio::time::timeout(Duration::from_millis(500), sub.next()).await {
+        let c = next.ok_or_else(|| anyhow::anyhow!("the subscription ended"))??;
+        whole.decisions += 1;
+        whole.events += c.envelopes.len() as u64;
+        whole.last = c.position;
+    }
+    drop(sub);
+    anyhow::ensure!(whole.events > 0, "the log holds no events to replay");
+    println!(
+        "log: {} events in {} decisions (to position {})",
+        whole.events, whole.decisions, whole.last
+    );
+    let mut rates = Vec::new();
+    for run in 1..=args.runs {
+        let begun = Instant::now();
+        let seen = replay(log, filter(args), whole.last).await?;
+        let took = begun.elapsed().as_secs_f64();
+        anyhow::ensure!(
+            seen == whole,
+            "replay {run} saw {seen:?}, the first saw {whole:?}"
+        );
+        let rate = seen.events as f64 / took;
+        println!(
+            "replay {run}: {:.0} events/s, {:.0} decisions/s ({took:.3} s)",
+            rate,
+            seen.decisions as f64 / took
+        );
+        rates.push(rate);
+    }
+    rates.sort_by(f64::total_cmp);
+    if let (Some(low), Some(high)) = (rates.first(), rates.last()) {
+        println!(
+            "replay: {:.0} events/s median ({low:.0}–{high:.0}) over {} runs",
+            rates[rates.len() / 2],
+            rates.len()
+        );
+    }
+    Ok(())
+}
+
+/// The log read through a subscription from the start to position `to`, in
+/// a task of the runtime as a projection reads it.
+async fn replay<L: EventLog>(log: &L, filter: Filter, to: u64) -> anyhow::Result<Seen> {
+    let mut sub = log.subscribe(filter, 0).await?;
+    let reading = tokio::spawn(async move {
+        let mut seen = Seen::default();
+        while seen.last < to {
+            let c = sub
+                .next()
+                .await
+                .ok_or_else(|| anyhow::anyhow!("the subscription ended"))??;
+            seen.decisions += 1;
+            seen.events += c.envelopes.len() as u64;
+            seen.last = c.position;
+        }
+        anyhow::Ok(seen)
+    });
+    tokio::time::timeout(Duration::from_secs(120), reading)
+        .await
+        .map_err(|_| anyhow::anyhow!("the replay took more than two minutes"))??
+}
