@@ -124,3 +124,107 @@ async fn a_decision_larger_than_the_servers_max_payload_is_refused_with_the_reas
         .await
         .unwrap();
 }
+
+/// The next decision a subscription gives, within `secs` seconds.
+async fn next_within(sub: &mut felt_eventlog::Subscription, secs: u64) -> felt_eventlog::Committed {
+    tokio::time::timeout(Duration::from_secs(secs), sub.next())
+        .await
+        .expect("the subscription gives the next decision in time")
+        .expect("the subscription goes on")
+        .expect("a decision")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_open_across_server_restarts_goes_on_without_gap_or_repeat() {
+    let mut server = NatsServer::start().expect("start nats-server");
+    let log = connect(&server).await;
+    let s = stream("table", "f4");
+    let mut positions = Vec::new();
+    let mut version = 0;
+    let mut append = async |log: &NatsLog, name: String| {
+        let a = tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                match log
+                    .append(&s, Expected::Exactly(version), decision(&name, version, 1))
+                    .await
+                {
+                    Ok(a) => return a,
+                    Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+                }
+            }
+        })
+        .await
+        .expect("the append is answered");
+        version = a.last;
+        a.position
+    };
+    for i in 0..5 {
+        positions.push(append(&log, format!("a{i}")).await);
+    }
+    // One subscription has read two decisions; the other subscribed after
+    // the fourth and has read nothing yet when the server goes down.
+    let mut reading = log
+        .subscribe(felt_eventlog::Filter::all(), 0)
+        .await
+        .expect("subscribe");
+    for p in &positions[..2] {
+        assert_eq!(next_within(&mut reading, 10).await.position, *p);
+    }
+    let mut waiting = log
+        .subscribe(felt_eventlog::Filter::all(), positions[4])
+        .await
+        .expect("subscribe");
+    server.restart().expect("restart");
+    for i in 5..8 {
+        positions.push(append(&log, format!("b{i}")).await);
+    }
+    // Each goes on from where it was: every decision once, in order.
+    for p in &positions[2..] {
+        assert_eq!(next_within(&mut reading, 30).await.position, *p);
+    }
+    for p in &positions[5..] {
+        assert_eq!(next_within(&mut waiting, 30).await.position, *p);
+    }
+    // And again, with the server killed while both wait.
+    server.restart().expect("restart");
+    let last = append(&log, "c".into()).await;
+    assert_eq!(next_within(&mut reading, 30).await.position, last);
+    assert_eq!(next_within(&mut waiting, 30).await.position, last);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_whose_consumer_the_server_dropped_starts_another_and_goes_on() {
+    let server = NatsServer::start().expect("start nats-server");
+    let log = connect(&server).await;
+    let s = stream("table", "f5");
+    let first = log
+        .append(&s, Expected::NoStream, decision("one", 0, 1))
+        .await
+        .expect("append");
+    let mut sub = log
+        .subscribe(felt_eventlog::Filter::all(), 0)
+        .await
+        .expect("subscribe");
+    assert_eq!(next_within(&mut sub, 10).await.position, first.position);
+    // Someone deletes every consumer of the stream (an operator, or the
+    // server losing them): no message and no heartbeat comes any more.
+    let client = async_nats::connect(server.url()).await.expect("connect");
+    let js = async_nats::jetstream::new(client);
+    let stream = js.get_stream("FELT").await.expect("the stream");
+    let names: Vec<String> = futures::TryStreamExt::try_collect(stream.consumer_names())
+        .await
+        .expect("consumer names");
+    assert!(!names.is_empty(), "the subscription has a consumer");
+    for name in names {
+        stream.delete_consumer(&name).await.expect("delete");
+    }
+    let second = log
+        .append(&s, Expected::Exactly(1), decision("two", 1, 1))
+        .await
+        .expect("append");
+    // Two heartbeats' silence later it has a new consumer, from after the
+    // last decision it gave.
+    let c = next_within(&mut sub, 40).await;
+    assert_eq!(c.position, second.position);
+    assert_eq!(c.envelopes[0].command_id, "two");
+}
