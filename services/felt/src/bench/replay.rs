@@ -33,7 +33,7 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             Some(url) => {
                 let log = NatsLog::connect(url, &NatsSettings::default()).await?;
                 println!("backend: nats at {url}");
-                measure(&log, args).await
+                replays(&log, filter(args), args.runs).await
             }
             None => {
                 let path = crate::logs::embedded_path(&args.data);
@@ -44,7 +44,7 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
                 );
                 let log = EmbeddedLog::open(&path)?;
                 println!("backend: embedded at {}", path.display());
-                measure(&log, args).await
+                replays(&log, filter(args), args.runs).await
             }
         }
     })
@@ -65,9 +65,11 @@ struct Seen {
     last: u64,
 }
 
-async fn measure<L: EventLog>(log: &L, args: &ReplayArgs) -> anyhow::Result<()> {
+/// The log (what `filter` takes of it) replayed `runs` times, after a first
+/// replay that finds where it ends; the rate of each and their median.
+pub(crate) async fn replays<L: EventLog>(log: &L, filter: Filter, runs: u32) -> anyhow::Result<()> {
     // The log's extent: read until it stays quiet (not timed).
-    let mut sub = log.subscribe(filter(args), 0).await?;
+    let mut sub = log.subscribe(filter.clone(), 0).await?;
     let mut whole = Seen::default();
     while let Ok(next) = tokio::time::timeout(Duration::from_millis(500), sub.next()).await {
         let c = next.ok_or_else(|| anyhow::anyhow!("the subscription ended"))??;
@@ -82,9 +84,9 @@ async fn measure<L: EventLog>(log: &L, args: &ReplayArgs) -> anyhow::Result<()> 
         whole.events, whole.decisions, whole.last
     );
     let mut rates = Vec::new();
-    for run in 1..=args.runs {
+    for run in 1..=runs {
         let begun = Instant::now();
-        let seen = replay(log, filter(args), whole.last).await?;
+        let seen = replay(log, filter.clone(), whole.last).await?;
         let took = begun.elapsed().as_secs_f64();
         anyhow::ensure!(
             seen == whole,
