@@ -442,7 +442,9 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
                 return Ok(events);
             }
             let remaining = state.remaining();
-            events.extend(placements(state, &state.prizes, remaining, busts));
+            let left = left_before(state.entries.len() as u32, busts, remaining);
+            check_places_free(state, left, busts)?;
+            events.extend(placements(state, &state.prizes, left, busts));
             if remaining - busts.len() as u32 == 1 {
                 events.extend(winner(state, &state.prizes, &events));
             }
@@ -512,7 +514,8 @@ fn place_waiting(state: &PayoutState, prizes: &[Money], entries: u32) -> Vec<Pay
     let mut remaining = entries - (state.busted - waiting);
     let mut events = Vec::new();
     for busts in state.waiting.iter().take(PLACED_PER_DECISION) {
-        events.extend(placements(state, prizes, remaining, busts));
+        let left = left_before(entries, busts, remaining);
+        events.extend(placements(state, prizes, left, busts));
         remaining -= busts.len() as u32;
     }
     if remaining == 1 && state.waiting.len() <= PLACED_PER_DECISION {
@@ -521,9 +524,53 @@ fn place_waiting(state: &PayoutState, prizes: &[Money], entries: u32) -> Vec<Pay
     events
 }
 
+/// Players left before a hand's busts, who take the places below it: from
+/// seating's numbers in the order players went out when the busts carry
+/// them (the first of the hand's busts numbered k: the field less the
+/// k - 1 out before), else `count`, payout's own count of the busts it
+/// has heard of. Numbers are checked by [`check_busts`].
+fn left_before(field: u32, busts: &[Bust], count: u32) -> u32 {
+    busts
+        .iter()
+        .map(|b| b.out)
+        .collect::<Option<Vec<u32>>>()
+        .and_then(|outs| outs.into_iter().min())
+        .map_or(count, |first| field + 1 - first)
+}
+
+/// The places a hand's busts take, below `left`, must be nobody's yet.
+fn check_places_free(state: &PayoutState, left: u32, busts: &[Bust]) -> Result<(), PayoutError> {
+    let low = left + 1 - busts.len() as u32;
+    for (&holder, e) in &state.entries {
+        if let Some((first, last)) = e.place
+            && first <= left
+            && last >= low
+        {
+            return Err(PayoutError::PlaceTaken {
+                place: first.max(low),
+                holder,
+                entry: busts[0].entry,
+            });
+        }
+    }
+    Ok(())
+}
+
 fn check_busts(state: &PayoutState, busts: &[Bust]) -> Result<(), PayoutError> {
     if busts.is_empty() {
         return Err(PayoutError::NoBusts);
+    }
+    // Numbers in the order players went out: all or none, each leaving
+    // someone with chips.
+    let numbered = busts.iter().filter(|b| b.out.is_some()).count();
+    if numbered != 0 && numbered != busts.len() {
+        return Err(PayoutError::MixedBustOrder);
+    }
+    let field = state.entries.len() as u32;
+    if let Some((out, entry)) = busts.iter().filter_map(|b| Some((b.out?, b.entry))).min()
+        && (out == 0 || out + busts.len() as u32 > field)
+    {
+        return Err(PayoutError::OutOfField { entry, out, field });
     }
     let mut seen = BTreeSet::new();
     for b in busts {

@@ -78,6 +78,20 @@ pub enum PayoutError {
     NoBusts,
     #[error("{remaining} players remain: at least one must keep chips")]
     EveryoneBusted { remaining: u32 },
+    #[error("the busts of one hand carry their number in the order players went out, all or none")]
+    MixedBustOrder,
+    #[error("entry {entry} is number {out} out of a field of {field}: no place is left for it")]
+    OutOfField {
+        entry: EntryId,
+        out: u32,
+        field: u32,
+    },
+    #[error("place {place} is entry {holder}'s already: entry {entry} cannot finish there")]
+    PlaceTaken {
+        place: u32,
+        holder: EntryId,
+        entry: EntryId,
+    },
     #[error("a deal is made after registration closes")]
     DealBeforeClose,
     #[error("a deal is already proposed: consent to it or withdraw it first")]

@@ -32,6 +32,12 @@ pub struct Bust {
     pub starting_stack: u64,
     /// The entries that won the busted player's chips (bounties go to them).
     pub by: Vec<EntryId>,
+    /// The bust's number in the order seating recorded players out (1:
+    /// the first), when seating gave it: the busts of a hand then take
+    /// their places from it, whatever order they reach payout in (after a
+    /// crash a hand end may be reported again after later ones).
+    #[serde(default)]
+    pub out: Option<u32>,
 }
 
 /// Players sharing places `first..=last` (one player: a place of their own).

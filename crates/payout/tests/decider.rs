@@ -61,6 +61,15 @@ fn bust(entry: u64, table: u32, starting_stack: u64) -> Bust {
         table,
         starting_stack,
         by: vec![],
+        out: None,
+    }
+}
+
+/// A bust that seating numbered `out` in the order players went out.
+fn numbered(entry: u64, table: u32, starting_stack: u64, out: u32) -> Bust {
+    Bust {
+        out: Some(out),
+        ..bust(entry, table, starting_stack)
     }
 }
 
@@ -310,6 +319,112 @@ fn busts_during_late_registration_are_placed_when_it_closes() {
 }
 
 #[test]
+fn numbered_busts_take_seatings_places_whatever_order_they_arrive_in() {
+    // Given ten entries and registration closed, seating put 1 out first,
+    // then 2 and 3 in one hand, then 4.
+    let (state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    // When payout hears of them 4 first, then 2 and 3, then 1 (a hand end
+    // reported again after a crash, after later ones).
+    let mut state = state;
+    let mut all = Vec::new();
+    for busts in [
+        vec![numbered(4, 2, 100, 4)],
+        vec![numbered(2, 1, 700, 2), numbered(3, 1, 600, 3)],
+        vec![numbered(1, 1, 500, 1)],
+    ] {
+        let events = decide(&state, &Command::RecordBusts { busts }).unwrap();
+        for e in &events {
+            state.apply(e);
+        }
+        all.extend(events);
+    }
+    // Then each has the place of its turn out: 1 10th, 3 9th, 2 8th, 4 7th.
+    assert_eq!(
+        placed(&all),
+        vec![
+            (vec![4], 7, 7, vec![0]),
+            (vec![2], 8, 8, vec![0]),
+            (vec![3], 9, 9, vec![0]),
+            (vec![1], 10, 10, vec![0]),
+        ]
+    );
+    // Unnumbered, they would have been placed as they came: 4 10th.
+    let (plain, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    let events = decide(
+        &plain,
+        &Command::RecordBusts {
+            busts: vec![bust(4, 2, 100)],
+        },
+    )
+    .unwrap();
+    assert_eq!(placed(&events), vec![(vec![4], 10, 10, vec![0])]);
+}
+
+#[test]
+fn numbered_busts_waiting_for_registration_to_close_take_seatings_places() {
+    let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
+    commands.extend(entries(4));
+    // Seating's second bust reaches payout before its first.
+    commands.push(Command::RecordBusts {
+        busts: vec![numbered(2, 1, 700, 2)],
+    });
+    commands.extend((5..=10).map(|i| Command::RecordEntry {
+        entry: i,
+        player: format!("late {i}"),
+    }));
+    commands.push(Command::RecordBusts {
+        busts: vec![numbered(1, 1, 500, 1)],
+    });
+    let (state, _) = run(&commands);
+    let events = decide(&state, &Command::CloseRegistration).unwrap();
+    assert_eq!(
+        placed(&events),
+        vec![(vec![2], 9, 9, vec![0]), (vec![1], 10, 10, vec![0])]
+    );
+}
+
+#[test]
+fn a_bust_numbered_wrongly_is_refused_and_changes_nothing() {
+    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    let events = decide(
+        &state,
+        &Command::RecordBusts {
+            busts: vec![numbered(1, 1, 100, 1)],
+        },
+    )
+    .unwrap();
+    for e in &events {
+        state.apply(e);
+    }
+    let before = state.clone();
+    let refused = |busts: Vec<Bust>| {
+        decide(&state, &Command::RecordBusts { busts })
+            .unwrap_err()
+            .to_string()
+    };
+    // The place the number gives is taken.
+    assert_eq!(
+        refused(vec![numbered(2, 1, 100, 1)]),
+        "place 10 is entry 1's already: entry 2 cannot finish there"
+    );
+    // Numbered and unnumbered busts in one hand.
+    assert_eq!(
+        refused(vec![numbered(2, 1, 100, 2), bust(3, 1, 100)]),
+        "the busts of one hand carry their number in the order players went out, all or none"
+    );
+    // No place is left: the 9th and 10th out of ten would leave nobody.
+    assert_eq!(
+        refused(vec![numbered(2, 1, 100, 9), numbered(3, 1, 200, 10)]),
+        "entry 2 is number 9 out of a field of 10: no place is left for it"
+    );
+    assert_eq!(
+        refused(vec![numbered(2, 1, 100, 0)]),
+        "entry 2 is number 0 out of a field of 10: no place is left for it"
+    );
+    assert_eq!(state, before);
+}
+
+#[test]
 fn a_deal_needs_every_players_consent_and_replaces_the_prizes() {
     let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
     commands.extend(entries(10));
@@ -400,6 +515,7 @@ fn progressive_knockouts_pay_half_and_put_half_on_the_winners_head() {
             table: 1,
             starting_stack: 10,
             by: vec![2],
+            out: None,
         }],
     });
     commands.push(Command::RecordBusts {
@@ -408,6 +524,7 @@ fn progressive_knockouts_pay_half_and_put_half_on_the_winners_head() {
             table: 1,
             starting_stack: 10,
             by: vec![2],
+            out: None,
         }],
     });
     let (state, events) = run(&commands);

@@ -317,6 +317,11 @@ pub struct SeatingState {
     pub history: Vector<MoveRecord>,
     /// Entries seated but not yet confirmed by their table.
     pub unconfirmed: OrdSet<EntryId>,
+    /// Each busted entry's number in the order players went out (1: the
+    /// first): the k-th out of a field of N finishes N - k + 1, whatever
+    /// order payout hears of the busts in.
+    #[serde(default)]
+    pub out: OrdMap<EntryId, u32>,
 }
 
 impl SeatingState {
@@ -404,6 +409,8 @@ impl SeatingState {
                 if let Some(e) = self.entries.get_mut(entry) {
                     e.status = EntryStatus::Busted;
                 }
+                let k = self.out.len() as u32 + 1;
+                self.out.entry(*entry).or_insert(k);
             }
             SeatingEvent::MoveStarted { r#move, detail } => {
                 if let Some(e) = self.entries.get_mut(&r#move.entry) {

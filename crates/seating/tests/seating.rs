@@ -668,6 +668,12 @@ proptest! {
         prop_assert_eq!(state.room.players(), 1);
         let busted = state.entries.values().filter(|e| e.status == EntryStatus::Busted).count() as u64;
         prop_assert_eq!(busted, n - 1);
+        // Each busted entry has its own number in the order players went
+        // out, 1 to n - 1.
+        let mut out: Vec<u32> = state.out.values().copied().collect();
+        out.sort_unstable();
+        prop_assert_eq!(out, (1..n as u32).collect::<Vec<_>>());
+        prop_assert!(state.out.keys().all(|e| state.entries[e].status == EntryStatus::Busted));
     }
 }
 

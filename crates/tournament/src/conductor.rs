@@ -1129,7 +1129,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         if let Some(turn) = turn.as_mut() {
             turn.come().await;
         }
-        // Seating orders the busts; payout must place them in that order.
+        // Seating orders the busts (and numbers them: payout places them by
+        // their numbers).
         let busting = self.busting.lock().await;
         let out = self
             .seat_cmd(
@@ -1180,6 +1181,9 @@ impl<L: EventLog + 'static> Conductor<L> {
                     table: *table,
                     starting_stack: stacks.get(entry).copied().unwrap_or(0),
                     by: by(entry),
+                    // Its turn out, for its place: a hand end reported
+                    // again after a crash reaches payout after later ones.
+                    out: state.out.get(entry).copied(),
                 };
                 match hand_for_hand_round {
                     Some(round) => {

@@ -395,8 +395,39 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
     };
     assert!(state.hands_started > summary.number);
     assert!(!restarted.busts_recorded("b", &busted).await.unwrap());
+    // and it played on until a later hand busted someone else, whose end
+    // reached seating and payout first,
+    let mut state = state;
+    let later = 'later: {
+        for round in 1000..1400u64 {
+            play_out(&restarted, "b", 1, state, 0, &mut rng).await;
+            while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
+                let committed = next.unwrap().unwrap();
+                let Some((s, _)) = follower.feed_committed(&committed).unwrap() else {
+                    continue;
+                };
+                restarted
+                    .hand_ended("b", 1, &s, T0, Seed::from_u64(round))
+                    .await
+                    .unwrap();
+                if !s.busted.is_empty() {
+                    break 'later s.busted.iter().map(|b| b.0).collect::<Vec<u64>>();
+                }
+            }
+            let Begin::Started(_, next) = restarted
+                .begin_hand("b", 1, T0, Seed::from_u64(round))
+                .await
+                .unwrap()
+            else {
+                panic!("table 1 is held")
+            };
+            state = next;
+        }
+        panic!("no later bust in 400 hands");
+    };
+    assert!(restarted.busts_recorded("b", &later).await.unwrap());
     // when the follower reads the log again from the start, then the busts
-    // reach payout, once.
+    // reach payout, once,
     let mut fresh = HandFollower::default();
     let mut from_start = tables_of(&restarted).await;
     let reported = catch_up(&restarted, &mut fresh, &mut from_start).await;
@@ -410,4 +441,26 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
         .filter(|e| e.status == felt_seating::EntryStatus::Busted)
         .count();
     assert_eq!(payout.busted as usize, out);
+    // and every place follows seating's order out, the busts that came
+    // late included: the k-th out of N finishes N - k + 1 (busts of one
+    // hand share their range, placed among themselves by their chips).
+    let field = payout.entries.len() as u32;
+    assert_eq!(seating.out.len(), busted.len() + later.len());
+    for hand in [&busted, &later] {
+        let outs: Vec<u32> = hand.iter().map(|e| seating.out[e]).collect();
+        let low = field + 1 - outs.iter().max().unwrap();
+        let high = field + 1 - outs.iter().min().unwrap();
+        for entry in hand {
+            let place = payout.entries[entry].place;
+            assert!(
+                place.is_some_and(|(first, last)| low <= first && last <= high),
+                "entry {entry} placed {place:?}, its hand's busts take {low}-{high}"
+            );
+        }
+    }
+    assert!(
+        busted
+            .iter()
+            .all(|e| seating.out[e] < seating.out[&later[0]])
+    );
 }
