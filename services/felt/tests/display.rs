@@ -300,6 +300,7 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
             .get_moves(with(
                 pb::GetMovesRequest {
                     tournament_id: T.into(),
+                    last: 0,
                 },
                 &partner,
             ))

@@ -311,18 +311,26 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
     assert_eq!(pool, 500 * 10_000);
     check_results(&results.results, 500, pool);
     // Every move was carried out, from one table to another, with a reason.
-    let moves = SeatingServiceClient::new(seating_channel)
-        .get_moves(with(
-            pb::GetMovesRequest {
-                tournament_id: T.into(),
-            },
-            "tv",
-        ))
-        .await
-        .expect("moves")
-        .into_inner()
-        .moves;
+    let mut seating = SeatingServiceClient::new(seating_channel);
+    let mut moves_up_to = async |last: u32| {
+        seating
+            .get_moves(with(
+                pb::GetMovesRequest {
+                    tournament_id: T.into(),
+                    last,
+                },
+                "tv",
+            ))
+            .await
+            .expect("moves")
+            .into_inner()
+            .moves
+    };
+    let moves = moves_up_to(0).await;
     assert!(moves.len() > 56, "{} moves", moves.len());
+    // A display asks for the last few only.
+    assert_eq!(moves_up_to(5).await, moves[moves.len() - 5..]);
+    assert_eq!(moves_up_to(100_000).await, moves);
     assert!(moves.iter().all(|m| m.completed));
     assert!(moves.iter().any(|m| m.reason() == pb::MoveReason::Balance));
     assert!(

@@ -457,6 +457,7 @@ async fn tournament(log: &[&str], data: &Path) {
         .get_moves(with(
             pb::GetMovesRequest {
                 tournament_id: T.into(),
+                last: 0,
             },
             &partner,
         ))

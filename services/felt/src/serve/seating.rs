@@ -523,9 +523,15 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         request: Request<pb::GetMovesRequest>,
     ) -> Result<Response<pb::GetMovesResponse>, Status> {
         role(&request)?;
-        let state = self.state(&request.into_inner().tournament_id).await?;
+        let request = request.into_inner();
+        let state = self.state(&request.tournament_id).await?;
+        let skip = match request.last {
+            0 => 0,
+            last => state.history.len().saturating_sub(last as usize),
+        };
         let moves = state
             .history
+            .skip(skip)
             .iter()
             .map(|r| {
                 let m = &r.r#move;

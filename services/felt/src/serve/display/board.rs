@@ -379,7 +379,10 @@ async fn refresh_seating(d: Arc<Display>, b: Arc<Board>) {
             .await;
         let moves = d
             .seating()
-            .get_moves(d.request(pb::GetMovesRequest { tournament_id: id }))
+            .get_moves(d.request(pb::GetMovesRequest {
+                tournament_id: id,
+                last: MOVES as u32,
+            }))
             .await;
         match (standings, moves) {
             (Ok(standings), Ok(moves)) => {
