@@ -162,6 +162,14 @@ impl NatsLog {
         })
     }
 
+    /// The position of the last decision in the log: its JetStream stream's
+    /// last sequence (0: none). A reader of the whole log through a
+    /// subscription knows it is through when it gets there.
+    pub async fn last_position(&self) -> Result<u64, LogError> {
+        let stream = self.js.get_stream(&self.name).await.map_err(nats)?;
+        Ok(stream.cached_info().state.last_sequence)
+    }
+
     /// The key-value bucket consumers record their positions in, beside
     /// the stream (`<stream>_POSITIONS`, the stream's replicas and storage),
     /// created at its first use.

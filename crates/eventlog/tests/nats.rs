@@ -41,3 +41,28 @@ async fn setup() -> Nats {
 }
 
 felt_eventlog::conformance_tests!(setup);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_position_is_where_the_newest_decision_is() {
+    use felt_eventlog::conformance::{decision, stream};
+    use felt_eventlog::{EventLog, Expected};
+    let h = setup().await;
+    assert_eq!(h.log.last_position().await, Ok(0));
+    let mut last = 0;
+    for (i, id) in ["a", "b", "a"].iter().enumerate() {
+        let s = stream("table", id);
+        let expected = if i < 2 {
+            Expected::NoStream
+        } else {
+            Expected::Exactly(1)
+        };
+        last = h
+            .log
+            .append(&s, expected, decision(&format!("c{i}"), 0, 1))
+            .await
+            .expect("append")
+            .position;
+    }
+    assert_eq!(h.log.last_position().await, Ok(last));
+    assert_eq!(last, 3);
+}

@@ -98,17 +98,39 @@ fn a_sim_on_the_embedded_log_passes_the_audit_and_a_changed_event_fails_it() {
     assert!(out.contains(" 1 failed"), "{out}");
 }
 
+/// The events `felt audit verify` says it checked.
+fn events_checked(out: &str) -> u64 {
+    out.lines()
+        .find_map(|l| l.split(" tournament(s), ").nth(1))
+        .and_then(|l| l.split(" events").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of events in {out}"))
+}
+
 #[test]
-fn a_sim_on_nats_passes_the_audit() {
+fn two_sims_on_nats_pass_the_audit_together_and_each_alone() {
     let nats = felt_testkit::NatsServer::start().expect("nats-server");
     let url = nats.url();
-    sim(&["--nats", &url], "200", "on-nats");
+    let first = sim(&["--nats", &url], "200", "on-nats");
+    let second = sim(&["--nats", &url], "120", "again");
     let (ok, out) = audit(&["--nats", &url]);
     assert!(ok, "{out}");
     assert!(
-        out.contains("1 tournament(s)") && out.contains(" 0 failed"),
+        out.contains("2 tournament(s)") && out.contains(" 0 failed"),
         "{out}"
     );
+    // Each alone: its own events only, which add up to both.
+    let mut alone = 0;
+    for t in [&first, &second] {
+        let (ok, one) = audit(&["--nats", &url, "--tournament", t]);
+        assert!(ok, "{one}");
+        assert!(
+            one.contains("1 tournament(s)") && one.contains(" 0 failed"),
+            "{one}"
+        );
+        alone += events_checked(&one);
+    }
+    assert_eq!(alone, events_checked(&out));
 }
 
 /// `felt audit hand` on table 1 of the tournament "small" in `data`.
