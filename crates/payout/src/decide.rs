@@ -528,14 +528,18 @@ fn place_waiting(state: &PayoutState, prizes: &[Money], entries: u32) -> Vec<Pay
 /// seating's numbers in the order players went out when the busts carry
 /// them (the first of the hand's busts numbered k: the field less the
 /// k - 1 out before), else `count`, payout's own count of the busts it
-/// has heard of. Numbers are checked by [`check_busts`].
+/// has heard of. Numbers are checked by [`check_busts`] against the field
+/// as it is then; one that no longer fits (entries removed during late
+/// registration since) falls back to the count.
 fn left_before(field: u32, busts: &[Bust], count: u32) -> u32 {
     busts
         .iter()
         .map(|b| b.out)
         .collect::<Option<Vec<u32>>>()
         .and_then(|outs| outs.into_iter().min())
-        .map_or(count, |first| field + 1 - first)
+        .and_then(|first| (field + 1).checked_sub(first))
+        .filter(|&left| left > busts.len() as u32)
+        .unwrap_or(count)
 }
 
 /// The places a hand's busts take, below `left`, must be nobody's yet.

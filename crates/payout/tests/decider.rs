@@ -384,6 +384,24 @@ fn numbered_busts_waiting_for_registration_to_close_take_seatings_places() {
 }
 
 #[test]
+fn a_waiting_bust_whose_number_no_longer_fits_the_field_is_placed_as_it_came() {
+    let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
+    commands.extend(entries(4));
+    // The 3rd out of four, then two entries unregister: a field of two.
+    commands.push(Command::RecordBusts {
+        busts: vec![numbered(1, 1, 500, 3)],
+    });
+    commands.push(Command::RemoveEntry { entry: 3 });
+    commands.push(Command::RemoveEntry { entry: 4 });
+    let (state, _) = run(&commands);
+    let events = decide(&state, &Command::CloseRegistration).unwrap();
+    assert_eq!(
+        placed(&events),
+        vec![(vec![1], 2, 2, vec![2_400]), (vec![2], 1, 1, vec![5_600])]
+    );
+}
+
+#[test]
 fn a_bust_numbered_wrongly_is_refused_and_changes_nothing() {
     let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
     let events = decide(
