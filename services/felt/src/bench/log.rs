@@ -211,6 +211,6 @@ async fn measure<L: EventLog + 'static>(log: Arc<L>, args: &LogArgs) -> anyhow::
         appended_events + long_events > 0,
         "nothing was appended to replay"
     );
-    super::replay::replays(&*log, Filter::tournament("bench"), 5).await?;
+    super::replay::replays(&*log, Filter::tournament("bench"), 5, false).await?;
     Ok(())
 }

@@ -2,11 +2,12 @@
 //! through a subscription from the start, as a projection rebuilding from
 //! nothing reads it.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use felt_eventlog::{EmbeddedLog, EventLog, Filter, NatsLog, NatsSettings};
+use felt_eventlog::{EmbeddedLog, EventLog, Filter, NatsLog, NatsSettings, StreamId};
 
 #[derive(Debug, Args)]
 pub(crate) struct ReplayArgs {
@@ -22,6 +23,10 @@ pub(crate) struct ReplayArgs {
     /// Timed replays (after one that counts the log).
     #[arg(long, default_value_t = 5)]
     runs: u32,
+    /// Then read every stream one by one, as a service started cold reads
+    /// its aggregates, and time the reads.
+    #[arg(long)]
+    reads: bool,
 }
 
 pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
@@ -33,7 +38,7 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             Some(url) => {
                 let log = NatsLog::connect(url, &NatsSettings::default()).await?;
                 println!("backend: nats at {url}");
-                replays(&log, filter(args), args.runs).await
+                replays(&log, filter(args), args.runs, args.reads).await
             }
             None => {
                 let path = crate::logs::embedded_path(&args.data);
@@ -44,7 +49,7 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
                 );
                 let log = EmbeddedLog::open(&path)?;
                 println!("backend: embedded at {}", path.display());
-                replays(&log, filter(args), args.runs).await
+                replays(&log, filter(args), args.runs, args.reads).await
             }
         }
     })
@@ -67,15 +72,24 @@ struct Seen {
 
 /// The log (what `filter` takes of it) replayed `runs` times, after a first
 /// replay that finds where it ends; the rate of each and their median.
-pub(crate) async fn replays<L: EventLog>(log: &L, filter: Filter, runs: u32) -> anyhow::Result<()> {
-    // The log's extent: read until it stays quiet (not timed).
+/// With `reads`, every stream is then read whole, one after another.
+pub(crate) async fn replays<L: EventLog>(
+    log: &L,
+    filter: Filter,
+    runs: u32,
+    reads: bool,
+) -> anyhow::Result<()> {
+    // The log's extent and its streams: read until it stays quiet (not
+    // timed).
     let mut sub = log.subscribe(filter.clone(), 0).await?;
     let mut whole = Seen::default();
+    let mut streams = BTreeSet::new();
     while let Ok(next) = tokio::time::timeout(Duration::from_millis(500), sub.next()).await {
         let c = next.ok_or_else(|| anyhow::anyhow!("the subscription ended"))??;
         whole.decisions += 1;
         whole.events += c.envelopes.len() as u64;
         whole.last = c.position;
+        streams.insert(c.stream);
     }
     drop(sub);
     anyhow::ensure!(whole.events > 0, "the log holds no events to replay");
@@ -99,6 +113,9 @@ pub(crate) async fn replays<L: EventLog>(log: &L, filter: Filter, runs: u32) -> 
             seen.decisions as f64 / took
         );
         rates.push(rate);
+    }
+    if reads {
+        read_each(log, &streams, whole.events).await?;
     }
     rates.sort_by(f64::total_cmp);
     if let (Some(low), Some(high)) = (rates.first(), rates.last()) {
@@ -131,4 +148,35 @@ async fn replay<L: EventLog>(log: &L, filter: Filter, to: u64) -> anyhow::Result
     tokio::time::timeout(Duration::from_secs(120), reading)
         .await
         .map_err(|_| anyhow::anyhow!("the replay took more than two minutes"))??
+}
+
+/// Every stream read whole, one after another: the total, and the time per
+/// stream at the median and the slowest.
+async fn read_each<L: EventLog>(
+    log: &L,
+    streams: &BTreeSet<StreamId>,
+    events: u64,
+) -> anyhow::Result<()> {
+    let begun = Instant::now();
+    let mut times = Vec::with_capacity(streams.len());
+    let mut read = 0u64;
+    for stream in streams {
+        let one = Instant::now();
+        read += log.read(stream, 1).await?.len() as u64;
+        times.push(one.elapsed());
+    }
+    let took = begun.elapsed().as_secs_f64();
+    anyhow::ensure!(
+        read == events,
+        "the streams read hold {read} events, the replay {events}"
+    );
+    times.sort_unstable();
+    println!(
+        "reads: {} streams one by one, {read} events in {took:.2} s ({:.0} events/s); per stream {:.1} ms median, {:.1} ms the slowest",
+        streams.len(),
+        read as f64 / took,
+        times[times.len() / 2].as_secs_f64() * 1e3,
+        times.last().map_or(0.0, |t| t.as_secs_f64() * 1e3),
+    );
+    Ok(())
 }
