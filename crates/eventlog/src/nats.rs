@@ -600,7 +600,7 @@ const HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// An ordered consumer kept here rather than async-nats's `push::Ordered`,
 /// which, for every message, boxes a new heartbeat timer and registers it
-/// with the runtime (waking its driver: a tenth of the client's time in a
+/// with the runtime (waking its driver: 8% of the client's time in a
 /// replay), parses each reply subject twice, and, made again before its
 /// first message, starts over from the beginning of the stream.
 ///
@@ -610,13 +610,14 @@ const HEARTBEAT: Duration = Duration::from_secs(5);
 /// does not follow, a heartbeat naming a count other than the last one, a
 /// reconnection of the client or a silence of two heartbeats means
 /// something was missed, and a new consumer starts after the last stream
-/// sequence given out. So nothing is skipped or given twice.
+/// sequence taken. So nothing is skipped or given twice.
 pub(crate) struct NatsSubscription {
     js: Context,
     stream: String,
     filter: Filter,
-    /// The stream sequence of the last message given out (or the position
-    /// the subscription started after).
+    /// The stream sequence of the last message taken, given out or left
+    /// out by the filter (at first, the position the subscription started
+    /// after).
     last: u64,
     /// The current consumer's count of the last message it delivered.
     delivered: u64,
