@@ -322,22 +322,19 @@ fn busts_during_late_registration_are_placed_when_it_closes() {
 fn numbered_busts_take_seatings_places_whatever_order_they_arrive_in() {
     // Given ten entries and registration closed, seating put 1 out first,
     // then 2 and 3 in one hand, then 4.
-    let (state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
+    commands.extend(entries(10));
+    commands.push(Command::CloseRegistration);
     // When payout hears of them 4 first, then 2 and 3, then 1 (a hand end
     // reported again after a crash, after later ones).
-    let mut state = state;
-    let mut all = Vec::new();
     for busts in [
         vec![numbered(4, 2, 100, 4)],
         vec![numbered(2, 1, 700, 2), numbered(3, 1, 600, 3)],
         vec![numbered(1, 1, 500, 1)],
     ] {
-        let events = decide(&state, &Command::RecordBusts { busts }).unwrap();
-        for e in &events {
-            state.apply(e);
-        }
-        all.extend(events);
+        commands.push(Command::RecordBusts { busts });
     }
+    let (_, all) = run(&commands);
     // Then each has the place of its turn out: 1 10th, 3 9th, 2 8th, 4 7th.
     assert_eq!(
         placed(&all),
@@ -403,17 +400,13 @@ fn a_waiting_bust_whose_number_no_longer_fits_the_field_is_placed_as_it_came() {
 
 #[test]
 fn a_bust_numbered_wrongly_is_refused_and_changes_nothing() {
-    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
-    let events = decide(
-        &state,
-        &Command::RecordBusts {
-            busts: vec![numbered(1, 1, 100, 1)],
-        },
-    )
-    .unwrap();
-    for e in &events {
-        state.apply(e);
-    }
+    let mut commands = vec![configure(SimultaneousBusts::ShareAcrossTables)];
+    commands.extend(entries(10));
+    commands.push(Command::CloseRegistration);
+    commands.push(Command::RecordBusts {
+        busts: vec![numbered(1, 1, 100, 1)],
+    });
+    let (state, _) = run(&commands);
     let before = state.clone();
     let refused = |busts: Vec<Bust>| {
         decide(&state, &Command::RecordBusts { busts })
