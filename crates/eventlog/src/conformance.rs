@@ -294,6 +294,105 @@ pub async fn subscriptions_deliver_in_order_from_a_position<H: Harness>(h: &mut 
     );
 }
 
+/// `read_all` hands over every decision of the filter's streams in log
+/// order, to the log's last position when it began, from storage (after a
+/// restart), and stops at the end even when the log's last decisions are
+/// other streams'. Appends go on at the versions it left.
+pub async fn read_all_gives_a_filters_decisions_to_the_end_of_the_log<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let at = |t: &str, kind: &str, id: &str| {
+        StreamId::new(t, kind, id).unwrap_or_else(|e| panic!("{e}"))
+    };
+    // Another tournament first, then t1's tables and clock interleaved,
+    // then another tournament's decision last.
+    log.append(&at("t0", "table", "1"), Expected::Any, decision("a", 0, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tables = [at("t1", "table", "5"), at("t1", "table", "6")];
+    let mut positions = Vec::new();
+    for i in 0..6u64 {
+        let a = log
+            .append(
+                &tables[(i % 2) as usize],
+                Expected::Any,
+                decision(&format!("d{i}"), i * 10, 1 + i % 3),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        positions.push(a.position);
+        log.append(
+            &at("t1", "clock", "1"),
+            Expected::Any,
+            decision(&format!("k{i}"), i, 1),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let last = log
+        .append(&at("t2", "clock", "1"), Expected::Any, decision("z", 0, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .position;
+    drop(log);
+    h.restart().await;
+    let log = h.log();
+    let filter = Filter {
+        tournament: Some("t1".into()),
+        kind: Some("table".into()),
+    };
+    let mut seen = Vec::new();
+    let mut events: std::collections::HashMap<StreamId, Vec<crate::Envelope>> =
+        std::collections::HashMap::new();
+    let to = log
+        .read_all(&filter, |c| {
+            seen.push(c.position);
+            events.entry(c.stream).or_default().extend(c.envelopes);
+            Ok(())
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(to, last);
+    assert_eq!(seen, positions);
+    for t in &tables {
+        let read = log.read(t, 1).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(events.get(t), Some(&read), "{t}");
+    }
+    // A filter nothing matches: nothing, and the end of the log.
+    let mut none = 0;
+    let to = log
+        .read_all(&Filter::tournament("t9"), |_| {
+            none += 1;
+            Ok(())
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((none, to), (0, last));
+    // An error of the caller's ends the read and is what it returns.
+    let mut calls = 0;
+    let e = log
+        .read_all(&Filter::tournament("t1"), |_| {
+            calls += 1;
+            Err(LogError::Closed)
+        })
+        .await;
+    assert_eq!((e, calls), (Err(LogError::Closed), 1));
+    // Appends go on from where it left the streams.
+    let version = events[&tables[0]].len() as u64;
+    let a = log
+        .append(
+            &tables[0],
+            Expected::Exactly(version),
+            decision("next", 100, 1),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(a.first, version + 1);
+    let stale = log
+        .append(&tables[1], Expected::Exactly(1), decision("stale", 200, 1))
+        .await;
+    assert!(matches!(stale, Err(LogError::Conflict { .. })), "{stale:?}");
+}
+
 /// Appends queued one after another on a stream are decided in that
 /// order: the second may expect the version the first will make; one
 /// queued on a refused append is a conflict. A backend that cannot queue
@@ -577,6 +676,7 @@ macro_rules! conformance_tests {
             a_retried_command_is_stored_once_and_gets_the_first_answer,
             concurrent_appenders_to_one_stream_never_lose_or_double,
             subscriptions_deliver_in_order_from_a_position,
+            read_all_gives_a_filters_decisions_to_the_end_of_the_log,
             a_subscription_read_given_up_loses_nothing,
             queued_appends_are_decided_in_order,
             everything_acknowledged_survives_a_restart_and_subscriptions_resume,

@@ -515,6 +515,22 @@ impl EventLog for EmbeddedLog {
         Ok(self.tip(&stream.key())?.version)
     }
 
+    async fn read_all<F>(&self, filter: &Filter, mut each: F) -> Result<u64, LogError>
+    where
+        F: FnMut(Committed) -> Result<(), LogError> + Send,
+    {
+        let to = self.position();
+        let mut after = 0;
+        while after < to {
+            // In slices, letting other tasks run between them.
+            let end = to.min(after + 4096);
+            scan(&self.inner.db, after, end, filter, &mut each)?;
+            after = end;
+            tokio::task::yield_now().await;
+        }
+        Ok(to)
+    }
+
     async fn subscribe(&self, filter: Filter, after: u64) -> Result<Subscription, LogError> {
         Ok(Subscription {
             inner: SubscriptionInner::Embedded(EmbeddedSubscription {
@@ -597,25 +613,42 @@ impl EmbeddedSubscription {
     /// Reads up to 512 decisions after `self.after`, at most to `committed`.
     fn fill(&mut self, committed: u64) -> Result<(), LogError> {
         let to = committed.min(self.after + 512);
-        let read = self.db.begin_read().map_err(storage)?;
-        let log = read.open_table(LOG).map_err(storage)?;
-        for item in log.range(self.after + 1..=to).map_err(storage)? {
-            let (position, value) = item.map_err(storage)?;
-            let (_, envelopes) = decode_value(value.value())?;
-            let Some(stream) = envelopes.first().map(|e| e.stream.clone()) else {
-                continue;
-            };
-            if self.filter.matches(&stream) {
-                self.buffer.push_back(Committed {
-                    position: position.value(),
-                    stream,
-                    envelopes,
-                });
-            }
-        }
+        let buffer = &mut self.buffer;
+        scan(&self.db, self.after, to, &self.filter, |c| {
+            buffer.push_back(c);
+            Ok(())
+        })?;
         self.after = to;
         Ok(())
     }
+}
+
+/// Hands `each` the decisions after position `after`, up to `to`, of the
+/// streams `filter` matches, in order.
+fn scan(
+    db: &Database,
+    after: u64,
+    to: u64,
+    filter: &Filter,
+    mut each: impl FnMut(Committed) -> Result<(), LogError>,
+) -> Result<(), LogError> {
+    let read = db.begin_read().map_err(storage)?;
+    let log = read.open_table(LOG).map_err(storage)?;
+    for item in log.range(after + 1..=to).map_err(storage)? {
+        let (position, value) = item.map_err(storage)?;
+        let (_, envelopes) = decode_value(value.value())?;
+        let Some(stream) = envelopes.first().map(|e| e.stream.clone()) else {
+            continue;
+        };
+        if filter.matches(&stream) {
+            each(Committed {
+                position: position.value(),
+                stream,
+                envelopes,
+            })?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

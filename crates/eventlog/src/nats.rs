@@ -558,6 +558,87 @@ impl EventLog for NatsLog {
         Ok(self.fetch_tip(stream).await?.0.version)
     }
 
+    const BULK_LOADS: bool = true;
+
+    async fn read_all<F>(&self, filter: &Filter, mut each: F) -> Result<u64, LogError>
+    where
+        F: FnMut(Committed) -> Result<(), LogError> + Send,
+    {
+        let to = self.last_position().await?;
+        // Where the filter's streams begin: the server looks it up in its
+        // index of subjects, without reading the blocks before.
+        let subjects = match (&filter.tournament, &filter.kind) {
+            (None, None) => "felt.>".to_string(),
+            (t, k) => format!(
+                "felt.{}.{}.*",
+                t.as_deref().unwrap_or("*"),
+                k.as_deref().unwrap_or("*")
+            ),
+        };
+        let first = match self
+            .stream
+            .direct_get_next_for_subject(subjects, Some(1))
+            .await
+        {
+            Ok(m) => m.sequence,
+            Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(to),
+            Err(e) => return Err(nats(e)),
+        };
+        if first > to {
+            return Ok(to);
+        }
+        // Then every message from there on, the filter applied here: the
+        // server's consumer delivers all messages far faster than the ones
+        // of a filter it matches message by message.
+        let mut sub = NatsSubscription::start(
+            self.js.clone(),
+            self.name.clone(),
+            filter.clone(),
+            first - 1,
+            self.reconnects.subscribe(),
+        )
+        .await?;
+        let mut tips: HashMap<String, (Tip, String)> = HashMap::new();
+        loop {
+            let next = tokio::time::timeout(Duration::from_secs(30), sub.next_until(to))
+                .await
+                .map_err(|_| {
+                    LogError::Nats(format!(
+                        "reading the log to position {to}: nothing for 30 s after position {}",
+                        sub.last
+                    ))
+                })?;
+            let Some(committed) = next else { break };
+            let committed = committed?;
+            if let Some(last) = committed.envelopes.last() {
+                let tip = Tip {
+                    version: last.sequence,
+                    message: committed.position,
+                    hash: last.hash(),
+                };
+                tips.insert(committed.stream.key(), (tip, last.command_id.clone()));
+            }
+            each(committed)?;
+        }
+        // Later reads and appends of these streams start at their tips
+        // (never going back behind what an append meanwhile remembered).
+        if let Ok(mut known) = self.tips.lock() {
+            for (key, (tip, command)) in tips {
+                match known.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(mut o) => {
+                        if o.get().0.version < tip.version {
+                            o.insert((tip, command));
+                        }
+                    }
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert((tip, command));
+                    }
+                }
+            }
+        }
+        Ok(to)
+    }
+
     async fn subscribe(&self, filter: Filter, after: u64) -> Result<Subscription, LogError> {
         let sub = NatsSubscription::start(
             self.js.clone(),
@@ -727,7 +808,16 @@ impl NatsSubscription {
     }
 
     pub(crate) async fn next(&mut self) -> Option<Result<Committed, LogError>> {
+        self.next_until(u64::MAX).await
+    }
+
+    /// The next decision the filter takes at position `end` or before;
+    /// `None` once every message to `end` has been taken.
+    async fn next_until(&mut self, end: u64) -> Option<Result<Committed, LogError>> {
         loop {
+            if self.last >= end {
+                return None;
+            }
             let Some(subscriber) = self.subscriber.as_mut() else {
                 match self.consumer().await {
                     Ok(s) => {
