@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use felt_eventlog::{Decision, EventLog, Expected, LogError, NewEvent, StreamId};
+use felt_eventlog::{Decision, Envelope, EventLog, Expected, Filter, LogError, NewEvent, StreamId};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::Mutex;
@@ -131,6 +131,22 @@ impl<A: Aggregate> Default for Entry<A> {
 }
 
 impl<A: Aggregate> Entry<A> {
+    /// Folds envelopes read from the log.
+    fn absorb(&mut self, envelopes: &[Envelope]) -> Result<(), LogError> {
+        for env in envelopes {
+            let event: A::Event = env.decode()?;
+            A::apply(Arc::make_mut(&mut self.state), &event);
+            self.version = env.sequence;
+            let record = self.commands.entry(env.command_id.clone()).or_insert((
+                env.sequence,
+                env.sequence,
+                0,
+            ));
+            record.1 = env.sequence;
+        }
+        Ok(())
+    }
+
     /// What readers see: acknowledged decisions only.
     fn view(&self) -> (Arc<A::State>, u64) {
         match &self.acknowledged {
@@ -152,6 +168,8 @@ impl<A: Aggregate> Entry<A> {
 }
 
 type Slot<A> = Arc<Mutex<Entry<A>>>;
+/// Set once a tournament's aggregates of a kind are loaded.
+type Loaded = Arc<tokio::sync::OnceCell<()>>;
 type Guard<A> = tokio::sync::OwnedMutexGuard<Entry<A>>;
 
 /// How a queued append ended.
@@ -169,6 +187,9 @@ pub struct Handler<A: Aggregate, L: EventLog> {
     entries: std::sync::Mutex<HashMap<StreamId, Slot<A>>>,
     /// Events this handler appended (repeats not counted).
     appended: Arc<std::sync::atomic::AtomicU64>,
+    /// On a log that loads many streams better at once: the tournaments
+    /// and kinds whose aggregates were loaded in one pass.
+    loaded: std::sync::Mutex<HashMap<(String, String), Loaded>>,
 }
 
 impl<A: Aggregate, L: EventLog> std::fmt::Debug for Handler<A, L> {
@@ -183,6 +204,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
             log,
             entries: std::sync::Mutex::new(HashMap::new()),
             appended: Arc::default(),
+            loaded: std::sync::Mutex::default(),
         }
     }
 
@@ -203,6 +225,88 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         entries.entry(stream.clone()).or_default().clone()
     }
 
+    /// The aggregate's entry. On a log that loads many streams better at
+    /// once ([`EventLog::BULK_LOADS`]), the first aggregate of a tournament
+    /// and kind asked for loads them all first ([`Handler::load_all`]):
+    /// after a restart, a service's tables come back in one pass over the
+    /// log instead of one search of the log each.
+    async fn slot(&self, stream: &StreamId) -> Result<Slot<A>, LogError> {
+        if L::BULK_LOADS && !self.has(stream) {
+            let once = {
+                let mut loaded = self
+                    .loaded
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                Arc::clone(
+                    loaded
+                        .entry((stream.tournament.clone(), stream.kind.clone()))
+                        .or_default(),
+                )
+            };
+            once.get_or_try_init(|| async {
+                let loaded = self.load_all(&stream.tournament, &stream.kind).await?;
+                tracing::info!(tournament = %stream.tournament, kind = %stream.kind, loaded, "aggregates loaded in one pass");
+                Ok::<(), LogError>(())
+            })
+            .await?;
+        }
+        Ok(self.entry(stream))
+    }
+
+    fn has(&self, stream: &StreamId) -> bool {
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains_key(stream)
+    }
+
+    /// Loads every aggregate of a tournament and kind that is not in memory
+    /// yet, in one pass over the log ([`EventLog::read_all`]), and returns
+    /// how many it loaded. An aggregate already in memory is left as it is.
+    pub async fn load_all(&self, tournament: &str, kind: &str) -> Result<usize, LogError> {
+        let filter = Filter {
+            tournament: Some(tournament.into()),
+            kind: Some(kind.into()),
+        };
+        let mut found: HashMap<StreamId, Entry<A>> = HashMap::new();
+        self.log
+            .read_all(&filter, |c| {
+                let entry = found.entry(c.stream).or_insert_with(|| Entry {
+                    stale: false,
+                    ..Entry::default()
+                });
+                entry.absorb(&c.envelopes)
+            })
+            .await?;
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut loaded = 0;
+        for (stream, mut entry) in found {
+            match entries.entry(stream) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(Arc::new(Mutex::new(entry)));
+                    loaded += 1;
+                }
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    // Only an entry nothing was read into, that nobody holds.
+                    if let Ok(mut held) = o.get().try_lock()
+                        && held.stale
+                        && held.version == 0
+                        && held.queued == 0
+                    {
+                        entry.epoch = held.epoch;
+                        entry.answered = Arc::clone(&held.answered);
+                        *held = entry;
+                        loaded += 1;
+                    }
+                }
+            }
+        }
+        Ok(loaded)
+    }
+
     /// The entry locked, with no queued append unanswered.
     async fn settled(&self, slot: &Slot<A>) -> Guard<A> {
         let mut entry = Arc::clone(slot).lock_owned().await;
@@ -219,7 +323,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     /// The entry locked, caught up with the log if `always` or stale (after
     /// the appends queued are answered).
     async fn locked(&self, stream: &StreamId, always: bool) -> Result<Guard<A>, LogError> {
-        let slot = self.entry(stream);
+        let slot = self.slot(stream).await?;
         let mut entry = Arc::clone(&slot).lock_owned().await;
         if entry.queued > 0 && !entry.stale {
             // Its own appends queued: nothing else writes this aggregate.
@@ -254,7 +358,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     /// Whether a command with this id is in the stream (caught up with the
     /// log first): a retry, to be answered with its first result.
     pub async fn recorded(&self, stream: &StreamId, command_id: &str) -> Result<bool, LogError> {
-        let slot = self.entry(stream);
+        let slot = self.slot(stream).await?;
         let mut entry = self.settled(&slot).await;
         self.catch_up(stream, &mut entry).await?;
         Ok(entry.commands.contains_key(command_id))
@@ -263,17 +367,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     /// Reads what the log holds after the entry's version and folds it.
     async fn catch_up(&self, stream: &StreamId, entry: &mut Entry<A>) -> Result<(), LogError> {
         let envelopes = self.log.read(stream, entry.version + 1).await?;
-        for env in &envelopes {
-            let event: A::Event = env.decode()?;
-            A::apply(Arc::make_mut(&mut entry.state), &event);
-            entry.version = env.sequence;
-            let record = entry.commands.entry(env.command_id.clone()).or_insert((
-                env.sequence,
-                env.sequence,
-                0,
-            ));
-            record.1 = env.sequence;
-        }
+        entry.absorb(&envelopes)?;
         entry.stale = false;
         Ok(())
     }
@@ -300,7 +394,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         trace: Option<String>,
         command: &A::Command,
     ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
-        let slot = self.entry(stream);
+        let slot = self.slot(stream).await?;
         let mut entry = Arc::clone(&slot).lock_owned().await;
         // Whether the state decided on is the log's latest: a refusal (or a
         // no-op) decided on this handler's own view is confirmed against
