@@ -2,12 +2,15 @@
 //! through a subscription from the start, as a projection rebuilding from
 //! nothing reads it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use felt_eventlog::{EmbeddedLog, EventLog, Filter, NatsLog, NatsSettings, StreamId};
+use felt_service::Handler;
+use felt_tablelog::Table;
 
 #[derive(Debug, Args)]
 pub(crate) struct ReplayArgs {
@@ -23,8 +26,9 @@ pub(crate) struct ReplayArgs {
     /// Timed replays (after one that counts the log).
     #[arg(long, default_value_t = 5)]
     runs: u32,
-    /// Then read every stream one by one, as a service started cold reads
-    /// its aggregates, and time the reads.
+    /// Then read every stream one by one, and time the reads; and load
+    /// each tournament's tables in one pass, as the table service started
+    /// cold does on NATS, and time that.
     #[arg(long)]
     reads: bool,
 }
@@ -36,9 +40,13 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     runtime.block_on(async {
         match &args.nats {
             Some(url) => {
-                let log = NatsLog::connect(url, &NatsSettings::default()).await?;
+                let log = Arc::new(NatsLog::connect(url, &NatsSettings::default()).await?);
                 println!("backend: nats at {url}");
-                replays(&log, filter(args), args.runs, args.reads).await
+                let streams = replays(&*log, filter(args), args.runs, args.reads).await?;
+                if args.reads {
+                    load_tables(log, &streams).await?;
+                }
+                Ok(())
             }
             None => {
                 let path = crate::logs::embedded_path(&args.data);
@@ -47,9 +55,13 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
                     "no event log at {} (--data names the folder felt up or felt sim wrote, --nats a NATS server)",
                     path.display()
                 );
-                let log = EmbeddedLog::open(&path)?;
+                let log = Arc::new(EmbeddedLog::open(&path)?);
                 println!("backend: embedded at {}", path.display());
-                replays(&log, filter(args), args.runs, args.reads).await
+                let streams = replays(&*log, filter(args), args.runs, args.reads).await?;
+                if args.reads {
+                    load_tables(log, &streams).await?;
+                }
+                Ok(())
             }
         }
     })
@@ -73,12 +85,13 @@ struct Seen {
 /// The log (what `filter` takes of it) replayed `runs` times, after a first
 /// replay that finds where it ends; the rate of each and their median.
 /// With `reads`, every stream is then read whole, one after another.
+/// Returns the streams the replay saw.
 pub(crate) async fn replays<L: EventLog>(
     log: &L,
     filter: Filter,
     runs: u32,
     reads: bool,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<BTreeSet<StreamId>> {
     // The log's extent and its streams: read until it stays quiet (not
     // timed).
     let mut sub = log.subscribe(filter.clone(), 0).await?;
@@ -125,7 +138,7 @@ pub(crate) async fn replays<L: EventLog>(
             rates.len()
         );
     }
-    Ok(())
+    Ok(streams)
 }
 
 /// The log read through a subscription from the start to position `to`, in
@@ -178,5 +191,33 @@ async fn read_each<L: EventLog>(
         times[times.len() / 2].as_secs_f64() * 1e3,
         times.last().map_or(0.0, |t| t.as_secs_f64() * 1e3),
     );
+    Ok(())
+}
+
+/// Each tournament's tables loaded into a fresh table service's handler in
+/// one pass over the log ([`Handler::load_all`]), checked against the
+/// streams the replay saw, and timed.
+async fn load_tables<L: EventLog + 'static>(
+    log: Arc<L>,
+    streams: &BTreeSet<StreamId>,
+) -> anyhow::Result<()> {
+    let mut tables: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in streams.iter().filter(|s| s.kind == "table") {
+        *tables.entry(s.tournament.as_str()).or_default() += 1;
+    }
+    for (tournament, count) in tables {
+        let handler: Handler<Table, L> = Handler::new(Arc::clone(&log));
+        let begun = Instant::now();
+        let loaded = handler.load_all(tournament, "table").await?;
+        let took = begun.elapsed().as_secs_f64();
+        anyhow::ensure!(
+            loaded == count,
+            "{loaded} tables of {tournament} loaded, the replay saw {count}"
+        );
+        println!(
+            "load: {tournament}'s {loaded} tables in one pass, {took:.2} s ({:.1} ms a table)",
+            took * 1e3 / loaded as f64
+        );
+    }
     Ok(())
 }
