@@ -566,7 +566,9 @@ impl EventLog for NatsLog {
     {
         let to = self.last_position().await?;
         // Where the filter's streams begin: the server looks it up in its
-        // index of subjects, without reading the blocks before.
+        // index of subjects, without reading the blocks before. (Asked of
+        // the leader on a replicated stream: a replica behind it might not
+        // have the first message yet.)
         let subjects = match (&filter.tournament, &filter.kind) {
             (None, None) => "felt.>".to_string(),
             (t, k) => format!(
@@ -575,18 +577,30 @@ impl EventLog for NatsLog {
                 k.as_deref().unwrap_or("*")
             ),
         };
-        let first = match self
-            .stream
-            .direct_get_next_for_subject(subjects, Some(1))
-            .await
-        {
-            Ok(m) => m.sequence,
-            Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(to),
-            Err(e) => return Err(nats(e)),
+        let first = if self.replicated {
+            match self
+                .stream
+                .get_first_raw_message_by_subject(&subjects, 1)
+                .await
+            {
+                Ok(m) => Some(m.sequence),
+                Err(e) if e.kind() == LastRawMessageErrorKind::NoMessageFound => None,
+                Err(e) => return Err(nats(e)),
+            }
+        } else {
+            match self
+                .stream
+                .direct_get_next_for_subject(subjects, Some(1))
+                .await
+            {
+                Ok(m) => Some(m.sequence),
+                Err(e) if e.kind() == DirectGetErrorKind::NotFound => None,
+                Err(e) => return Err(nats(e)),
+            }
         };
-        if first > to {
+        let Some(first) = first.filter(|&f| f <= to) else {
             return Ok(to);
-        }
+        };
         // Then every message from there on, the filter applied here: the
         // server's consumer delivers all messages far faster than the ones
         // of a filter it matches message by message.
