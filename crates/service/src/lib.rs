@@ -137,12 +137,15 @@ impl<A: Aggregate> Entry<A> {
             let event: A::Event = env.decode()?;
             A::apply(Arc::make_mut(&mut self.state), &event);
             self.version = env.sequence;
-            let record = self.commands.entry(env.command_id.clone()).or_insert((
-                env.sequence,
-                env.sequence,
-                0,
-            ));
-            record.1 = env.sequence;
+            // (A decision's events share its command id: looked up before
+            // a key is made.)
+            match self.commands.get_mut(&env.command_id) {
+                Some(record) => record.1 = env.sequence,
+                None => {
+                    self.commands
+                        .insert(env.command_id.clone(), (env.sequence, env.sequence, 0));
+                }
+            }
         }
         Ok(())
     }
