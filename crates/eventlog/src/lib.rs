@@ -319,8 +319,9 @@ pub trait EventLog: Send + Sync {
 
     /// Hands `each` every decision of the streams `filter` matches, in log
     /// order, up to the log's last position when the call began, and
-    /// returns that position. An error from `each` ends the read and is
-    /// returned.
+    /// returns that position. On NATS the read ends at the filter's last
+    /// message then (the server counts the filter's messages), not at the
+    /// end of the log. An error from `each` ends the read and is returned.
     fn read_all<F>(
         &self,
         filter: &Filter,

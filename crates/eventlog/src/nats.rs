@@ -564,11 +564,6 @@ impl EventLog for NatsLog {
     where
         F: FnMut(Committed) -> Result<(), LogError> + Send,
     {
-        let to = self.last_position().await?;
-        // Where the filter's streams begin: the server looks it up in its
-        // index of subjects, without reading the blocks before. (Asked of
-        // the leader on a replicated stream: a replica behind it might not
-        // have the first message yet.)
         let subjects = match (&filter.tournament, &filter.kind) {
             (None, None) => "felt.>".to_string(),
             (t, k) => format!(
@@ -577,6 +572,32 @@ impl EventLog for NatsLog {
                 k.as_deref().unwrap_or("*")
             ),
         };
+        // The log's last position and how many messages the filter's
+        // subjects hold (the leader's stream info, from its subject index):
+        // the read ends at the last of them, not at the end of a log that
+        // later tournaments went on writing.
+        let (to, count) = if filter.tournament.is_none() && filter.kind.is_none() {
+            (self.last_position().await?, None)
+        } else {
+            let mut info = self
+                .stream
+                .info_with_subjects(&subjects)
+                .await
+                .map_err(nats)?;
+            let to = info.info.state.last_sequence;
+            let mut count = 0u64;
+            while let Some(subject) = info.next().await {
+                count += subject.map_err(nats)?.1 as u64;
+            }
+            (to, Some(count))
+        };
+        if count == Some(0) {
+            return Ok(to);
+        }
+        // Where the filter's streams begin: the server looks it up in its
+        // index of subjects, without reading the blocks before. (Asked of
+        // the leader on a replicated stream: a replica behind it might not
+        // have the first message yet.)
         let first = if self.replicated {
             match self
                 .stream
@@ -613,7 +634,8 @@ impl EventLog for NatsLog {
         )
         .await?;
         let mut tips: HashMap<String, (Tip, String)> = HashMap::new();
-        loop {
+        let mut taken = 0u64;
+        while count.is_none_or(|c| taken < c) {
             let next = tokio::time::timeout(Duration::from_secs(30), sub.next_until(to))
                 .await
                 .map_err(|_| {
@@ -632,6 +654,7 @@ impl EventLog for NatsLog {
                 };
                 tips.insert(committed.stream.key(), (tip, last.command_id.clone()));
             }
+            taken += 1;
             each(committed)?;
         }
         // Later reads and appends of these streams start at their tips
