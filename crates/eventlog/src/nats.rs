@@ -208,6 +208,18 @@ impl NatsLog {
         }
     }
 
+    /// Remembers a tip a read found, unless an append meanwhile remembered
+    /// a later one.
+    fn remember_newer(&self, key: &str, tip: Tip, command: &str) {
+        if let Ok(mut tips) = self.tips.lock()
+            && tips
+                .get(key)
+                .is_none_or(|(known, _)| known.version < tip.version)
+        {
+            tips.insert(key.to_string(), (tip, command.to_string()));
+        }
+    }
+
     fn forget(&self, key: &str) {
         if let Ok(mut tips) = self.tips.lock() {
             tips.remove(key);
@@ -541,13 +553,8 @@ impl EventLog for NatsLog {
                 continue;
             }
             if !more {
-                // (Never behind what an append meanwhile remembered.)
-                if let Some((tip, command)) = last_message
-                    && self
-                        .cached(&stream.key())
-                        .is_none_or(|(known, _)| known.version < tip.version)
-                {
-                    self.remember(&stream.key(), tip, &command);
+                if let Some((tip, command)) = last_message {
+                    self.remember_newer(&stream.key(), tip, &command);
                 }
                 return Ok(out);
             }
@@ -657,21 +664,9 @@ impl EventLog for NatsLog {
             taken += 1;
             each(committed)?;
         }
-        // Later reads and appends of these streams start at their tips
-        // (never going back behind what an append meanwhile remembered).
-        if let Ok(mut known) = self.tips.lock() {
-            for (key, (tip, command)) in tips {
-                match known.entry(key) {
-                    std::collections::hash_map::Entry::Occupied(mut o) => {
-                        if o.get().0.version < tip.version {
-                            o.insert((tip, command));
-                        }
-                    }
-                    std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert((tip, command));
-                    }
-                }
-            }
+        // Later reads and appends of these streams start at their tips.
+        for (key, (tip, command)) in tips {
+            self.remember_newer(&key, tip, &command);
         }
         Ok(to)
     }
