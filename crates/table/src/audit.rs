@@ -131,7 +131,7 @@ pub enum AwardError {
     SharesDoNotAddUp {
         hand: u64,
         pot: usize,
-        shares: Chips,
+        shares: u128,
         amount: Chips,
     },
     #[error("hand {hand}, pot {pot}: {recorded}, but {expected}")]
@@ -150,8 +150,9 @@ pub enum AwardError {
         recorded: Vec<Seat>,
         expected: Vec<Seat>,
     },
+    /// Summed without wrapping: chips that arithmetic made vanish show.
     #[error("hand {hand}: {start} chips at the start, {end} at the end")]
-    ChipsNotConserved { hand: u64, start: Chips, end: Chips },
+    ChipsNotConserved { hand: u64, start: u128, end: u128 },
 }
 
 /// Checks every pot awarded in a table's events against a recomputation:
@@ -166,12 +167,13 @@ pub fn check_awards<'a>(
     let mut state = TableState::default();
     let mut checked = 0;
     let mut ruled = false;
-    let mut start_chips: Chips = 0;
+    // Sums are taken in 128 bits: no stack, however large, wraps them.
+    let mut start_chips: u128 = 0;
     for event in events {
         match event {
             TableEvent::HandStarted { stacks, .. } => {
                 ruled = false;
-                start_chips = stacks.iter().map(|s| s.1).sum();
+                start_chips = stacks.iter().map(|s| u128::from(s.1)).sum();
             }
             TableEvent::FloorRuled { .. } => ruled = true,
             TableEvent::PotAwarded {
@@ -185,8 +187,8 @@ pub fn check_awards<'a>(
                     continue;
                 };
                 let hand = h.number;
-                let total: Chips = shares.iter().map(|s| s.amount).sum();
-                if total != *amount {
+                let total: u128 = shares.iter().map(|s| u128::from(s.amount)).sum();
+                if total != u128::from(*amount) {
                     return Err(AwardError::SharesDoNotAddUp {
                         hand,
                         pot: *pot,
@@ -236,7 +238,7 @@ pub fn check_awards<'a>(
                 checked += 1;
             }
             TableEvent::HandEnded { number, stacks, .. } => {
-                let end: Chips = stacks.iter().map(|s| s.1).sum();
+                let end: u128 = stacks.iter().map(|s| u128::from(s.1)).sum();
                 if end != start_chips {
                     return Err(AwardError::ChipsNotConserved {
                         hand: *number,

@@ -38,11 +38,14 @@ pub(crate) fn read_push(
     let seat = push.seat;
     let bet = h.current_bet;
     let all_in_to = p.street + stack;
-    let added: Chips = push.chips.iter().sum();
+    // Sums of what the dealer entered stop at the largest count: more
+    // than any stack, they read as more than the player has.
+    let sum = |chips: &[Chips]| chips.iter().fold(0, |a: Chips, c| a.saturating_add(*c));
+    let added: Chips = sum(push.chips);
     // What the player's chips in front amount to after the push, as a total
     // for the street. Chips of an earlier bet count at their face value
     // (they may exceed the bet: a 1,000 chip posted for a 100 blind).
-    let front: Chips = push.in_front.map_or(p.street, |c| c.iter().sum());
+    let front: Chips = push.in_front.map_or(p.street, sum);
     let partly_pulled = push
         .in_front
         .is_some_and(|c| !c.is_empty() && front < p.street);
@@ -53,7 +56,7 @@ pub(crate) fn read_push(
     // Whatever is in front, the player's chips reach `all_in_to` at most:
     // chips of an earlier bet beyond its amount are change from the stack,
     // chips pulled back went back to it.
-    let total = front + amount;
+    let total = front.saturating_add(amount);
     if total > all_in_to && push.declaration.is_none() {
         return Err(Rejection::ExceedsStack {
             seat,

@@ -91,6 +91,14 @@ impl Decider<'_> {
                 if *stack == 0 {
                     return Err(Rejection::EmptyStack);
                 }
+                let total = u128::from(self.state.chips_in_play()) + u128::from(*stack);
+                if total > u128::from(MAX_CHIPS) {
+                    return Err(Rejection::TooManyChips {
+                        stack: *stack,
+                        total,
+                        max: MAX_CHIPS,
+                    });
+                }
                 self.emit(TableEvent::PlayerSeated {
                     seat: *seat,
                     player: *player,
@@ -1103,6 +1111,12 @@ fn validate_level(level: &Level) -> Result<(), Rejection> {
     }
     if level.smallest_chip == 0 {
         return bad("the smallest chip must be positive");
+    }
+    if level.big_blind > MAX_CHIPS || level.ante > MAX_CHIPS {
+        return bad("a blind or ante is over the chips a table holds (2^60)");
+    }
+    if level.smallest_chip > level.big_blind {
+        return bad("the smallest chip is larger than the big blind");
     }
     match (level.ante_format, level.ante) {
         (AnteFormat::None, a) if a > 0 => bad("an ante is set but the ante format is none"),

@@ -12,6 +12,12 @@ pub type Seat = u8;
 /// The most seats a table can have.
 pub const MAX_SEATS: usize = 10;
 
+/// The most chips a table holds (2^60), stacks and pot together, and the
+/// largest blind, ante or chip a level may name: under it, no sum, raise
+/// or split the engine makes can overflow (ten seats' shares of a pot in
+/// the smallest chip included), so no chip can vanish through arithmetic.
+pub const MAX_CHIPS: Chips = 1 << 60;
+
 /// An entry in the tournament (the seating service's entry number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct PlayerId(pub u64);

@@ -23,6 +23,14 @@ pub enum Rejection {
     AlreadySeated { player: PlayerId, seat: Seat },
     #[error("a player is seated with chips, not an empty stack")]
     EmptyStack,
+    #[error(
+        "seating {stack} chips would put {total} chips on the table, over the {max} a table holds"
+    )]
+    TooManyChips {
+        stack: Chips,
+        total: u128,
+        max: Chips,
+    },
     #[error("seat {seat} is in the current hand: players are moved between hands")]
     PlayerInHand { seat: Seat },
     #[error("hand {number} is still in progress")]
