@@ -188,6 +188,15 @@ impl Structure {
                     if l.minutes == 0 {
                         return bad(what, "its duration must be positive".into());
                     }
+                    if l.big_blind > felt_table::MAX_CHIPS || l.ante > felt_table::MAX_CHIPS {
+                        return bad(
+                            what,
+                            format!(
+                                "a blind or ante is at most the {} chips a table holds",
+                                felt_table::MAX_CHIPS
+                            ),
+                        );
+                    }
                     if l.small_blind == 0 || l.small_blind > l.big_blind {
                         return bad(
                             what,

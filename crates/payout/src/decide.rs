@@ -338,6 +338,12 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
             if state.entries.contains_key(entry) {
                 return Err(PayoutError::DuplicateEntry { entry: *entry });
             }
+            if state.entries.len() >= crate::MAX_FIELD as usize {
+                return Err(PayoutError::TooMuch {
+                    what: "entries".into(),
+                    max: crate::MAX_FIELD.into(),
+                });
+            }
             Ok(vec![PayoutEvent::EntryRecorded {
                 entry: *entry,
                 player: player.clone(),
@@ -390,6 +396,12 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
             if e.busted {
                 return Err(PayoutError::EntryBusted { entry: *entry });
             }
+            if state.add_ons >= crate::MAX_FIELD {
+                return Err(PayoutError::TooMuch {
+                    what: "add-ons".into(),
+                    max: crate::MAX_FIELD.into(),
+                });
+            }
             Ok(vec![PayoutEvent::AddOnRecorded { entry: *entry }])
         }
         Command::CloseRegistration => {
@@ -401,7 +413,7 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
             if entries == 0 {
                 return Err(PayoutError::NoEntries);
             }
-            let pool = s.pool(entries, state.add_ons);
+            let pool = s.pool(entries, state.add_ons)?;
             let sheet = s.sheet(entries, state.add_ons)?;
             let mut events = vec![PayoutEvent::RegistrationClosed {
                 pool,

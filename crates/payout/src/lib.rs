@@ -29,6 +29,35 @@ pub type Money = u64;
 /// An entry number (the seating service's; a re-entry is a new entry).
 pub type EntryId = u64;
 
+/// The largest field payout takes (entries, and add-ons): seating's own
+/// largest field (`felt_seating::MAX_ENTRIES`).
+pub const MAX_FIELD: u32 = 1_000_000;
+
+/// The largest prize pool, and the most any total of fees or bounties may
+/// reach (2^53 minor units, about 90 trillion of a currency's units): every
+/// amount under it is exact in the generated sheet's curve, and no sum of
+/// amounts can overflow.
+pub const MAX_POOL: Money = 1 << 53;
+
+/// The most one entry's price and its add-on may cost together, so that a
+/// field of [`MAX_FIELD`] stays within [`MAX_POOL`] (9,007,199,254 minor
+/// units).
+pub const MAX_ENTRY_PRICE: Money = MAX_POOL / MAX_FIELD as Money;
+
+/// Whether `code` is written as an ISO 4217 currency code: three capital
+/// letters ("BRL", "USD", "EUR").
+pub fn valid_currency(code: &str) -> bool {
+    code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase())
+}
+
+/// At most the first 16 characters of a refused input, for its error.
+pub(crate) fn prefix(text: &str) -> String {
+    match text.char_indices().nth(16) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 /// Why a computation or a command was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PayoutError {
@@ -44,6 +73,8 @@ pub enum PayoutError {
     PoolTooSmall { pool: Money, unit: Money },
     #[error("there are no entries")]
     NoEntries,
+    #[error("{what}: at most {max}")]
+    TooMuch { what: String, max: u64 },
     #[error("no players given")]
     NoPlayers,
     #[error("ICM is computed exactly for at most {max} players, not {players}")]

@@ -59,9 +59,12 @@ impl MoneySettings {
         }
     }
 
-    /// The price a player pays for one entry.
+    /// The price a player pays for one entry (checked at configuration:
+    /// at most [`crate::MAX_ENTRY_PRICE`]).
     pub fn entry_price(&self) -> Money {
-        self.buy_in + self.fee + self.bounty
+        self.buy_in
+            .saturating_add(self.fee)
+            .saturating_add(self.bounty)
     }
 
     pub fn check(&self) -> Result<(), PayoutError> {
@@ -75,30 +78,75 @@ impl MoneySettings {
                 reason: "no prize pool: the buy-in and the guarantee are both zero".into(),
             });
         }
+        // Every total a field can reach fits, checked once here.
+        let price = [self.buy_in, self.fee, self.bounty, self.add_on]
+            .iter()
+            .try_fold(0u64, |a, m| a.checked_add(*m));
+        if price.is_none_or(|p| p > crate::MAX_ENTRY_PRICE) {
+            return Err(PayoutError::TooMuch {
+                what: format!(
+                    "an entry's buy-in, fee, bounty and add-on together ({} + {} + {} + {} minor units), so that {} entries fit the largest pool",
+                    self.buy_in,
+                    self.fee,
+                    self.bounty,
+                    self.add_on,
+                    crate::MAX_FIELD
+                ),
+                max: crate::MAX_ENTRY_PRICE,
+            });
+        }
+        if self.guarantee > crate::MAX_POOL {
+            return Err(PayoutError::TooMuch {
+                what: format!("the guarantee ({} minor units)", self.guarantee),
+                max: crate::MAX_POOL,
+            });
+        }
+        if !crate::valid_currency(&self.currency) {
+            return Err(PayoutError::InvalidStructure {
+                reason: format!(
+                    "the currency is an ISO 4217 code of three capital letters, not {:?}",
+                    crate::prefix(&self.currency)
+                ),
+            });
+        }
         match &self.structure {
             Structure::Percentages(t) => t.check(),
             Structure::Generated(c) => c.check(),
         }
     }
 
-    /// The prize pool for a field.
-    pub fn pool(&self, entries: u32, add_ons: u32) -> Pool {
-        let collected = self.buy_in * Money::from(entries) + self.add_on * Money::from(add_ons);
+    /// The prize pool for a field; refused (never wrapped) where a total
+    /// would not fit, which configured settings and a field of at most
+    /// [`crate::MAX_FIELD`] never reach.
+    pub fn pool(&self, entries: u32, add_ons: u32) -> Result<Pool, PayoutError> {
+        let too_much = |what: &str| PayoutError::TooMuch {
+            what: format!("{what} of {entries} entries and {add_ons} add-ons"),
+            max: crate::MAX_POOL,
+        };
+        let times = |m: Money, n: u32, what: &str| {
+            m.checked_mul(Money::from(n))
+                .filter(|t| *t <= crate::MAX_POOL)
+                .ok_or_else(|| too_much(what))
+        };
+        let collected = times(self.buy_in, entries, "the buy-ins")?
+            .checked_add(times(self.add_on, add_ons, "the add-ons")?)
+            .filter(|t| *t <= crate::MAX_POOL)
+            .ok_or_else(|| too_much("the prize pool"))?;
         let overlay = self.guarantee.saturating_sub(collected);
-        Pool {
+        Ok(Pool {
             entries,
             add_ons,
             collected,
             overlay,
-            prize_pool: collected + overlay,
-            fees: self.fee * Money::from(entries),
-            bounties: self.bounty * Money::from(entries),
-        }
+            prize_pool: collected.max(self.guarantee),
+            fees: times(self.fee, entries, "the fees")?,
+            bounties: times(self.bounty, entries, "the bounties")?,
+        })
     }
 
     /// The pay sheet for a field.
     pub fn sheet(&self, entries: u32, add_ons: u32) -> Result<PaySheet, PayoutError> {
-        let pool = self.pool(entries, add_ons);
+        let pool = self.pool(entries, add_ons)?;
         self.structure
             .sheet(pool.prize_pool, entries, self.entry_price())
     }

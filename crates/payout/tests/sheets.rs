@@ -9,7 +9,7 @@ use proptest::prelude::*;
 fn the_club_table_pays_four_of_27_and_gives_the_odd_reais_to_the_winner() {
     // Seed 003: 27 players at R$ 40 to the pool: R$ 1,080.
     let settings = MoneySettings::club();
-    let pool = settings.pool(27, 0);
+    let pool = settings.pool(27, 0).unwrap();
     assert_eq!(pool.prize_pool, 108_000);
     assert_eq!(pool.fees, 27_000);
     let sheet = settings.sheet(27, 0).unwrap();
@@ -61,14 +61,17 @@ fn a_posted_table_refuses_a_field_it_does_not_cover_and_bad_rows() {
 fn a_guarantee_adds_the_overlay() {
     let mut settings = MoneySettings::club();
     settings.guarantee = 200_000;
-    let pool = settings.pool(27, 0);
+    let pool = settings.pool(27, 0).unwrap();
     assert_eq!(pool.collected, 108_000);
     assert_eq!(pool.overlay, 92_000);
     assert_eq!(pool.prize_pool, 200_000);
     // Above the guarantee, no overlay.
-    assert_eq!(settings.pool(60, 0).overlay, 0);
+    assert_eq!(settings.pool(60, 0).unwrap().overlay, 0);
     settings.add_on = 2_000;
-    assert_eq!(settings.pool(60, 10).collected, 60 * 4_000 + 10 * 2_000);
+    assert_eq!(
+        settings.pool(60, 10).unwrap().collected,
+        60 * 4_000 + 10 * 2_000
+    );
 }
 
 #[test]
@@ -172,7 +175,7 @@ proptest! {
             ..Curve::default()
         });
         let sheet = settings.sheet(entries, 0).unwrap();
-        prop_assert_eq!(sheet.total(), settings.pool(entries, 0).prize_pool);
+        prop_assert_eq!(sheet.total(), settings.pool(entries, 0).unwrap().prize_pool);
         let prizes = sheet.prizes();
         for w in prizes.windows(2) {
             prop_assert!(w[0] >= w[1]);

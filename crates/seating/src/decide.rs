@@ -165,6 +165,11 @@ pub fn decide(
             let alternate = settings
                 .max_entries
                 .is_some_and(|max| state.entries_in() >= max);
+            if !alternate && state.entries_in() >= crate::MAX_ENTRIES {
+                return Err(SeatingError::FieldFull {
+                    max: crate::MAX_ENTRIES,
+                });
+            }
             let entry = state.entries.len() as EntryId + 1;
             work.emit(SeatingEvent::Registered {
                 entry,
@@ -375,6 +380,23 @@ fn check_settings(s: &Settings) -> Result<(), SeatingError> {
     }
     if s.starting_stack == 0 {
         return bad("the starting stack must be positive".into());
+    }
+    let field = s.max_entries.unwrap_or(crate::MAX_ENTRIES);
+    if field > crate::MAX_ENTRIES {
+        return bad(format!(
+            "a cap of {field} entries is over the largest field, {}",
+            crate::MAX_ENTRIES
+        ));
+    }
+    if s.starting_stack
+        .checked_mul(crate::Chips::from(field))
+        .is_none_or(|chips| chips > crate::MAX_CHIPS)
+    {
+        return bad(format!(
+            "a starting stack of {} chips times a field of {field} entries is over the {} chips a tournament may have in play",
+            s.starting_stack,
+            crate::MAX_CHIPS
+        ));
     }
     if !(2..=10).contains(&s.final_table) {
         return bad(format!(

@@ -21,6 +21,17 @@ pub use model::{
 };
 pub use state::{EntryInfo, EntryStatus, MAX_SEATS, MoveRecord, Room, SeatingState, Table};
 
+/// The largest field a tournament takes: entries with chips, re-entries
+/// included (a cap, when set, is at most this). With it, every count of a
+/// tournament's chips and money is bounded before play begins.
+pub const MAX_ENTRIES: u32 = 1_000_000;
+
+/// The most chips a tournament may ever have in play (2^60): its starting
+/// stack times its largest field is at most this, so no table, pot or
+/// count of chips can overflow (the table engine's own bound is the same,
+/// `felt_table::MAX_CHIPS`).
+pub const MAX_CHIPS: Chips = 1 << 60;
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SeatingError {
     #[error("invalid seating settings: {reason}")]
@@ -33,6 +44,8 @@ pub enum SeatingError {
     NoPlayer,
     #[error("registration is closed")]
     RegistrationClosed,
+    #[error("the field is full: a tournament takes at most {max} entries")]
+    FieldFull { max: u32 },
     #[error("late registration ended after level {last}; the clock is at level {level}")]
     LateRegistrationOver { level: u32, last: u32 },
     #[error("player {player} is already registered (entry {entry})")]

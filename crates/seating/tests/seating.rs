@@ -761,3 +761,41 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
     assert_eq!(seated.len(), 2);
     assert_ne!(seated[0], seated[1]);
 }
+
+/// Chips that could not all be counted: a starting stack times the largest
+/// field over `MAX_CHIPS` is refused when the tournament is created, so no
+/// table or count of chips can overflow later.
+#[test]
+fn a_starting_stack_the_field_could_not_count_is_refused() {
+    // Given nothing, when a tournament with a stack of 2^64 - 1 is created,
+    // then refused, naming the bound.
+    let create = |settings: Settings| {
+        decide(
+            &SeatingState::default(),
+            &SeatingCommand::Create {
+                name: "Huge".into(),
+                settings,
+            },
+        )
+    };
+    let Err(SeatingError::InvalidSettings { reason }) = create(Settings::tda(9, u64::MAX)) else {
+        panic!("a stack of 2^64 - 1 was taken");
+    };
+    assert!(
+        reason.contains(&felt_seating::MAX_CHIPS.to_string()),
+        "{reason}"
+    );
+    // A cap makes a larger stack fit: 2^60 chips over 1,000 entries.
+    let mut capped = Settings::tda(9, felt_seating::MAX_CHIPS / 1_000);
+    capped.max_entries = Some(1_000);
+    assert!(create(capped.clone()).is_ok());
+    capped.max_entries = Some(felt_seating::MAX_ENTRIES + 1);
+    assert!(matches!(
+        create(capped),
+        Err(SeatingError::InvalidSettings { .. })
+    ));
+    // The largest stack that fits the largest field.
+    let largest = felt_seating::MAX_CHIPS / u64::from(felt_seating::MAX_ENTRIES);
+    assert!(create(Settings::tda(9, largest)).is_ok());
+    assert!(create(Settings::tda(9, largest + 1)).is_err());
+}
