@@ -86,10 +86,23 @@ pub struct StreamId {
     pub id: String,
 }
 
+/// The longest part (tournament, kind, id) of a stream id.
+pub const MAX_STREAM_PART: usize = 64;
+
 impl StreamId {
     /// A stream id; each part is letters, digits, `-` or `_`.
     pub fn new(tournament: &str, kind: &str, id: &str) -> Result<StreamId, LogError> {
         for part in [tournament, kind, id] {
+            if part.len() > MAX_STREAM_PART {
+                let start: String = part.chars().take(16).collect();
+                return Err(LogError::InvalidStreamId {
+                    input: format!("{start}…"),
+                    reason: format!(
+                        "a part of a stream id is at most {MAX_STREAM_PART} characters, not {}",
+                        part.len()
+                    ),
+                });
+            }
             if part.is_empty()
                 || !part
                     .bytes()
