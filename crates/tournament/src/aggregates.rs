@@ -164,3 +164,48 @@ pub async fn tournaments<L: felt_eventlog::EventLog>(
         .map(|e| e.decode())
         .collect()
 }
+
+/// Which of a tournament's three parts the log holds. A tournament is
+/// whole when all three are; logs written before creation became all or
+/// nothing can hold a registered tournament whose clock or payout refused
+/// its definition (or whose seating did), which the services and the
+/// audit pass over, saying so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    pub seating: bool,
+    pub clock: bool,
+    pub payout: bool,
+}
+
+impl Parts {
+    /// All three parts are there.
+    pub fn whole(&self) -> bool {
+        self.seating && self.clock && self.payout
+    }
+
+    /// The parts missing, e.g. "the clock and payout".
+    pub fn missing(&self) -> String {
+        let names: Vec<&str> = [
+            (self.seating, "seating"),
+            (self.clock, "the clock"),
+            (self.payout, "payout"),
+        ]
+        .iter()
+        .filter(|(there, _)| !there)
+        .map(|(_, name)| *name)
+        .collect();
+        names.join(" and ")
+    }
+}
+
+/// Which parts of tournament `tournament` the log holds.
+pub async fn parts<L: felt_eventlog::EventLog>(
+    log: &L,
+    tournament: &str,
+) -> Result<Parts, LogError> {
+    Ok(Parts {
+        seating: log.version(&seating_stream(tournament)?).await? > 0,
+        clock: log.version(&clock_stream(tournament)?).await? > 0,
+        payout: log.version(&payout_stream(tournament)?).await? > 0,
+    })
+}

@@ -468,12 +468,32 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(self.payout.cached_state(&payout_stream(t)?).await?.0)
     }
 
-    /// Creates the tournament at seating, the clock and payout.
+    /// Creates the tournament at seating, the clock and payout, all or
+    /// nothing: each part is decided first on an empty history (a part
+    /// refused writes nothing anywhere), then each is recorded, and the
+    /// tournament enters the registry (where listings and the audit find
+    /// it) only once all three are. A creation cut short by a crash is
+    /// finished by creating it again: each part's command id is the same.
     pub async fn create(&self, t: &str, spec: &TournamentSpec, now: Millis) -> Result<()> {
-        self.rules
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(t.into(), spec.rules);
+        let seating = SeatingCommand::Create {
+            name: spec.name.clone(),
+            settings: spec.seating.clone(),
+        };
+        let clock = ClockCommand::Configure {
+            structure: spec.structure.clone(),
+            settings: spec.clock,
+        };
+        let payout = felt_payout::Command::Configure {
+            name: spec.name.clone(),
+            settings: spec.money.clone(),
+            busts: spec.busts,
+        };
+        felt_seating::decide(&SeatingState::default(), &seating)?;
+        felt_clock::decide(&felt_clock::ClockState::default(), &clock)?;
+        felt_payout::decide(&felt_payout::PayoutState::default(), &payout)?;
+        self.seat_cmd(t, "create", now, seating).await?;
+        self.clock_cmd(t, "create", now, |_| clock.clone()).await?;
+        self.pay_cmd(t, "create", now, payout).await?;
         crate::aggregates::register_tournament(
             self.seating.log().as_ref(),
             t,
@@ -482,32 +502,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             now,
         )
         .await?;
-        self.seat_cmd(
-            t,
-            "create",
-            now,
-            SeatingCommand::Create {
-                name: spec.name.clone(),
-                settings: spec.seating.clone(),
-            },
-        )
-        .await?;
-        self.clock_cmd(t, "create", now, |_| ClockCommand::Configure {
-            structure: spec.structure.clone(),
-            settings: spec.clock,
-        })
-        .await?;
-        self.pay_cmd(
-            t,
-            "create",
-            now,
-            felt_payout::Command::Configure {
-                name: spec.name.clone(),
-                settings: spec.money.clone(),
-                busts: spec.busts,
-            },
-        )
-        .await?;
+        self.rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(t.into(), spec.rules);
         Ok(())
     }
 
@@ -793,13 +791,14 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// Asks to deal the next hand at a table: seating must allow it and the
     /// clock must not be on a break; the hand is played with the clock's
-    /// level now (TDA 23) and dealt from `deck`.
+    /// level now (TDA 23) and dealt from the seed `deck` gives for the
+    /// hand's number (drawn only when a hand is dealt).
     pub async fn begin_hand(
         &self,
         t: &str,
         table: TableNo,
         now: Millis,
-        deck: Seed,
+        deck: &(dyn Fn(u64) -> Seed + Send + Sync),
     ) -> Result<Begin> {
         let clock = self.clock_state(t).await?;
         let level = match clock.level_for_hand(now) {
@@ -893,7 +892,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         table: TableNo,
         begun: &Begun,
         level: felt_table::Level,
-        deck: Seed,
+        deck: &(dyn Fn(u64) -> Seed + Send + Sync),
         now: Millis,
     ) -> Result<(Begin, bool)> {
         let hand = begun.hand;
@@ -904,7 +903,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         };
         let start = Command::StartHand {
             level,
-            deal: Deal::Digital { seed: deck },
+            deal: Deal::Digital { seed: deck(hand) },
             button,
         };
         match self

@@ -106,7 +106,8 @@ pub const RECORD_EVERY: u64 = 1_000;
 /// Where the follower gets the time and the seeds for seating's draws.
 pub trait Inputs: Send + Sync {
     fn now(&self) -> Millis;
-    fn seed(&self) -> Seed;
+    /// The seed for seating's draws after hand `hand` of `table` ended.
+    fn seed(&self, tournament: &str, table: TableNo, hand: u64) -> Seed;
 }
 
 /// The table number seating gave a table stream, if seating opened it.
@@ -151,7 +152,14 @@ async fn report_summary<L: EventLog + 'static>(
         return Ok(None);
     }
     conductor
-        .hand_ended_in_turn(t, table, &summary, inputs.now(), inputs.seed(), turn)
+        .hand_ended_in_turn(
+            t,
+            table,
+            &summary,
+            inputs.now(),
+            inputs.seed(t, table, summary.number),
+            turn,
+        )
         .await?;
     Ok(Some((table, summary.number)))
 }

@@ -28,7 +28,7 @@ impl Inputs for Fixed {
     fn now(&self) -> Millis {
         T0
     }
-    fn seed(&self) -> Seed {
+    fn seed(&self, _: &str, _: u32, _: u64) -> Seed {
         Seed::from_u64(11)
     }
 }
@@ -182,7 +182,9 @@ async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutSta
         let mut dealt = Vec::new();
         for table in tables {
             let deck = Seed::from_u64(round << 8 | u64::from(table));
-            if let Begin::Started(_, state) = c.begin_hand("b", table, T0, deck).await.unwrap() {
+            if let Begin::Started(_, state) =
+                c.begin_hand("b", table, T0, &move |_| deck).await.unwrap()
+            {
                 dealt.push((table, state));
             }
         }
@@ -296,7 +298,7 @@ async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock
     let mut dealt = Vec::new();
     for table in 1..=3 {
         let Begin::Started(_, state) = c
-            .begin_hand("b", table, T0, Seed::from_u64(table.into()))
+            .begin_hand("b", table, T0, &move |_| Seed::from_u64(table.into()))
             .await
             .unwrap()
         else {
@@ -308,7 +310,7 @@ async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock
     play(&c, *first, state, None).await;
     catch_up(&c, &mut follower, &mut sub).await;
     let wait = c
-        .begin_hand("b", *first, T0, Seed::from_u64(9))
+        .begin_hand("b", *first, T0, &move |_| Seed::from_u64(9))
         .await
         .unwrap();
     assert!(
@@ -321,7 +323,7 @@ async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock
     catch_up(&c, &mut follower, &mut sub).await;
     // Round 2 is dealt; the floor stops hand-for-hand; the clock runs.
     let again = c
-        .begin_hand("b", *first, T0, Seed::from_u64(9))
+        .begin_hand("b", *first, T0, &move |_| Seed::from_u64(9))
         .await
         .unwrap();
     assert!(matches!(again, Begin::Started(..)), "{again:?}");

@@ -88,7 +88,7 @@ async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L
     // A hand dealt one second before the end of level 1 plays level 1 to
     // its end, though the level changes while it is played (TDA 23).
     let Begin::Started(events, _) = c
-        .begin_hand("t", 1, T0 + 20 * MIN - 1_000, Seed::from_u64(1))
+        .begin_hand("t", 1, T0 + 20 * MIN - 1_000, &move |_| Seed::from_u64(1))
         .await
         .unwrap()
     else {
@@ -107,7 +107,7 @@ async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L
         .unwrap();
     // The next hand plays level 2.
     let Begin::Started(events, _) = c
-        .begin_hand("t", 1, T0 + 20 * MIN + 31_000, Seed::from_u64(3))
+        .begin_hand("t", 1, T0 + 20 * MIN + 31_000, &move |_| Seed::from_u64(3))
         .await
         .unwrap()
     else {
@@ -125,7 +125,7 @@ async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L
     assert_eq!(after, before);
     // The first break comes after level 6: no hand is dealt on it.
     assert!(matches!(
-        c.begin_hand("t", 2, T0 + 125 * MIN, Seed::from_u64(4)).await.unwrap(),
+        c.begin_hand("t", 2, T0 + 125 * MIN, &move |_| Seed::from_u64(4)).await.unwrap(),
         Begin::OnBreak(r) if r == 5 * MIN
     ));
 }

@@ -29,7 +29,7 @@ impl Inputs for Fixed {
     fn now(&self) -> Millis {
         T0
     }
-    fn seed(&self) -> Seed {
+    fn seed(&self, _: &str, _: u32, _: u64) -> Seed {
         Seed::from_u64(9)
     }
 }
@@ -123,12 +123,9 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
     for round in 0..40u64 {
         for table in [1u32, 2] {
             let begin = c
-                .begin_hand(
-                    "f",
-                    table,
-                    T0,
-                    Seed::from_u64(round << 8 | u64::from(table)),
-                )
+                .begin_hand("f", table, T0, &move |_| {
+                    Seed::from_u64(round << 8 | u64::from(table))
+                })
                 .await
                 .unwrap();
             let Begin::Started(_, state) = begin else {
@@ -138,7 +135,7 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
             play_out(&c, "f", table, state, 0, &mut rng).await;
             // Until the follower reports it, seating holds the table.
             let again = c
-                .begin_hand("f", table, T0, Seed::from_u64(0))
+                .begin_hand("f", table, T0, &move |_| Seed::from_u64(0))
                 .await
                 .unwrap();
             assert!(
@@ -213,7 +210,7 @@ async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request(
         .unwrap();
     let restarted = Conductor::new(log.clone());
     let begin = restarted
-        .begin_hand("g", 1, T0, Seed::from_u64(5))
+        .begin_hand("g", 1, T0, &move |_| Seed::from_u64(5))
         .await
         .unwrap();
     let Begin::Started(events, state) = begin else {
@@ -226,7 +223,7 @@ async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request(
     // Asked again while it is played (the answer lost): the same hand back,
     // and no second deal.
     let again = restarted
-        .begin_hand("g", 1, T0, Seed::from_u64(6))
+        .begin_hand("g", 1, T0, &move |_| Seed::from_u64(6))
         .await
         .unwrap();
     let Begin::Started(again_events, _) = &again else {
@@ -255,12 +252,9 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
     for round in 0..6u64 {
         for table in [1u32, 2] {
             let Begin::Started(_, state) = c
-                .begin_hand(
-                    "r",
-                    table,
-                    T0,
-                    Seed::from_u64(round << 8 | u64::from(table)),
-                )
+                .begin_hand("r", table, T0, &move |_| {
+                    Seed::from_u64(round << 8 | u64::from(table))
+                })
                 .await
                 .unwrap()
             else {
@@ -271,7 +265,10 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
         }
     }
     // A hand dealt at table 1 and acted on once, then the process stops.
-    let Begin::Started(_, state) = c.begin_hand("r", 1, T0, Seed::from_u64(99)).await.unwrap()
+    let Begin::Started(_, state) = c
+        .begin_hand("r", 1, T0, &move |_| Seed::from_u64(99))
+        .await
+        .unwrap()
     else {
         panic!("table 1 deals");
     };
@@ -344,7 +341,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
     let (summary, busted) = 'found: {
         for round in 0..400u64 {
             let Begin::Started(_, state) = c
-                .begin_hand("b", 1, T0, Seed::from_u64(round))
+                .begin_hand("b", 1, T0, &move |_| Seed::from_u64(round))
                 .await
                 .unwrap()
             else {
@@ -387,7 +384,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
     // and the table dealt its next hand on seating's word,
     let restarted = Conductor::new(log.clone());
     let Begin::Started(_, state) = restarted
-        .begin_hand("b", 1, T0, Seed::from_u64(999))
+        .begin_hand("b", 1, T0, &move |_| Seed::from_u64(999))
         .await
         .unwrap()
     else {
@@ -415,7 +412,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
                 }
             }
             let Begin::Started(_, next) = restarted
-                .begin_hand("b", 1, T0, Seed::from_u64(round))
+                .begin_hand("b", 1, T0, &move |_| Seed::from_u64(round))
                 .await
                 .unwrap()
             else {

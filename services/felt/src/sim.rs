@@ -180,6 +180,47 @@ fn seed(master: u64, a: u64, b: u64) -> Seed {
     Seed(bytes)
 }
 
+/// The seeds of the services `felt sim` runs in its own process: each
+/// derived from `--seed` and what it is for.
+fn sim_seeds(master: u64) -> crate::serve::Seeds {
+    use crate::serve::Draw;
+    fn text(s: &str) -> u64 {
+        // FNV-1a: stable across runs and Rust versions.
+        s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+    crate::serve::Seeds::from_fn(move |draw| {
+        let (kind, tournament, key) = match draw {
+            Draw::Seats { tournament } => (2, tournament, 0),
+            Draw::Deck {
+                tournament,
+                table,
+                hand,
+            } => (3, tournament, u64::from(table) << 32 | hand),
+            Draw::HandEnd {
+                tournament,
+                table,
+                hand,
+            } => (4, tournament, u64::from(table) << 32 | hand),
+            Draw::Registration {
+                tournament,
+                command_id,
+            } => (5, tournament, text(command_id)),
+            Draw::TableDeal {
+                tournament,
+                table,
+                command_id,
+            } => (
+                6,
+                tournament,
+                text(table) ^ text(command_id).rotate_left(17),
+            ),
+        };
+        seed(master ^ text(tournament), kind, key)
+    })
+}
+
 /// The simulation: the services' client.
 struct Sim {
     tournament: String,
@@ -383,10 +424,14 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
         Arc::new(move || clock.now())
     };
     let token = crate::serve::fresh_seed().to_string();
-    let settings = crate::serve::Settings::with_tokens(vec![(
+    let mut settings = crate::serve::Settings::with_tokens(vec![(
         token.clone(),
         crate::serve::auth::Role::Director,
     )]);
+    // The services in this process draw their seeds (seats, decks, seating's
+    // draws) from `--seed`, so that a run can be played again; no request
+    // carries one.
+    settings.seeds = sim_seeds(args.seed);
     let incoming = tonic::transport::server::TcpIncoming::bind("127.0.0.1:0".parse()?)
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .with_nodelay(Some(true));
@@ -509,7 +554,6 @@ async fn play(
         let mut c = sim.seating();
         let req = sim.request(pb::StartTournamentRequest {
             tournament_id: t.into(),
-            seed: seed(args.seed, 2, 0).to_string(),
         });
         async move { c.start_tournament(req).await }
     })
@@ -726,17 +770,14 @@ impl Sim {
         use pb::begin_hand_response::Outcome;
         let t = self.tournament.as_str();
         let mut rng = ChaCha8Rng::seed_from_u64(self.master ^ u64::from(table) << 32);
-        let mut attempt = 0u64;
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
             }
             let now = self.clock.now();
-            attempt += 1;
             let begin = pb::BeginHandRequest {
                 tournament_id: t.into(),
                 table,
-                deck_seed: seed(self.master, 3, u64::from(table) << 32 | attempt).to_string(),
             };
             // (Asked again after a restart, seating gives back the hand it
             // dealt, or deals the one it granted.)

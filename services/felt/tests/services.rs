@@ -225,7 +225,6 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
         .start_tournament(with(
             pb::StartTournamentRequest {
                 tournament_id: T.into(),
-                seed: String::new(),
             },
             "boss",
         ))

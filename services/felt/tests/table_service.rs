@@ -41,6 +41,8 @@ impl Service {
                 "--token",
                 "director=boss",
                 "--token",
+                "floor=floor",
+                "--token",
                 "dealer:t1/1=dealer-1",
                 "--token",
                 "dealer:t1/2=dealer-2",
@@ -111,8 +113,8 @@ fn act(seat: u32, kind: pb::action::Kind) -> C {
     })
 }
 
-/// A digital hand at 50/100 on table t1/1, dealt from seed `seed`.
-fn start_hand(id: &str, seed: u64, button: Option<u32>) -> pb::ExecuteRequest {
+/// A digital hand at 50/100 on table t1/1 (the service draws the seed).
+fn start_hand(id: &str, button: Option<u32>) -> pb::ExecuteRequest {
     exec(
         id,
         C::StartHand(pb::StartHand {
@@ -124,7 +126,7 @@ fn start_hand(id: &str, seed: u64, button: Option<u32>) -> pb::ExecuteRequest {
                 smallest_chip: 25,
             }),
             deal: Some(pb::Deal {
-                kind: Some(pb::deal::Kind::DigitalSeed(format!("{seed:064x}"))),
+                kind: Some(pb::deal::Kind::Digital(pb::DigitalDeal {})),
             }),
             button,
         }),
@@ -156,7 +158,7 @@ async fn set_up(client: &mut TableServiceClient<Channel>) {
             .await
             .expect("setup");
     }
-    let start = start_hand("start-1", 42, Some(3));
+    let start = start_hand("start-1", Some(3));
     client
         .execute(with_token(start, "dealer-1"))
         .await
@@ -372,11 +374,13 @@ async fn partners_never_see_an_untabled_hole_card() {
         .await
         .unwrap()
         .into_inner();
-    // The dealer sees the cards; the partner does not.
-    let dealer = get_table(&mut client, "dealer-1").await;
+    // The director sees the cards; the partner and the dealer do not.
+    let dealer = get_table(&mut client, "boss").await;
     assert!(dealer.seats.iter().all(|s| s.hole_cards.len() == 2));
     let partner = get_table(&mut client, "tv").await;
     assert!(partner.seats.iter().all(|s| s.hole_cards.is_empty()));
+    let tablet = get_table(&mut client, "dealer-1").await;
+    assert!(tablet.seats.iter().all(|s| s.hole_cards.is_empty()));
     // Seat 3 folds, seat 1 folds: seat 2 wins without showing.
     for (i, seat) in [3, 1].into_iter().enumerate() {
         client
@@ -465,6 +469,321 @@ async fn partners_never_see_an_untabled_hole_card() {
         .into_inner()
         .phh;
     assert!(phh.contains("d dh p1 ????"), "{phh}");
+}
+
+/// The first message of a table's watch as `token` gets it: the stream,
+/// or the refusal.
+async fn watch(
+    client: &mut TableServiceClient<Channel>,
+    token: &str,
+) -> Result<tonic::Streaming<pb::WatchTableResponse>, tonic::Status> {
+    client
+        .watch_table(with_token(
+            pb::WatchTableRequest {
+                table: table("1"),
+                after_version: 0,
+            },
+            token,
+        ))
+        .await
+        .map(tonic::Response::into_inner)
+}
+
+/// Every item of a stream until `done` says so (at most 10 s apart).
+async fn read_until<T: std::fmt::Debug>(
+    stream: &mut tonic::Streaming<T>,
+    done: impl Fn(&str) -> bool,
+) -> String {
+    let mut text = String::new();
+    while !done(&text) {
+        let item = tokio::time::timeout(std::time::Duration::from_secs(10), stream.message())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .expect("the stream goes on");
+        text.push_str(&format!("{item:?}\n"));
+    }
+    text
+}
+
+/// A dealer's token reads its own table only, and no one but the director
+/// and the floor reads a hole card or a burn card in the air, on every read
+/// path. (The probe: one lost tablet read every table's hole cards live;
+/// partners got burn cards as soon as they were dealt.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_read_is_scoped_to_the_callers_role() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let mut watches = Vec::new();
+    for token in ["boss", "floor", "dealer-1", "tv"] {
+        watches.push((token, watch(&mut client, token).await.expect("a watch")));
+    }
+    let mut everything = Vec::new();
+    for token in ["boss", "tv"] {
+        let stream = client
+            .watch_tournament_tables(with_token(
+                pb::WatchTournamentTablesRequest {
+                    tournament_id: "t1".into(),
+                    after_position: 0,
+                },
+                token,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        everything.push((token, stream));
+    }
+    // Everyone calls, the big blind checks: the flop is burnt and dealt.
+    for (i, (seat, kind)) in [
+        (3, pb::action::Kind::Call(pb::Call {})),
+        (1, pb::action::Kind::Call(pb::Call {})),
+        (2, pb::action::Kind::Check(pb::Check {})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        client
+            .execute(with_token(
+                exec(&format!("pre{i}"), act(seat, kind)),
+                "dealer-1",
+            ))
+            .await
+            .unwrap();
+    }
+    let full = get_table(&mut client, "boss").await;
+    assert_eq!(full.hand.as_ref().map(|h| h.board.len()), Some(3));
+    let secret: Vec<String> = full
+        .seats
+        .iter()
+        .flat_map(|s| s.hole_cards.clone())
+        .collect();
+    assert_eq!(secret.len(), 6);
+
+    // Another table's dealer reads nothing here, by any path.
+    let denied = |r: Result<(), tonic::Status>, what: &str| {
+        let e = r.expect_err(what);
+        assert_eq!(e.code(), Code::PermissionDenied, "{what}: {e:?}");
+        assert!(e.message().contains("own table"), "{}", e.message());
+    };
+    denied(
+        client
+            .get_table(with_token(
+                pb::GetTableRequest { table: table("1") },
+                "dealer-2",
+            ))
+            .await
+            .map(|_| ()),
+        "GetTable",
+    );
+    denied(
+        client
+            .get_hand_history(with_token(
+                pb::GetHandHistoryRequest {
+                    table: table("1"),
+                    hand_number: 1,
+                },
+                "dealer-2",
+            ))
+            .await
+            .map(|_| ()),
+        "GetHandHistory",
+    );
+    denied(
+        client
+            .get_hand_phh(with_token(
+                pb::GetHandPhhRequest {
+                    table: table("1"),
+                    hand_number: 1,
+                },
+                "dealer-2",
+            ))
+            .await
+            .map(|_| ()),
+        "GetHandPhh",
+    );
+    denied(
+        watch(&mut client, "dealer-2").await.map(|_| ()),
+        "WatchTable",
+    );
+    for dealer in ["dealer-1", "dealer-2"] {
+        denied(
+            client
+                .watch_tournament_tables(with_token(
+                    pb::WatchTournamentTablesRequest {
+                        tournament_id: "t1".into(),
+                        after_position: 0,
+                    },
+                    dealer,
+                ))
+                .await
+                .map(|_| ()),
+            "WatchTournamentTables",
+        );
+    }
+
+    // The table now: the director and the floor see the cards, the
+    // table's own dealer and partners do not.
+    for (token, sees) in [
+        ("boss", true),
+        ("floor", true),
+        ("dealer-1", false),
+        ("tv", false),
+    ] {
+        let view = get_table(&mut client, token).await;
+        let shown = view
+            .seats
+            .iter()
+            .filter(|s| !s.hole_cards.is_empty())
+            .count();
+        assert_eq!(shown, if sees { 3 } else { 0 }, "{token}");
+    }
+    // The hand so far: the burn card and the hole cards only to the
+    // director and the floor.
+    for (token, sees) in [
+        ("boss", true),
+        ("floor", true),
+        ("dealer-1", false),
+        ("tv", false),
+    ] {
+        let history = client
+            .get_hand_history(with_token(
+                pb::GetHandHistoryRequest {
+                    table: table("1"),
+                    hand_number: 1,
+                },
+                token,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        let flop = history
+            .events
+            .iter()
+            .find(|e| e.r#type == "StreetDealt")
+            .expect("the flop");
+        assert_eq!(
+            !flop.json.contains("\"burn\":null"),
+            sees,
+            "{token}: {}",
+            flop.json
+        );
+        let text = format!("{history:?}");
+        if !sees {
+            assert_secret(&text, &secret);
+        }
+    }
+    // Live: each watch of the table, and of the tournament, up to the flop.
+    for (token, mut stream) in watches {
+        let text = read_until(&mut stream, |t| t.contains("StreetDealt")).await;
+        let sees = matches!(token, "boss" | "floor");
+        assert_eq!(!text.contains("\\\"burn\\\":null"), sees, "{token}: {text}");
+        if !sees {
+            assert_secret(&text, &secret);
+        }
+    }
+    for (token, mut stream) in everything {
+        let text = read_until(&mut stream, |t| t.contains("StreetDealt")).await;
+        let sees = token == "boss";
+        assert_eq!(!text.contains("\\\"burn\\\":null"), sees, "{token}: {text}");
+        if !sees {
+            assert_secret(&text, &secret);
+        }
+    }
+    // The hand's PHH waits for its end, for everyone.
+    let e = client
+        .get_hand_phh(with_token(
+            pb::GetHandPhhRequest {
+                table: table("1"),
+                hand_number: 1,
+            },
+            "dealer-1",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+}
+
+/// No caller chooses a deck: a hand and a misdeal's re-deal each get a
+/// seed the service draws, committed to in the view and revealed with the
+/// hand, and no two are the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_deck_is_drawn_by_the_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let commitment = |v: &pb::TableView| v.hand.as_ref().unwrap().deck_commitment.clone();
+    let first = commitment(&get_table(&mut client, "boss").await);
+    let misdeal = exec(
+        "misdeal-1",
+        C::Misdeal(pb::Misdeal {
+            reason: "a card exposed in the deal".into(),
+            deal: Some(pb::Deal {
+                kind: Some(pb::deal::Kind::Digital(pb::DigitalDeal {})),
+            }),
+        }),
+    );
+    client
+        .execute(with_token(misdeal.clone(), "floor"))
+        .await
+        .expect("a misdeal");
+    let redealt = get_table(&mut client, "boss").await;
+    let second = commitment(&redealt);
+    assert_ne!(first, second, "the re-deal has a deck of its own");
+    // Sent again, the misdeal changes nothing (its seed is not drawn anew).
+    let again = client
+        .execute(with_token(misdeal, "floor"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(again.duplicate);
+    assert_eq!(commitment(&get_table(&mut client, "boss").await), second);
+    // A deal without a kind is refused, naming the field.
+    let e = client
+        .execute(with_token(
+            exec(
+                "misdeal-2",
+                C::Misdeal(pb::Misdeal {
+                    reason: "again".into(),
+                    deal: Some(pb::Deal { kind: None }),
+                }),
+            ),
+            "floor",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert_eq!(e.message(), "misdeal.deal: digital or physical is required");
+    // Every hand's seed is revealed once it is over, and follows its
+    // commitment: the audit's check of the deals.
+    let mut k = 0;
+    while let Some(hand) = get_table(&mut client, "boss").await.hand {
+        let seat = hand.to_act.expect("someone to act");
+        client
+            .execute(with_token(
+                exec(
+                    &format!("fold{k}"),
+                    act(seat, pb::action::Kind::Fold(pb::Fold {})),
+                ),
+                "dealer-1",
+            ))
+            .await
+            .unwrap();
+        k += 1;
+    }
+    client
+        .execute(with_token(start_hand("start-2", None), "dealer-1"))
+        .await
+        .expect("hand 2");
+    let third = commitment(&get_table(&mut client, "boss").await);
+    assert!(third != first && third != second);
+    drop(service);
+    let log = felt_eventlog::EmbeddedLog::open(&dir.path().join("data").join("log.redb")).unwrap();
+    let stream = felt_tablelog::stream("t1", "1").unwrap();
+    let events = felt_tablelog::load(&log, &stream).await.unwrap();
+    assert_eq!(felt_table::check_deals(&events).map(|n| n > 0), Ok(true));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -652,7 +971,7 @@ async fn two_replicas_on_jetstream_store_every_action_once() {
     assert_eq!(va.hands_played, 1);
     // Two different commands for the same turn, one at each replica: one
     // wins, the other is decided again on the new state and refused.
-    let start = start_hand("start-2", 43, None);
+    let start = start_hand("start-2", None);
     ca.execute(with_token(start, "dealer-1")).await.unwrap();
     let seat = get_table(&mut ca, "boss")
         .await
@@ -875,7 +1194,7 @@ async fn with_a_broadcast_delay_partners_get_the_whole_hand_after_it() {
     let service = Service::spawn(&["--data", data.to_str().unwrap(), "--broadcast-delay", "2"]);
     let mut client = service.client().await;
     set_up(&mut client).await;
-    let dealt = get_table(&mut client, "dealer-1").await;
+    let dealt = get_table(&mut client, "boss").await;
     for (i, seat) in [3, 1].into_iter().enumerate() {
         client
             .execute(with_token(

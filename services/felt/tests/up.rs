@@ -229,7 +229,6 @@ async fn tournament(log: &[&str], data: &Path) {
         .start_tournament(with(
             pb::StartTournamentRequest {
                 tournament_id: T.into(),
-                seed: String::new(),
             },
             &director,
         ))
@@ -594,7 +593,6 @@ async fn the_table_service_times_players_out_by_the_action_clock_and_a_called_cl
         .start_tournament(with(
             pb::StartTournamentRequest {
                 tournament_id: t.into(),
-                seed: String::new(),
             },
             up.token("director"),
         ))
@@ -609,7 +607,6 @@ async fn the_table_service_times_players_out_by_the_action_clock_and_a_called_cl
                     pb::BeginHandRequest {
                         tournament_id: t.into(),
                         table: 1,
-                        deck_seed: String::new(),
                     },
                     up.token("director"),
                 ))

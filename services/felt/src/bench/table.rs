@@ -52,7 +52,7 @@ fn start(hand: u64) -> C {
             smallest_chip: 25,
         }),
         deal: Some(pb::Deal {
-            kind: Some(pb::deal::Kind::DigitalSeed(format!("{hand:064x}"))),
+            kind: Some(pb::deal::Kind::Digital(pb::DigitalDeal {})),
         }),
         button: (hand == 0).then_some(9),
     })

@@ -14,9 +14,11 @@ pub(crate) enum Role {
     Director,
     /// Rulings, misdeals and penalties, and every dealer command, every table.
     Floor,
-    /// Dealer commands at one table.
+    /// Dealer commands at one table, and reads of that table only; hole
+    /// cards only once tabled (a lost tablet exposes one table's play,
+    /// never a card in the air).
     Dealer { tournament: String, table: String },
-    /// Read-only; hole cards only once tabled.
+    /// Read-only, every table; hole cards only once tabled.
     Partner,
 }
 
@@ -31,9 +33,35 @@ impl Role {
         }
     }
 
-    /// Whether the role sees hole cards before they are tabled.
+    /// Whether the role sees hole cards before they are tabled, burn
+    /// cards and a digital deal's seed during the hand: the director's
+    /// and the floor's only.
     pub(crate) fn sees_all_cards(&self) -> bool {
-        !matches!(self, Role::Partner)
+        matches!(self, Role::Director | Role::Floor)
+    }
+
+    /// Refuses a dealer reading another table than their own; every other
+    /// role reads every table (with the cards `sees_all_cards` allows).
+    pub(crate) fn reads_table(&self, tournament: &str, table: &str) -> Result<(), Status> {
+        match self {
+            Role::Dealer {
+                tournament: t,
+                table: n,
+            } if t != tournament || n != table => Err(Status::permission_denied(format!(
+                "a dealer reads only their own table ({t}/{n})"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a dealer reading a whole tournament's tables.
+    pub(crate) fn reads_every_table(&self) -> Result<(), Status> {
+        match self {
+            Role::Dealer { tournament, table } => Err(Status::permission_denied(format!(
+                "a dealer reads only their own table ({tournament}/{table}): watch it with WatchTable"
+            ))),
+            _ => Ok(()),
+        }
     }
 }
 

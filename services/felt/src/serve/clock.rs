@@ -134,6 +134,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         &self,
         request: Request<pb::GetClockRequest>,
     ) -> Result<Response<pb::GetClockResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let t = request.into_inner().tournament_id;
         self.ctx.known(&t).await?;
@@ -154,6 +155,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         &self,
         request: Request<pb::GetStructureRequest>,
     ) -> Result<Response<pb::GetStructureResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let t = request.into_inner().tournament_id;
         self.ctx.known(&t).await?;
@@ -197,6 +199,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         &self,
         request: Request<pb::ControlClockRequest>,
     ) -> Result<Response<pb::ControlClockResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         floor_or_director(&role(&request)?, "controlling the clock")?;
         let req = request.into_inner();
         if req.command_id.is_empty() {
@@ -284,6 +287,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         &self,
         request: Request<pb::WatchClockRequest>,
     ) -> Result<Response<Self::WatchClockStream>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let req = request.into_inner();
         let t = req.tournament_id;

@@ -35,15 +35,13 @@ fn two(texts: &[String], field: &str) -> Result<[Card; 2], Status> {
     }
 }
 
-fn deal(d: Option<&pb::Deal>) -> Result<Deal, Status> {
+/// A deal as asked for; a digital one is dealt from `deck`'s seed, which
+/// the service draws (no request carries a seed).
+fn deal(d: Option<&pb::Deal>, field: &str, deck: &dyn Fn() -> Seed) -> Result<Deal, Status> {
     match d.and_then(|d| d.kind.as_ref()) {
-        Some(pb::deal::Kind::DigitalSeed(hex)) => Ok(Deal::Digital {
-            seed: hex
-                .parse::<Seed>()
-                .map_err(|e| invalid(format!("deal.digital_seed: {e}")))?,
-        }),
+        Some(pb::deal::Kind::Digital(_)) => Ok(Deal::Digital { seed: deck() }),
         Some(pb::deal::Kind::Physical(_)) => Ok(Deal::Physical),
-        None => Err(invalid("deal: digital_seed or physical is required")),
+        None => Err(invalid(format!("{field}: digital or physical is required"))),
     }
 }
 
@@ -93,8 +91,12 @@ fn action(a: Option<&pb::Action>) -> Result<PlayerAction, Status> {
     })
 }
 
-/// The domain command an `ExecuteRequest` carries.
-pub(crate) fn command(req: &pb::ExecuteRequest) -> Result<Command, Status> {
+/// The domain command an `ExecuteRequest` carries; a digital deal's seed
+/// comes from `deck`.
+pub(crate) fn command(
+    req: &pb::ExecuteRequest,
+    deck: &dyn Fn() -> Seed,
+) -> Result<Command, Status> {
     use pb::execute_request::Command as C;
     let c = req
         .command
@@ -119,7 +121,7 @@ pub(crate) fn command(req: &pb::ExecuteRequest) -> Result<Command, Status> {
         },
         C::StartHand(s) => Command::StartHand {
             level: level(s.level.as_ref())?,
-            deal: deal(s.deal.as_ref())?,
+            deal: deal(s.deal.as_ref(), "start_hand.deal", deck)?,
             button: s.button.map(|b| seat(b, "start_hand.button")).transpose()?,
         },
         C::EnterHoleCards(e) => Command::EnterHoleCards {
@@ -165,7 +167,7 @@ pub(crate) fn command(req: &pb::ExecuteRequest) -> Result<Command, Status> {
         },
         C::Misdeal(m) => Command::Misdeal {
             reason: m.reason.clone(),
-            deal: deal(m.deal.as_ref())?,
+            deal: deal(m.deal.as_ref(), "misdeal.deal", deck)?,
         },
         C::Rule(r) => Command::Rule {
             ruling: match r.ruling.as_ref().and_then(|r| r.kind.as_ref()) {
@@ -306,13 +308,24 @@ pub(crate) fn view(
     }
 }
 
-/// A partner's copy of a table's events: hole cards go out only when
-/// tabled (`CardsShown`), never as dealt or entered.
+/// A copy of a table's events for those who may not see cards in the
+/// air (partners, and dealers): hole cards go out only when tabled
+/// (`CardsShown`), never as dealt or entered; burn cards never; a digital
+/// deal's seed is sealed (the commitment stays).
 pub(crate) fn for_partners(events: &[(u64, TableEvent)]) -> Vec<pb::Event> {
     events
         .iter()
         .filter_map(|(seq, e)| match e {
             TableEvent::HoleCardsEntered { .. } => None,
+            TableEvent::StreetDealt { street, cards, .. } => Some(event(
+                *seq,
+                &TableEvent::StreetDealt {
+                    street: *street,
+                    cards: cards.clone(),
+                    burn: None,
+                },
+                true,
+            )),
             TableEvent::HoleCardsDealt { cards } => Some(event(
                 *seq,
                 &TableEvent::HoleCardsDealt {

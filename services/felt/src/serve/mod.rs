@@ -21,6 +21,7 @@ pub(crate) mod auth;
 mod clock;
 mod convert;
 mod display;
+mod limits;
 mod payout;
 mod remote;
 mod seating;
@@ -28,7 +29,7 @@ mod shared;
 mod status;
 mod table;
 
-pub(crate) use shared::{Now, fresh_seed, wall_clock};
+pub(crate) use shared::{Draw, Now, Seeds, fresh_seed, wall_clock};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ServeCommand {
@@ -201,6 +202,9 @@ pub(crate) struct Settings {
     tls: Option<ServerTlsConfig>,
     /// Whether the room display's pages are served beside the API.
     display: bool,
+    /// Where every seed comes from: the operating system, but for the
+    /// services `felt sim` runs in its own process.
+    pub(crate) seeds: Seeds,
 }
 
 /// The server's TLS settings: a certificate and key, and for mTLS the CA
@@ -247,6 +251,7 @@ impl Settings {
             broadcast_delay: None,
             tls: None,
             display: false,
+            seeds: Seeds::os(),
         }
     }
 }
@@ -295,6 +300,7 @@ impl ServeArgs {
                 self.tls_client_ca.clone().or(file.tls_client_ca),
             )?,
             display: false,
+            seeds: Seeds::os(),
         })
     }
 }
@@ -534,6 +540,7 @@ pub(crate) async fn serve_conductor<L: EventLog + 'static>(
     let ctx = shared::Ctx {
         conductor: conductor.clone(),
         now,
+        seeds: settings.seeds.clone(),
         known: Arc::default(),
         progress: Arc::default(),
     };
@@ -545,7 +552,11 @@ pub(crate) async fn serve_conductor<L: EventLog + 'static>(
     let mut routes = RoutesBuilder::default();
     routes.add_service(health_service).add_service(reflection);
     if services.table {
-        let api = table::TableApi::new(conductor.clone(), settings.broadcast_delay);
+        let api = table::TableApi::new(
+            conductor.clone(),
+            settings.broadcast_delay,
+            settings.seeds.clone(),
+        );
         health
             .set_serving::<TableServiceServer<table::TableApi<L>>>()
             .await;

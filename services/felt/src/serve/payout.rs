@@ -79,6 +79,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         &self,
         request: Request<pb::GetPayoutsRequest>,
     ) -> Result<Response<pb::GetPayoutsResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let t = request.into_inner().tournament_id;
         let state = self.state(&t).await?;
@@ -138,6 +139,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         &self,
         request: Request<pb::GetResultsRequest>,
     ) -> Result<Response<pb::GetResultsResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let t = request.into_inner().tournament_id;
         let state = self.state(&t).await?;
@@ -174,6 +176,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         &self,
         request: Request<pb::ExportResultsRequest>,
     ) -> Result<Response<pb::ExportResultsResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let req = request.into_inner();
         let (format, content_type) = match pb::ExportFormat::try_from(req.format) {
@@ -196,6 +199,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         &self,
         request: Request<pb::DealRequest>,
     ) -> Result<Response<pb::DealResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         floor_or_director(&role(&request)?, "a deal")?;
         let req = request.into_inner();
         if req.command_id.is_empty() {
@@ -235,6 +239,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         &self,
         request: Request<pb::WatchResultsRequest>,
     ) -> Result<Response<Self::WatchResultsStream>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let req = request.into_inner();
         self.ctx.known(&req.tournament_id).await?;

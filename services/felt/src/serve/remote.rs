@@ -65,14 +65,15 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
         Command::RemovePlayer { seat } => C::RemovePlayer(pb::RemovePlayer {
             seat: u32::from(*seat),
         }),
+        // The table service draws the deck's seed itself.
         Command::StartHand {
             level: l,
-            deal: Deal::Digital { seed },
+            deal: Deal::Digital { .. },
             button,
         } => C::StartHand(pb::StartHand {
             level: Some(level(l)),
             deal: Some(pb::Deal {
-                kind: Some(pb::deal::Kind::DigitalSeed(seed.to_string())),
+                kind: Some(pb::deal::Kind::Digital(pb::DigitalDeal {})),
             }),
             button: button.map(u32::from),
         }),
@@ -175,7 +176,10 @@ mod tests {
                 command_id: "x".into(),
                 command: Some(wire(&c).unwrap()),
             };
-            assert_eq!(super::super::convert::command(&req).unwrap(), c);
+            // (The seed is the table service's: it reads the deal back
+            // with the seed it draws.)
+            let drawn = felt_cards::Seed::from_u64(7);
+            assert_eq!(super::super::convert::command(&req, &|| drawn).unwrap(), c);
         }
         assert!(matches!(
             wire(&Command::Act {

@@ -20,7 +20,7 @@ use tonic::{Request, Response, Status};
 use super::auth::{Role, role};
 use super::convert;
 use super::shared::{
-    Ctx, ServiceInputs, director, floor_or_director, follow_stream, json_event, seed_or_fresh,
+    Ctx, Draw, ServiceInputs, director, floor_or_director, follow_stream, json_event,
 };
 use super::status::{log as log_status, tournament as tournament_status};
 
@@ -176,23 +176,27 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         director(&role(&request)?, "creating a tournament")?;
         let req = request.into_inner();
         let t = req.tournament_id.clone();
-        let stream = seating_stream(&t).map_err(|e| invalid(format!("tournament_id: {e}")))?;
+        seating_stream(&t).map_err(|e| invalid(format!("tournament_id: {e}")))?;
         if req.name.is_empty() {
             return Err(invalid("name is required"));
         }
         let spec = spec(&req)?;
-        let existed = self
-            .ctx
-            .conductor
-            .seating
-            .log()
-            .version(&stream)
+        // Created: in the registry (which comes last). A creation cut short
+        // is finished now.
+        let log = self.ctx.conductor.seating.log();
+        let existed = felt_tournament::aggregates::tournaments(log.as_ref())
             .await
             .map_err(log_status)?
-            > 0;
+            .iter()
+            .any(|c| c.tournament == t)
+            && felt_tournament::aggregates::parts(log.as_ref(), &t)
+                .await
+                .map_err(log_status)?
+                .whole();
         if !existed {
             self.ctx
                 .conductor
@@ -211,6 +215,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let all =
             felt_tournament::aggregates::tournaments(self.ctx.conductor.seating.log().as_ref())
@@ -218,6 +223,12 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 .map_err(log_status)?;
         let mut tournaments = Vec::with_capacity(all.len());
         for t in all {
+            // One tournament a log written before creation was all or
+            // nothing holds half created is passed over, not the list.
+            if let Err(e) = self.ctx.known(&t.tournament).await {
+                tracing::warn!(tournament = %t.tournament, reason = e.message(), "not listed");
+                continue;
+            }
             let s = self.state(&t.tournament).await?;
             tournaments.push(pb::TournamentSummary {
                 tournament_id: t.tournament,
@@ -235,6 +246,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::RegisterResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         floor_or_director(&role(&request)?, "registering players")?;
         let req = request.into_inner();
         if req.command_id.is_empty() {
@@ -253,7 +265,10 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 &req.player_id,
                 &req.name,
                 self.ctx.now(),
-                super::shared::fresh_seed(),
+                self.ctx.seeds.draw(Draw::Registration {
+                    tournament: &req.tournament_id,
+                    command_id: &req.command_id,
+                }),
             )
             .await
             .map_err(tournament_status)?;
@@ -271,6 +286,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::RegisterManyRequest>,
     ) -> Result<Response<pb::RegisterManyResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         floor_or_director(&role(&request)?, "registering players")?;
         let req = request.into_inner();
         if req.command_id.is_empty() {
@@ -293,7 +309,10 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 &req.command_id,
                 &players,
                 self.ctx.now(),
-                super::shared::fresh_seed(),
+                self.ctx.seeds.draw(Draw::Registration {
+                    tournament: &req.tournament_id,
+                    command_id: &req.command_id,
+                }),
             )
             .await
             .map_err(tournament_status)?;
@@ -309,6 +328,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::UnregisterRequest>,
     ) -> Result<Response<pb::UnregisterResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         floor_or_director(&role(&request)?, "unregistering players")?;
         let req = request.into_inner();
         self.ctx.known(&req.tournament_id).await?;
@@ -324,10 +344,13 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::StartTournamentRequest>,
     ) -> Result<Response<pb::StartTournamentResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         director(&role(&request)?, "starting play")?;
         let req = request.into_inner();
-        let seed = seed_or_fresh(&req.seed, "seed")?;
         self.ctx.known(&req.tournament_id).await?;
+        let seed = self.ctx.seeds.draw(Draw::Seats {
+            tournament: &req.tournament_id,
+        });
         self.ctx
             .conductor
             .start(&req.tournament_id, self.ctx.now(), seed)
@@ -344,6 +367,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::CloseRegistrationRequest>,
     ) -> Result<Response<pb::CloseRegistrationResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         director(&role(&request)?, "closing registration")?;
         let t = request.into_inner().tournament_id;
         self.ctx.known(&t).await?;
@@ -363,6 +387,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::BeginHandRequest>,
     ) -> Result<Response<pb::BeginHandResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         let role = role(&request)?;
         let req = request.into_inner();
         match &role {
@@ -375,8 +400,18 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 ));
             }
         }
-        let deck = seed_or_fresh(&req.deck_seed, "deck_seed")?;
         self.ctx.known(&req.tournament_id).await?;
+        // The deck's seed is the service's to draw, never the caller's.
+        let seeds = self.ctx.seeds.clone();
+        let tournament = req.tournament_id.clone();
+        let table = req.table;
+        let deck = move |hand: u64| {
+            seeds.draw(Draw::Deck {
+                tournament: &tournament,
+                table,
+                hand,
+            })
+        };
         // A table told to wait (mostly for its last hand's end to reach
         // seating from the log) is answered when seating lets it deal, or
         // after a while: the dealer does not have to ask again and again.
@@ -389,7 +424,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             let begin = self
                 .ctx
                 .conductor
-                .begin_hand(&req.tournament_id, req.table, self.ctx.now(), deck)
+                .begin_hand(&req.tournament_id, req.table, self.ctx.now(), &deck)
                 .await
                 .map_err(tournament_status)?;
             let now = tokio::time::Instant::now();
@@ -432,6 +467,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::FindSeatRequest>,
     ) -> Result<Response<pb::FindSeatResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let req = request.into_inner();
         let query = req.query.trim().to_lowercase();
@@ -458,6 +494,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::GetTableMapRequest>,
     ) -> Result<Response<pb::GetTableMapResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let state = self.state(&request.into_inner().tournament_id).await?;
         let tables = state
@@ -487,6 +524,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::GetStandingsRequest>,
     ) -> Result<Response<pb::GetStandingsResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let state = self.state(&request.into_inner().tournament_id).await?;
         let stack = state.settings().map_or(0, |s| s.starting_stack);
@@ -522,6 +560,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::GetMovesRequest>,
     ) -> Result<Response<pb::GetMovesResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let request = request.into_inner();
         let state = self.state(&request.tournament_id).await?;
@@ -562,6 +601,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         &self,
         request: Request<pb::WatchSeatingRequest>,
     ) -> Result<Response<Self::WatchSeatingStream>, Status> {
+        super::limits::check(request.get_ref())?;
         role(&request)?;
         let req = request.into_inner();
         self.ctx.known(&req.tournament_id).await?;
@@ -607,7 +647,7 @@ const BEGIN_RECHECK: std::time::Duration = std::time::Duration::from_millis(250)
 /// reports the hands after it again (each report is idempotent). Runs
 /// until the process stops.
 pub(crate) async fn follower<L: EventLog + 'static>(ctx: Ctx<L>) {
-    let inputs = ServiceInputs(ctx.now.clone());
+    let inputs = ServiceInputs(ctx.now.clone(), ctx.seeds.clone());
     loop {
         let result = felt_tournament::follow::follow(
             &ctx.conductor,

@@ -25,40 +25,95 @@ pub(crate) fn wall_clock() -> i64 {
 /// The service's one source of time (tests hand in a manual one).
 pub(crate) type Now = Arc<dyn Fn() -> i64 + Send + Sync>;
 
-/// A seed from the operating system's randomness: the services draw the
-/// seeds the domain crates are handed.
+/// A seed from the operating system's cryptographic source: the services
+/// draw the seeds the domain crates are handed. Without it the process
+/// stops: a seed it could guess (the time, a counter) would let whoever
+/// guesses it know the cards.
 pub(crate) fn fresh_seed() -> Seed {
     let mut bytes = [0u8; 32];
     if let Err(e) = rand::rngs::OsRng.try_fill_bytes(&mut bytes) {
-        // Without the OS's randomness, fall back on the time and a
-        // counter: unpredictable enough for a seat draw, never repeated.
-        tracing::warn!(%e, "no randomness from the operating system");
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        bytes[..8].copy_from_slice(&wall_clock().to_le_bytes());
-        bytes[8..16].copy_from_slice(&n.to_le_bytes());
+        tracing::error!(%e, "no randomness from the operating system: stopping");
+        eprintln!("felt: no randomness from the operating system ({e}): stopping");
+        std::process::exit(70);
     }
     Seed(bytes)
 }
 
-/// A seed given as 64 hex digits, or a fresh one when empty.
-pub(crate) fn seed_or_fresh(text: &str, field: &str) -> Result<Seed, Status> {
-    if text.is_empty() {
-        return Ok(fresh_seed());
-    }
-    text.parse()
-        .map_err(|e| Status::invalid_argument(format!("{field}: {e}")))
+/// What a seed is drawn for. The services draw every seed from the
+/// operating system whatever it is for; no caller ever chooses one (whoever
+/// chooses a deck's seed chooses its cards). `felt sim` hands the services
+/// it runs in its own process a source that derives each seed from its
+/// `--seed` and this, so that a run can be played again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Draw<'a> {
+    /// The seat draw at the start (TDA 7).
+    Seats { tournament: &'a str },
+    /// The deck of a hand seating granted a table.
+    Deck {
+        tournament: &'a str,
+        table: u32,
+        hand: u64,
+    },
+    /// A digital deal asked for at the table service (a hand started there,
+    /// or a misdeal's re-deal), by the command's id.
+    TableDeal {
+        tournament: &'a str,
+        table: &'a str,
+        command_id: &'a str,
+    },
+    /// Seats for late entries, by the registration's command id.
+    Registration {
+        tournament: &'a str,
+        command_id: &'a str,
+    },
+    /// Seating's draws after a hand's end (breaking, balancing).
+    HandEnd {
+        tournament: &'a str,
+        table: u32,
+        hand: u64,
+    },
 }
 
-/// The follower's inputs: the service's time and fresh seeds.
-pub(crate) struct ServiceInputs(pub(crate) Now);
+/// Where a service's seeds come from.
+#[derive(Clone)]
+pub(crate) struct Seeds(Arc<dyn Fn(Draw<'_>) -> Seed + Send + Sync>);
+
+impl Seeds {
+    /// The operating system's cryptographic source: what every service
+    /// runs with.
+    pub(crate) fn os() -> Seeds {
+        Seeds(Arc::new(|_| fresh_seed()))
+    }
+
+    /// A source of the caller's (`felt sim` in its own process).
+    pub(crate) fn from_fn(f: impl Fn(Draw<'_>) -> Seed + Send + Sync + 'static) -> Seeds {
+        Seeds(Arc::new(f))
+    }
+
+    pub(crate) fn draw(&self, what: Draw<'_>) -> Seed {
+        (self.0)(what)
+    }
+}
+
+impl std::fmt::Debug for Seeds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Seeds")
+    }
+}
+
+/// The follower's inputs: the service's time and seeds.
+pub(crate) struct ServiceInputs(pub(crate) Now, pub(crate) Seeds);
 
 impl felt_tournament::follow::Inputs for ServiceInputs {
     fn now(&self) -> i64 {
         (self.0)()
     }
-    fn seed(&self) -> Seed {
-        fresh_seed()
+    fn seed(&self, tournament: &str, table: u32, hand: u64) -> Seed {
+        self.1.draw(Draw::HandEnd {
+            tournament,
+            table,
+            hand,
+        })
     }
 }
 
@@ -66,6 +121,8 @@ impl felt_tournament::follow::Inputs for ServiceInputs {
 pub(crate) struct Ctx<L: EventLog> {
     pub(crate) conductor: Arc<Conductor<L>>,
     pub(crate) now: Now,
+    /// Every seed the service draws.
+    pub(crate) seeds: Seeds,
     /// Tournaments known to exist (a tournament is never deleted).
     pub(crate) known: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
     /// Told when the follower reports a hand end at a table: its dealer,
@@ -96,6 +153,7 @@ impl<L: EventLog> Clone for Ctx<L> {
         Ctx {
             conductor: self.conductor.clone(),
             now: self.now.clone(),
+            seeds: self.seeds.clone(),
             known: self.known.clone(),
             progress: self.progress.clone(),
         }
@@ -132,17 +190,22 @@ impl<L: EventLog + 'static> Ctx<L> {
         if seen {
             return Ok(());
         }
-        let stream = felt_tournament::aggregates::seating_stream(tournament)
+        felt_tournament::aggregates::seating_stream(tournament)
             .map_err(|e| Status::invalid_argument(format!("tournament_id: {e}")))?;
-        let version = self
-            .conductor
-            .seating
-            .log()
-            .version(&stream)
-            .await
-            .map_err(log_status)?;
-        if version == 0 {
+        let parts =
+            felt_tournament::aggregates::parts(self.conductor.seating.log().as_ref(), tournament)
+                .await
+                .map_err(log_status)?;
+        if !parts.seating {
             return Err(Status::not_found(format!("no tournament {tournament:?}")));
+        }
+        if !parts.whole() {
+            // Only a log written before creation was all or nothing (or a
+            // creation cut short) holds one: creating it again finishes it.
+            return Err(Status::not_found(format!(
+                "tournament {tournament:?} was never wholly created: {} never accepted it",
+                parts.missing()
+            )));
         }
         self.known
             .lock()

@@ -18,6 +18,7 @@ use tracing::Instrument;
 
 use super::auth::{Role, role};
 use super::convert;
+use super::shared::{Draw, Seeds};
 use super::status::{log as log_status, status};
 
 /// The table service on a log.
@@ -28,6 +29,8 @@ pub(crate) struct TableApi<L: EventLog> {
     /// After this long past a hand's end, partners get it whole: every
     /// hole card, and the seed that dealt them.
     broadcast_delay: Option<std::time::Duration>,
+    /// Every digital deal's seed.
+    seeds: Seeds,
 }
 
 impl<L: EventLog> TableApi<L> {
@@ -35,11 +38,13 @@ impl<L: EventLog> TableApi<L> {
     pub(crate) fn new(
         conductor: Arc<Conductor<L>>,
         broadcast_delay: Option<std::time::Duration>,
+        seeds: Seeds,
     ) -> Self {
         TableApi {
             handler: conductor.tables.clone(),
             conductor,
             broadcast_delay,
+            seeds,
         }
     }
 
@@ -129,7 +134,8 @@ impl<L: EventLog + 'static> TableApi<L> {
         number: u64,
         role: &Role,
     ) -> Result<(Vec<(u64, TableEvent)>, bool, bool), Status> {
-        let (stream, _) = stream_of(table)?;
+        let (stream, table) = stream_of(table)?;
+        role.reads_table(&table.tournament_id, &table.table_id)?;
         let (events, times) = self.load(&stream).await?;
         let (hand, finished) = hand_events(&events, number)
             .ok_or_else(|| Status::not_found(format!("hand {number} was not dealt here")))?;
@@ -155,6 +161,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         &self,
         request: Request<pb::ExecuteRequest>,
     ) -> Result<Response<pb::ExecuteResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         let role = role(&request)?;
         let metadata = request.metadata().clone();
         let req = request.into_inner();
@@ -162,7 +169,13 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         if req.command_id.is_empty() {
             return Err(Status::invalid_argument("command_id is required"));
         }
-        let command = convert::command(&req)?;
+        let command = convert::command(&req, &|| {
+            self.seeds.draw(Draw::TableDeal {
+                tournament: &table.tournament_id,
+                table: &table.table_id,
+                command_id: &req.command_id,
+            })
+        })?;
         match &role {
             Role::Director | Role::Floor => {}
             Role::Dealer {
@@ -261,8 +274,10 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         &self,
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         let role = role(&request)?;
         let (stream, table) = stream_of(request.get_ref().table.as_ref())?;
+        role.reads_table(&table.tournament_id, &table.table_id)?;
         Ok(Response::new(pb::GetTableResponse {
             table: Some(self.view(&stream, table, &role).await?),
         }))
@@ -272,6 +287,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         &self,
         request: Request<pb::GetHandHistoryRequest>,
     ) -> Result<Response<pb::GetHandHistoryResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         let role = role(&request)?;
         let req = request.into_inner();
         let (hand, _, whole) = self
@@ -285,6 +301,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         &self,
         request: Request<pb::GetHandPhhRequest>,
     ) -> Result<Response<pb::GetHandPhhResponse>, Status> {
+        super::limits::check(request.get_ref())?;
         let role = role(&request)?;
         let req = request.into_inner();
         let (hand, finished, whole) = self
@@ -316,9 +333,11 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         &self,
         request: Request<pb::WatchTableRequest>,
     ) -> Result<Response<Self::WatchTableStream>, Status> {
+        super::limits::check(request.get_ref())?;
         let role = role(&request)?;
         let req = request.into_inner();
         let (stream, table) = stream_of(req.table.as_ref())?;
+        role.reads_table(&table.tournament_id, &table.table_id)?;
         let mut after = req.after_version;
         let (tx, rx) = mpsc::channel(256);
         if after == 0 {
@@ -371,7 +390,9 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         &self,
         request: Request<pb::WatchTournamentTablesRequest>,
     ) -> Result<Response<Self::WatchTournamentTablesStream>, Status> {
+        super::limits::check(request.get_ref())?;
         let role = role(&request)?;
+        role.reads_every_table()?;
         let req = request.into_inner();
         StreamId::new(&req.tournament_id, "table", "x")
             .map_err(|e| Status::invalid_argument(format!("tournament_id: {e}")))?;

@@ -237,7 +237,6 @@ pub(crate) async fn open_tournament(
         .start_tournament(with(
             pb::StartTournamentRequest {
                 tournament_id: id.into(),
-                seed: String::new(),
             },
             token,
         ))
@@ -274,7 +273,6 @@ pub(crate) async fn play_hand(
             pb::BeginHandRequest {
                 tournament_id: tournament.into(),
                 table,
-                deck_seed: String::new(),
             },
             token,
         );

@@ -1,0 +1,323 @@
+//! Every string a request carries, bounded before anything reads it: a
+//! documented maximum length and character set per kind of field (the
+//! `.proto` comments say the same). A refusal is `INVALID_ARGUMENT` naming
+//! the field and quoting at most a short prefix of what was sent.
+
+use felt_proto::v1 as pb;
+use tonic::Status;
+
+/// Tournament and table ids: letters, digits, '-' and '_'.
+pub(crate) const ID: usize = 64;
+/// Command ids: printable ASCII, no spaces.
+pub(crate) const COMMAND_ID: usize = 128;
+/// Player ids: printable ASCII, no spaces.
+pub(crate) const PLAYER_ID: usize = 64;
+/// A tournament's or a player's name: any characters but control ones.
+pub(crate) const NAME: usize = 100;
+/// A pause's, a misdeal's or a ruling's reason.
+pub(crate) const REASON: usize = 500;
+/// A seat finder's query.
+pub(crate) const QUERY: usize = 100;
+/// A named choice (a preset, a balance, a pay sheet): a short word.
+pub(crate) const CHOICE: usize = 32;
+/// A structure as TOML or JSON.
+pub(crate) const STRUCTURE: usize = 64 * 1024;
+/// A card ("Ah", "Td").
+pub(crate) const CARD: usize = 2;
+/// Players in one RegisterMany.
+pub(crate) const REGISTRANTS: usize = 10_000;
+
+/// At most the first 16 characters of a refused input.
+pub(crate) fn prefix(text: &str) -> String {
+    match text.char_indices().nth(16) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+fn invalid(field: &str, why: String) -> Status {
+    Status::invalid_argument(format!("{field}: {why}"))
+}
+
+fn length(field: &str, value: &str, max: usize) -> Result<(), Status> {
+    let n = value.chars().count();
+    if n > max {
+        return Err(invalid(
+            field,
+            format!("at most {max} characters, not {n} ({:?})", prefix(value)),
+        ));
+    }
+    Ok(())
+}
+
+/// An id of letters, digits, '-' and '_' (empty passes: "required" is the
+/// handler's to say).
+pub(crate) fn id(field: &str, value: &str) -> Result<(), Status> {
+    length(field, value, ID)?;
+    if !value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(invalid(
+            field,
+            format!("letters, digits, '-' and '_' only ({:?})", prefix(value)),
+        ));
+    }
+    Ok(())
+}
+
+/// Printable ASCII without spaces.
+fn token(field: &str, value: &str, max: usize) -> Result<(), Status> {
+    length(field, value, max)?;
+    if !value.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(invalid(
+            field,
+            format!(
+                "printable ASCII characters without spaces only ({:?})",
+                prefix(value)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Text of any characters but control ones.
+pub(crate) fn text(field: &str, value: &str, max: usize) -> Result<(), Status> {
+    length(field, value, max)?;
+    if value.chars().any(char::is_control) {
+        return Err(invalid(
+            field,
+            format!("no control characters ({:?})", prefix(value)),
+        ));
+    }
+    Ok(())
+}
+
+fn cards(field: &str, cards: &[String]) -> Result<(), Status> {
+    if cards.len() > 5 {
+        return Err(invalid(
+            field,
+            format!("at most 5 cards, not {}", cards.len()),
+        ));
+    }
+    cards.iter().try_for_each(|c| text(field, c, CARD))
+}
+
+/// A request whose strings are bounded.
+pub(crate) trait Bounded {
+    /// Refuses the first string over its bound.
+    fn bounded(&self) -> Result<(), Status>;
+}
+
+/// Checks a request's strings.
+pub(crate) fn check<T: Bounded>(request: &T) -> Result<(), Status> {
+    request.bounded()
+}
+
+fn table_ref(t: Option<&pb::TableRef>) -> Result<(), Status> {
+    if let Some(t) = t {
+        id("table.tournament_id", &t.tournament_id)?;
+        id("table.table_id", &t.table_id)?;
+    }
+    Ok(())
+}
+
+/// Requests that carry only a tournament id.
+macro_rules! tournament_only {
+    ($($t:ty),* $(,)?) => {$(
+        impl Bounded for $t {
+            fn bounded(&self) -> Result<(), Status> {
+                id("tournament_id", &self.tournament_id)
+            }
+        }
+    )*};
+}
+
+tournament_only!(
+    pb::GetClockRequest,
+    pb::GetStructureRequest,
+    pb::WatchClockRequest,
+    pb::GetPayoutsRequest,
+    pb::GetResultsRequest,
+    pb::ExportResultsRequest,
+    pb::WatchResultsRequest,
+    pb::UnregisterRequest,
+    pb::StartTournamentRequest,
+    pb::CloseRegistrationRequest,
+    pb::BeginHandRequest,
+    pb::GetTableMapRequest,
+    pb::GetStandingsRequest,
+    pb::GetMovesRequest,
+    pb::WatchSeatingRequest,
+    pb::WatchTournamentTablesRequest,
+);
+
+impl Bounded for pb::ListTournamentsRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::ControlClockRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        use pb::control_clock_request::Command;
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        match &self.command {
+            Some(Command::Pause(p)) => text("pause.reason", &p.reason, REASON),
+            Some(Command::Resume(r)) => text("resume.reason", &r.reason, REASON),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Bounded for pb::DealRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)
+    }
+}
+
+impl Bounded for pb::CreateTournamentRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        use pb::create_tournament_request::Structure;
+        id("tournament_id", &self.tournament_id)?;
+        text("name", &self.name, NAME)?;
+        match &self.structure {
+            Some(Structure::Preset(p)) => text("preset", p, CHOICE)?,
+            Some(Structure::StructureText(s)) => length("structure_text", s, STRUCTURE)?,
+            None => {}
+        }
+        text("balance", &self.balance, CHOICE)?;
+        text("simultaneous_busts", &self.simultaneous_busts, CHOICE)?;
+        if let Some(m) = &self.money {
+            if !m.currency.is_empty() && !felt_payout::valid_currency(&m.currency) {
+                return Err(invalid(
+                    "money.currency",
+                    format!(
+                        "an ISO 4217 code of three capital letters, e.g. \"BRL\", not {:?}",
+                        prefix(&m.currency)
+                    ),
+                ));
+            }
+            text("money.pay_sheet", &m.pay_sheet, CHOICE)?;
+        }
+        if self.redraws_at.len() > 100 {
+            return Err(invalid(
+                "redraws_at",
+                format!("at most 100 counts, not {}", self.redraws_at.len()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for pb::RegisterRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        token("player_id", &self.player_id, PLAYER_ID)?;
+        text("name", &self.name, NAME)
+    }
+}
+
+impl Bounded for pb::RegisterManyRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        if self.players.len() > REGISTRANTS {
+            return Err(invalid(
+                "players",
+                format!(
+                    "at most {REGISTRANTS} in one call, not {}",
+                    self.players.len()
+                ),
+            ));
+        }
+        for (i, p) in self.players.iter().enumerate() {
+            token(&format!("players[{i}].player_id"), &p.player_id, PLAYER_ID)?;
+            text(&format!("players[{i}].name"), &p.name, NAME)?;
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for pb::FindSeatRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        text("query", &self.query, QUERY)
+    }
+}
+
+impl Bounded for pb::ExecuteRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        use pb::execute_request::Command as C;
+        table_ref(self.table.as_ref())?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        match &self.command {
+            Some(C::EnterHoleCards(e)) => cards("enter_hole_cards.cards", &e.cards),
+            Some(C::DealBoard(d)) => cards("deal_board.cards", &d.cards),
+            Some(C::Show(s)) => cards("show.cards", &s.cards),
+            Some(C::Misdeal(m)) => text("misdeal.reason", &m.reason, REASON),
+            Some(C::Rule(r)) => text("rule.reason", &r.reason, REASON),
+            Some(C::PushChips(p)) => {
+                let n = p.chips.len() + p.in_front.as_ref().map_or(0, |f| f.chips.len());
+                if n > 1_000 {
+                    return Err(invalid(
+                        "push_chips",
+                        format!("at most 1000 chips, not {n}"),
+                    ));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+macro_rules! table_only {
+    ($($t:ty),* $(,)?) => {$(
+        impl Bounded for $t {
+            fn bounded(&self) -> Result<(), Status> {
+                table_ref(self.table.as_ref())
+            }
+        }
+    )*};
+}
+
+table_only!(
+    pb::GetTableRequest,
+    pb::GetHandHistoryRequest,
+    pb::GetHandPhhRequest,
+    pb::WatchTableRequest,
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_string_is_refused_quoting_only_its_start() {
+        let name = "x".repeat(10_000);
+        let err = text("name", &name, NAME).unwrap_err();
+        assert_eq!(err.code(), tonic::Code::InvalidArgument);
+        assert!(
+            err.message()
+                .starts_with("name: at most 100 characters, not 10000")
+        );
+        assert!(err.message().len() < 120, "{}", err.message());
+    }
+
+    #[test]
+    fn ids_commands_and_names_keep_to_their_characters() {
+        assert!(id("tournament_id", "main-2026_a").is_ok());
+        assert!(id("tournament_id", "a.b").is_err());
+        assert!(id("tournament_id", &"a".repeat(65)).is_err());
+        assert!(token("command_id", "h1-flop-s3", COMMAND_ID).is_ok());
+        assert!(token("command_id", "a b", COMMAND_ID).is_err());
+        assert!(text("name", "João Ñandú", NAME).is_ok());
+        assert!(text("name", "a\nb", NAME).is_err());
+        assert_eq!(prefix("ab"), "ab");
+        assert_eq!(prefix(&"é".repeat(20)), format!("{}…", "é".repeat(16)));
+    }
+}
