@@ -11,7 +11,7 @@ use felt_proto::v1 as pb;
 use tonic::Code;
 
 mod common;
-use common::{Up, with};
+use common::{Up, presales, with};
 
 fn create(id: &str) -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
@@ -61,25 +61,6 @@ fn audit(data: &Path) -> (bool, String) {
     )
 }
 
-async fn register(up: &Up, t: &str, players: u32) {
-    up.seating()
-        .register_many(with(
-            pb::RegisterManyRequest {
-                tournament_id: t.into(),
-                command_id: "presales".into(),
-                players: (1..=players)
-                    .map(|i| pb::Registrant {
-                        player_id: format!("p{i}"),
-                        name: format!("Player {i}"),
-                    })
-                    .collect(),
-            },
-            up.token("director"),
-        ))
-        .await
-        .expect("registered");
-}
-
 /// A creation refused for its table size or its action clock leaves
 /// nothing anywhere: the list, the display's index and the audit go on
 /// for every other tournament, and the id can be created properly after.
@@ -97,12 +78,12 @@ async fn a_refused_creation_leaves_nothing_behind_and_unfinished_play_audits_cle
         .create_tournament(with(create("waiting"), &director))
         .await
         .expect("created");
-    register(&up, "waiting", 3).await;
+    presales(&mut up.seating(), "waiting", 3, up.token("director")).await;
     seating
         .create_tournament(with(create("live"), &director))
         .await
         .expect("created");
-    register(&up, "live", 4).await;
+    presales(&mut up.seating(), "live", 4, up.token("director")).await;
     seating
         .start_tournament(with(
             pb::StartTournamentRequest {

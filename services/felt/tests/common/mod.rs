@@ -217,6 +217,26 @@ pub(crate) async fn open_tournament(
         ))
         .await
         .expect("create");
+    presales(seating, id, players, token).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: id.into(),
+            },
+            token,
+        ))
+        .await
+        .expect("start")
+        .into_inner()
+}
+
+/// Presold entries "Player 01" … (player ids p1 …) registered in one list.
+pub(crate) async fn presales(
+    seating: &mut SeatingServiceClient<Channel>,
+    id: &str,
+    players: u32,
+    token: &str,
+) {
     seating
         .register_many(with(
             pb::RegisterManyRequest {
@@ -233,16 +253,6 @@ pub(crate) async fn open_tournament(
         ))
         .await
         .expect("register");
-    seating
-        .start_tournament(with(
-            pb::StartTournamentRequest {
-                tournament_id: id.into(),
-            },
-            token,
-        ))
-        .await
-        .expect("start")
-        .into_inner()
 }
 
 /// What one ask to deal came to.
