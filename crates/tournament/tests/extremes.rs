@@ -166,6 +166,14 @@ fn edge(small: u64, bound: u64, k: u64) -> u64 {
     }
 }
 
+/// Seating, the table engine and payout each keep their bound (none depends
+/// on the others); they must be the same bounds.
+#[test]
+fn seating_the_tables_and_payout_keep_the_same_bounds() {
+    assert_eq!(felt_seating::MAX_CHIPS, felt_table::MAX_CHIPS);
+    assert_eq!(felt_seating::MAX_ENTRIES, felt_payout::MAX_FIELD);
+}
+
 #[tokio::test]
 async fn the_largest_amounts_play_to_a_winner_and_one_more_is_refused() {
     let stack = MAX_CHIPS / u64::from(MAX_ENTRIES);
