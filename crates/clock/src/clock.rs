@@ -276,6 +276,14 @@ pub struct ClockState {
     pub day: u32,
     /// Time-bank cards used, by player, this day and in all.
     pub time_banks_used: std::collections::BTreeMap<u64, u32>,
+    /// Hand-for-hand periods started so far (the current one's number
+    /// while in hand-for-hand).
+    #[serde(default)]
+    pub hand_for_hand_periods: u64,
+    /// In hand-for-hand, when the break being taken began: hands take no
+    /// time off a break, it runs on the wall clock.
+    #[serde(default)]
+    pub hand_for_hand_break: Option<Millis>,
 }
 
 /// What the clock shows at a moment.
@@ -307,9 +315,27 @@ impl ClockState {
         }
     }
 
+    /// Since when the current period's time runs on the wall clock: while
+    /// running, and during a break taken in hand-for-hand.
+    fn counting_since(&self) -> Option<Millis> {
+        match self.status {
+            Status::Running { since } => Some(since),
+            Status::HandForHand { .. } => self.hand_for_hand_break,
+            _ => None,
+        }
+    }
+
+    /// Whether the current period is a break.
+    fn on_break(&self) -> bool {
+        self.structure
+            .as_ref()
+            .and_then(|s| s.periods.get(self.period))
+            .is_some_and(|p| matches!(p, Period::Break(_)))
+    }
+
     /// Time left in the current period at `now`, never negative.
     pub fn remaining_at(&self, now: Millis) -> Millis {
-        match self.running_since() {
+        match self.counting_since() {
             Some(since) => (self.remaining - (now - since).max(0)).max(0),
             None => self.remaining,
         }
@@ -407,6 +433,11 @@ impl ClockState {
                 if let Status::Running { since } = &mut self.status {
                     *since = *at;
                 }
+                // In hand-for-hand a break is taken on the wall clock; the
+                // level after it waits for hands again.
+                if let Status::HandForHand { .. } = self.status {
+                    self.hand_for_hand_break = self.on_break().then_some(*at);
+                }
                 self.last = *at;
             }
             ClockEvent::Paused {
@@ -420,7 +451,14 @@ impl ClockState {
                 self.remaining = *remaining;
                 self.last = *at;
             }
-            ClockEvent::Resumed { at, .. } | ClockEvent::HandForHandStopped { at } => {
+            ClockEvent::Resumed { at, .. } => {
+                self.status = Status::Running { since: *at };
+                self.last = *at;
+            }
+            ClockEvent::HandForHandStopped { at } => {
+                // (A break being taken has run since it began.)
+                self.remaining = self.remaining_at(*at);
+                self.hand_for_hand_break = None;
                 self.status = Status::Running { since: *at };
                 self.last = *at;
             }
@@ -428,6 +466,9 @@ impl ClockState {
                 self.remaining = *remaining;
                 if let Status::Running { since } = &mut self.status {
                     *since = *at;
+                }
+                if self.hand_for_hand_break.is_some() {
+                    self.hand_for_hand_break = Some(*at);
                 }
                 self.last = *at;
             }
@@ -441,6 +482,9 @@ impl ClockState {
                 if let Status::Running { since } = &mut self.status {
                     *since = *at;
                 }
+                if let Status::HandForHand { .. } = self.status {
+                    self.hand_for_hand_break = self.on_break().then_some(*at);
+                }
                 self.last = *at;
             }
             ClockEvent::HandForHandStarted {
@@ -449,12 +493,15 @@ impl ClockState {
                 remaining,
             } => {
                 let tables: BTreeSet<u32> = tables.iter().copied().collect();
+                self.hand_for_hand_periods += 1;
                 self.status = Status::HandForHand {
                     round: 1,
                     waiting: tables.clone(),
                     tables,
                 };
                 self.remaining = *remaining;
+                // Started during a break: the break runs on.
+                self.hand_for_hand_break = self.on_break().then_some(*at);
                 self.last = *at;
             }
             ClockEvent::TableFinishedHand { at, table } => {
@@ -519,10 +566,13 @@ impl ClockState {
 /// The period boundaries a running clock passed by `now`, each at its time.
 fn catch_up(state: &ClockState, now: Millis) -> Vec<ClockEvent> {
     let mut events = Vec::new();
-    let (Some(structure), Some(mut since)) = (state.structure.as_ref(), state.running_since())
+    let (Some(structure), Some(mut since)) = (state.structure.as_ref(), state.counting_since())
     else {
         return events;
     };
+    // In hand-for-hand only a break runs on the wall clock: the level
+    // after it waits for hands.
+    let stops_at_a_level = matches!(state.status, Status::HandForHand { .. });
     let mut period = state.period;
     let mut remaining = state.remaining;
     while period + 1 < structure.periods.len() && since + remaining <= now {
@@ -535,6 +585,9 @@ fn catch_up(state: &ClockState, now: Millis) -> Vec<ClockEvent> {
             period,
             remaining,
         });
+        if stops_at_a_level && matches!(structure.periods[period], Period::Level(_)) {
+            break;
+        }
     }
     events
 }
@@ -553,6 +606,11 @@ fn deduct(
     let mut period = state.period;
     let mut remaining = state.remaining;
     let mut left = deduct;
+    // A break is taken on the wall clock, not by hands: a deduction that
+    // reaches one ends there.
+    if matches!(structure.periods.get(period), Some(Period::Break(_))) {
+        left = 0;
+    }
     while left >= remaining && period + 1 < structure.periods.len() {
         left -= remaining;
         period += 1;
@@ -562,6 +620,9 @@ fn deduct(
             period,
             remaining,
         });
+        if matches!(structure.periods[period], Period::Break(_)) {
+            left = 0;
+        }
     }
     let deducted = left.min(remaining);
     events.push(ClockEvent::HandForHandRoundEnded {

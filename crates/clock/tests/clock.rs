@@ -220,6 +220,94 @@ fn adjusting_adding_time_and_jumping() {
     ));
 }
 
+/// Every table in hand-for-hand finishes its hand at `at`.
+fn hand_for_hand_round(state: &mut ClockState, at: Millis, tables: &[u32]) -> Vec<ClockEvent> {
+    let mut events = Vec::new();
+    for &table in tables {
+        events.extend(run(state, ClockCommand::TableFinishedHand { at, table }));
+    }
+    events
+}
+
+/// A hand-for-hand hand that takes the clock to a break: the break is
+/// taken on the wall clock as it would be without hand-for-hand, and the
+/// hands go on taking their time off the level after it (seed 000, RP8:
+/// "Os blinds seguirão aumentando a medida que o relógio anda ao passo de
+/// 2 minutos por mão e novos níveis são atingidos"). The clock must not
+/// stand still at the break's start: no table could deal again.
+#[test]
+fn a_hand_for_hand_hand_that_reaches_a_break_takes_the_break_on_the_wall_clock() {
+    let mut state = started();
+    // One minute before the first break (after level 6, at 120 minutes).
+    let at = T0 + 119 * MIN;
+    run(
+        &mut state,
+        ClockCommand::StartHandForHand {
+            at,
+            tables: vec![1, 2],
+        },
+    );
+    let end = at + 3 * MIN;
+    let events = hand_for_hand_round(&mut state, end, &[1, 2]);
+    assert_eq!(level_starts(&events), vec![((end - T0) / 1000, 6)]);
+    // Five minutes later half the break is left, and no hand is dealt.
+    let view = state.view(end + 5 * MIN);
+    assert!(view.on_break);
+    assert_eq!(view.remaining, 5 * MIN);
+    assert_eq!(
+        state.level_for_hand(end + 5 * MIN),
+        Err(ClockError::OnBreak { remaining: 5 * MIN })
+    );
+    // Once it is over, level 7 is dealt, still hand for hand: its time
+    // waits for the hands.
+    let level = state.level_for_hand(end + 10 * MIN).expect("level 7");
+    assert_eq!(level.big_blind, 400);
+    let events = run(&mut state, ClockCommand::Tick { at: end + 11 * MIN });
+    assert_eq!(
+        level_starts(&events),
+        vec![((end + 10 * MIN - T0) / 1000, 7)]
+    );
+    assert!(matches!(state.status, Status::HandForHand { round: 2, .. }));
+    assert_eq!(state.view(end + 30 * MIN).remaining, 20 * MIN);
+    hand_for_hand_round(&mut state, end + 31 * MIN, &[1, 2]);
+    assert_eq!(state.view(end + 40 * MIN).remaining, 18 * MIN);
+}
+
+/// Hand-for-hand called during a break: the break runs on, then the level
+/// after it waits for the hands.
+#[test]
+fn hand_for_hand_started_on_a_break_lets_the_break_run_out() {
+    let mut state = started();
+    let at = T0 + 123 * MIN;
+    run(
+        &mut state,
+        ClockCommand::StartHandForHand {
+            at,
+            tables: vec![1, 2],
+        },
+    );
+    assert_eq!(state.view(at + 4 * MIN).remaining, 3 * MIN);
+    let level = state.level_for_hand(T0 + 130 * MIN).expect("level 7");
+    assert_eq!(level.big_blind, 400);
+    assert_eq!(state.view(T0 + 150 * MIN).remaining, 20 * MIN);
+    // Stopped during a break, the clock runs on from what is left.
+    let mut stopped = started();
+    run(
+        &mut stopped,
+        ClockCommand::StartHandForHand {
+            at,
+            tables: vec![1, 2],
+        },
+    );
+    run(
+        &mut stopped,
+        ClockCommand::StopHandForHand { at: at + 2 * MIN },
+    );
+    let view = stopped.view(at + 4 * MIN);
+    assert!(view.on_break);
+    assert_eq!(view.remaining, 3 * MIN);
+}
+
 #[test]
 fn hand_for_hand_deducts_per_hand_when_every_table_has_finished() {
     let mut state = started();
