@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use async_nats::jetstream::consumer::{AckPolicy, DeliverPolicy, push};
-use async_nats::jetstream::context::PublishErrorKind;
+use async_nats::jetstream::context::{CreateStreamErrorKind, PublishErrorKind};
 use async_nats::jetstream::message::PublishMessage;
 use async_nats::jetstream::stream::{
     self, DirectGetErrorKind, LastRawMessageErrorKind, StorageType,
@@ -34,6 +34,9 @@ pub struct NatsSettings {
     /// How long NATS remembers a message id to drop a duplicate publish;
     /// older retries are caught by the command id in the stream.
     pub duplicate_window: Duration,
+    /// How long connecting waits for JetStream to answer (servers still
+    /// starting, a cluster electing its leader) before giving up.
+    pub ready_within: Duration,
 }
 
 impl Default for NatsSettings {
@@ -43,7 +46,19 @@ impl Default for NatsSettings {
             replicas: 1,
             file_storage: true,
             duplicate_window: Duration::from_secs(120),
+            ready_within: Duration::from_secs(60),
         }
+    }
+}
+
+/// Whether JetStream did not answer because it is not ready yet: no
+/// answer, nobody answering, or "temporarily unavailable" (error code
+/// 10008, a cluster without its leader).
+fn not_ready_yet(kind: &CreateStreamErrorKind) -> bool {
+    match kind {
+        CreateStreamErrorKind::TimedOut | CreateStreamErrorKind::JetStreamUnavailable => true,
+        CreateStreamErrorKind::JetStream(e) => e.error_code().0 == 10008,
+        _ => false,
     }
 }
 
@@ -133,22 +148,32 @@ impl NatsLog {
             .await
             .map_err(nats)?;
         let js = jetstream::new(client);
-        let stream = js
-            .get_or_create_stream(stream::Config {
-                name: settings.stream.clone(),
-                subjects: vec!["felt.>".into()],
-                storage: if settings.file_storage {
-                    StorageType::File
-                } else {
-                    StorageType::Memory
-                },
-                num_replicas: settings.replicas,
-                duplicate_window: settings.duplicate_window,
-                allow_direct: true,
-                ..Default::default()
-            })
-            .await
-            .map_err(nats)?;
+        let config = stream::Config {
+            name: settings.stream.clone(),
+            subjects: vec!["felt.>".into()],
+            storage: if settings.file_storage {
+                StorageType::File
+            } else {
+                StorageType::Memory
+            },
+            num_replicas: settings.replicas,
+            duplicate_window: settings.duplicate_window,
+            allow_direct: true,
+            ..Default::default()
+        };
+        // A process started with (or before) its servers: JetStream answers
+        // once the servers are up and a cluster has elected its leader.
+        let asked = std::time::Instant::now();
+        let stream = loop {
+            match js.get_or_create_stream(config.clone()).await {
+                Ok(stream) => break stream,
+                Err(e) if not_ready_yet(&e.kind()) && asked.elapsed() < settings.ready_within => {
+                    tracing::warn!(error = %e, "jetstream is not ready yet: asking again");
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+                Err(e) => return Err(nats(e)),
+            }
+        };
         let replicated = stream.cached_info().config.num_replicas > 1;
         Ok(NatsLog {
             js,

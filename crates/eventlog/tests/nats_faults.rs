@@ -58,6 +58,87 @@ async fn nothing_acknowledged_is_lost_when_the_server_is_killed_between_appends(
     assert_eq!(next.first, acknowledged + 1);
 }
 
+/// A free loopback port (free now).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// One node of a three-node JetStream cluster on loopback, killed on drop
+/// (its folder removed after).
+struct Node {
+    child: std::process::Child,
+    _dir: tempfile::TempDir,
+}
+
+impl Node {
+    fn start(n: usize, client: &[u16; 3], routes: &[u16; 3]) -> Node {
+        let dir = tempfile::tempdir().expect("a folder");
+        let conf = dir.path().join("node.conf");
+        let route = |i: usize| format!("nats://127.0.0.1:{}", routes[i]);
+        std::fs::write(
+            &conf,
+            format!(
+                "server_name: n{n}\nlisten: 127.0.0.1:{}\njetstream {{ store_dir: {:?} }}\ncluster {{\n  name: c\n  listen: 127.0.0.1:{}\n  routes: [{}, {}, {}]\n}}\n",
+                client[n],
+                dir.path().join("store"),
+                routes[n],
+                route(0),
+                route(1),
+                route(2)
+            ),
+        )
+        .expect("a config");
+        let child =
+            std::process::Command::new(felt_testkit::nats_server_binary().expect("nats-server"))
+                .arg("-c")
+                .arg(&conf)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("start nats-server");
+        Node { child, _dir: dir }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A service started while its cluster cannot elect a JetStream leader
+/// (one node of three up): connecting waits for JetStream to answer
+/// instead of failing at its first request's timeout, and goes on once
+/// the others are up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_connecting_before_its_cluster_has_a_leader_waits_for_jetstream() {
+    let client = [free_port(), free_port(), free_port()];
+    let routes = [free_port(), free_port(), free_port()];
+    let _first = Node::start(0, &client, &routes);
+    let url = format!("nats://127.0.0.1:{}", client[0]);
+    let connecting =
+        tokio::spawn(async move { NatsLog::connect(&url, &NatsSettings::default()).await });
+    // Longer than a JetStream request waits for its answer (5 s).
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    assert!(!connecting.is_finished(), "{:?}", connecting.await);
+    let _second = Node::start(1, &client, &routes);
+    let _third = Node::start(2, &client, &routes);
+    let log = tokio::time::timeout(Duration::from_secs(60), connecting)
+        .await
+        .expect("connected within a minute")
+        .expect("the task")
+        .expect("connected once the cluster has a leader");
+    let s = stream("table", "early");
+    log.append(&s, Expected::NoStream, decision("first", 1, 2))
+        .await
+        .expect("append");
+    assert_eq!(log.read(&s, 1).await.map(|e| e.len()), Ok(2));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_append_the_server_never_acknowledged_is_retried_and_stored_once() {
     let mut server = NatsServer::start().expect("start nats-server");
