@@ -266,12 +266,41 @@ async fn load<E: DeserializeOwned>(
     Ok(Some((events, envelopes)))
 }
 
-fn fold<S: Default, E>(events: &[E], apply: impl Fn(&mut S, &E)) -> S {
-    let mut state = S::default();
-    for e in events {
-        apply(&mut state, e);
+/// A stream's events folded into its state; `None` (the failure
+/// reported against `stream`) when the state cannot take them: a log
+/// altered by hand may hold events no decider would have made, and the
+/// audit says so instead of crashing.
+fn fold<S: Default, E>(
+    stream: &str,
+    events: &[E],
+    apply: impl Fn(&mut S, &E),
+    report: &mut Report,
+) -> Option<S> {
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let folded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut state = S::default();
+        for e in events {
+            apply(&mut state, e);
+        }
+        state
+    }));
+    std::panic::set_hook(quiet);
+    match folded {
+        Ok(state) => Some(state),
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                .unwrap_or_else(|| "no reason given".into());
+            report.check(
+                &format!("{stream}: its events fold into a state"),
+                Err(format!("they cannot: {why}")),
+            );
+            None
+        }
     }
-    state
 }
 
 async fn verify(streams: &mut impl Streams, t: &str, report: &mut Report) -> anyhow::Result<u64> {
@@ -282,7 +311,14 @@ async fn verify(streams: &mut impl Streams, t: &str, report: &mut Report) -> any
         return Ok(count);
     };
     count += envs.len() as u64;
-    let seating: SeatingState = fold(&seating_events, SeatingState::apply);
+    let Some(seating) = fold(
+        &format!("{t}.seating"),
+        &seating_events,
+        SeatingState::apply,
+        report,
+    ) else {
+        return Ok(count);
+    };
     let settings = seating
         .settings()
         .ok_or_else(|| anyhow::anyhow!("tournament {t} has no seating: is it in this log?"))?
@@ -290,13 +326,16 @@ async fn verify(streams: &mut impl Streams, t: &str, report: &mut Report) -> any
     let clock = load::<felt_clock::ClockEvent>(streams, &clock_stream(t)?, report).await?;
     if let Some((events, envs)) = &clock {
         count += envs.len() as u64;
-        let state: ClockState = fold(events, ClockState::apply);
-        report.check(
-            &format!("{t}: the clock"),
-            (state.remaining >= 0)
-                .then_some(())
-                .ok_or_else(|| "negative time left".into()),
-        );
+        if let Some(state) =
+            fold::<ClockState, _>(&format!("{t}.clock"), events, ClockState::apply, report)
+        {
+            report.check(
+                &format!("{t}: the clock"),
+                (state.remaining >= 0)
+                    .then_some(())
+                    .ok_or_else(|| "negative time left".into()),
+            );
+        }
     }
     let payout = load::<felt_payout::PayoutEvent>(streams, &payout_stream(t)?, report).await?;
     if !seating.started {
@@ -331,7 +370,11 @@ async fn verify(streams: &mut impl Streams, t: &str, report: &mut Report) -> any
                 .map(|_| ())
                 .map_err(|e| e.to_string()),
         );
-        let state: TableState = fold(&events, TableState::apply);
+        let Some(state) =
+            fold::<TableState, _>(&stream.to_string(), &events, TableState::apply, report)
+        else {
+            continue;
+        };
         let (mut seated, mut removed) = (0u128, 0u128);
         for e in &events {
             match e {
@@ -417,8 +460,11 @@ async fn verify(streams: &mut impl Streams, t: &str, report: &mut Report) -> any
 
     if let Some((events, envs)) = &payout {
         count += envs.len() as u64;
-        let state: PayoutState = fold(events, PayoutState::apply);
-        check_places(t, &seating_events, &seating, &state, report);
+        if let Some(state) =
+            fold::<PayoutState, _>(&format!("{t}.payout"), events, PayoutState::apply, report)
+        {
+            check_places(t, &seating_events, &seating, &state, report);
+        }
     }
     Ok(count)
 }
@@ -477,8 +523,20 @@ fn check_places(
     let mut wrong = Vec::new();
     let mut out = 0u32;
     for (_, group) in &groups {
-        let n = group.len() as u32;
-        let (low, high) = (field - out - n + 1, field - out);
+        let n = u32::try_from(group.len()).unwrap_or(u32::MAX);
+        // (A log altered by hand may hold more busts than entries.)
+        let Some(low) = field
+            .checked_sub(out)
+            .and_then(|left| left.checked_sub(n))
+            .map(|below| below + 1)
+        else {
+            wrong.push(format!(
+                "{} busts recorded, more than the {field} entries",
+                u64::from(out) + group.len() as u64
+            ));
+            break;
+        };
+        let high = field - out;
         for entry in group {
             match payout.entries.get(entry).and_then(|e| e.place) {
                 Some((first, last)) if first >= low && last <= high => {}

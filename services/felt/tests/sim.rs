@@ -270,3 +270,65 @@ fn a_progressive_knockout_pays_every_bounty_to_the_players_who_won_the_chips() {
         .unwrap();
     assert_eq!(rows.len(), entries);
 }
+
+/// A log altered by hand so that its counts no longer add up (busts a
+/// writer slipped into seating's stream, properly chained, for more
+/// entries than the field): `felt audit verify` reports failed checks and
+/// exits with its failure code, never a crash.
+#[test]
+fn an_audit_of_a_log_whose_counts_no_longer_add_up_fails_without_crashing() {
+    use felt_eventlog::{Decision, EmbeddedLog, EventLog, Expected, NewEvent};
+    use felt_seating::SeatingEvent;
+    use felt_service::Aggregate;
+    use felt_tournament::aggregates::{Seating, seating_stream};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let t = sim(&["--data", data], "40", "altered");
+    {
+        let log = EmbeddedLog::open(&Path::new(data).join("log.redb")).unwrap();
+        let busts: Vec<NewEvent> = (1_000..1_100u64)
+            .map(|entry| {
+                let bust = SeatingEvent::Busted {
+                    entry,
+                    table: 1,
+                    remaining: 0,
+                    hand_for_hand_round: None,
+                };
+                NewEvent::encode(Seating::event_type(&bust), Seating::SCHEMA, &bust).unwrap()
+            })
+            .collect();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime
+            .block_on(log.append(
+                &seating_stream(&t).unwrap(),
+                Expected::Any,
+                Decision {
+                    command_id: "by-hand".into(),
+                    causation_id: None,
+                    correlation_id: None,
+                    recorded_at: 0,
+                    events: busts,
+                    trace: None,
+                },
+            ))
+            .unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["audit", "verify", "--data", data])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run felt audit");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
+    assert!(
+        said.contains(&format!("FAILED {t}: places and prizes follow the busts")),
+        "{said}"
+    );
+}
