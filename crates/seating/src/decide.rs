@@ -257,10 +257,10 @@ pub fn decide(
             }
             work.emit(SeatingEvent::RegistrationClosed);
         }
-        SeatingCommand::SetPaid { paid } => {
+        SeatingCommand::SetPaid { paid, seed } => {
             work.emit(SeatingEvent::PaidSet { paid: *paid });
             if state.started {
-                tidy(&mut work, &mut ChaCha20Rng::from_seed([0; 32]));
+                tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
             }
         }
         SeatingCommand::BeginHand { .. } => unreachable!("handled above"),
@@ -352,14 +352,14 @@ pub fn decide(
             }
             tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
         }
-        SeatingCommand::SeatConfirmed { entry } => {
+        SeatingCommand::SeatConfirmed { entry, seed } => {
             if !state.unconfirmed.contains(entry) {
                 return Err(SeatingError::NothingToConfirm { entry: *entry });
             }
             work.emit(SeatingEvent::SeatConfirmed { entry: *entry });
-            tidy(&mut work, &mut ChaCha20Rng::from_seed([0; 32]));
+            tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
         }
-        SeatingCommand::MoveCompleted { id, stack } => {
+        SeatingCommand::MoveCompleted { id, stack, seed } => {
             if !state.room.moves.contains_key(id) {
                 return Err(SeatingError::NoSuchMove { id: *id });
             }
@@ -367,7 +367,7 @@ pub fn decide(
                 id: *id,
                 stack: *stack,
             });
-            tidy(&mut work, &mut ChaCha20Rng::from_seed([0; 32]));
+            tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
         }
     }
     Ok(work.events)

@@ -166,9 +166,11 @@ pub enum SeatingCommand {
         seed: Seed,
     },
     CloseRegistration,
-    /// Places paid, from payout.
+    /// Places paid, from payout; `seed` for any draw it brings on (the
+    /// final table's).
     SetPaid {
         paid: u32,
+        seed: Seed,
     },
     /// A table asks to deal its next hand: granted, or refused with the reason to wait.
     BeginHand {
@@ -187,14 +189,18 @@ pub enum SeatingCommand {
         busted: Vec<EntryId>,
         seed: Seed,
     },
-    /// The table seated a newly seated entry.
+    /// The table seated a newly seated entry; `seed` for any draw it
+    /// brings on (a redraw that waited for it).
     SeatConfirmed {
         entry: EntryId,
+        seed: Seed,
     },
-    /// Both halves of a move were carried out at the tables.
+    /// Both halves of a move were carried out at the tables; `seed` for
+    /// any draw it brings on (a redraw that waited for it).
     MoveCompleted {
         id: u64,
         stack: Chips,
+        seed: Seed,
     },
 }
 

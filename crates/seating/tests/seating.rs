@@ -601,7 +601,14 @@ fn bad_input_is_refused_and_changes_nothing() {
         Err(SeatingError::AlreadyStarted)
     );
     assert_eq!(
-        decide(&state, &SeatingCommand::MoveCompleted { id: 99, stack: 1 }),
+        decide(
+            &state,
+            &SeatingCommand::MoveCompleted {
+                id: 99,
+                stack: 1,
+                seed: [0; 32],
+            }
+        ),
         Err(SeatingError::NoSuchMove { id: 99 })
     );
     assert_eq!(state, in_hand);
@@ -638,6 +645,26 @@ fn redraws_at_set_counts() {
         seen.moves
     );
     assert!(seen.moves.iter().any(|m| m.0 == MoveReason::FinalTable));
+}
+
+/// "Assentos de torneios e satélites serão designados aleatoriamente"
+/// (seed 000, TDA 7): a redraw that waited for a move to be carried out or
+/// a seat to be taken is drawn from the seed handed in with that command,
+/// never from a constant one (`carry_out` decides each such command with
+/// three seeds and checks the draws differ).
+#[test]
+fn a_redraw_that_waited_for_a_move_or_a_seat_is_drawn_from_the_seed_handed_in() {
+    REDRAWS_CHECKED.set(0);
+    for x in 1..=12u64 {
+        let mut settings = Settings::tda(9, 10_000);
+        settings.redraws_at = vec![40, 20];
+        let mut state = started(settings, 60);
+        play_out(&mut state, x);
+    }
+    assert!(
+        REDRAWS_CHECKED.get() > 0,
+        "no redraw waited for a move or a seat in twelve tournaments"
+    );
 }
 
 #[test]

@@ -118,8 +118,8 @@ pub struct TournamentSpec {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Begin {
     /// The hand is dealt: the start's events (the hand's `HandStarted`
-    /// first) and the table after it.
-    Started(Vec<TableEvent>, std::sync::Arc<felt_table::TableState>),
+    /// first), the table after it and its version.
+    Started(Vec<TableEvent>, std::sync::Arc<felt_table::TableState>, u64),
     /// Seating holds the table (moves, balancing, hand-for-hand).
     Wait(String),
     /// A break: no hand for this long.
@@ -280,6 +280,32 @@ pub struct Conductor<L: EventLog> {
     appended: std::sync::atomic::AtomicU64,
     /// The table service over the network, when deployed apart.
     remote: Option<std::sync::Arc<dyn TableService>>,
+    /// The seeds of seating's draws a command brings on, by tournament and
+    /// command id ([`Conductor::with_draws`]).
+    draws: Draws,
+}
+
+/// Where seating's seeds come from: a tournament and a command's id give
+/// the seed for the draws that command brings on.
+pub type Draws = std::sync::Arc<dyn Fn(&str, &str) -> Seed + Send + Sync>;
+
+/// Seeds made from the tournament and the command id alone: the same run
+/// again draws the same seats (tests). A service hands in its own source
+/// ([`Conductor::with_draws`]).
+fn draws_from_ids() -> Draws {
+    std::sync::Arc::new(|tournament: &str, command_id: &str| {
+        let mut seed = [0u8; 32];
+        for (i, b) in tournament
+            .bytes()
+            .chain([0])
+            .chain(command_id.bytes())
+            .enumerate()
+        {
+            let at = i % 32;
+            seed[at] = seed[at].rotate_left(3) ^ b;
+        }
+        Seed(seed)
+    })
 }
 
 impl<L: EventLog> std::fmt::Debug for Conductor<L> {
@@ -305,7 +331,19 @@ impl<L: EventLog + 'static> Conductor<L> {
             opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
             remote: None,
+            draws: draws_from_ids(),
         }
+    }
+
+    /// The conductor drawing seating's seeds from `draws` (a service's
+    /// cryptographic source, or a simulation's own).
+    pub fn with_draws(self, draws: Draws) -> Self {
+        Conductor { draws, ..self }
+    }
+
+    /// The seed for the draws the command `command_id` brings on.
+    fn draw(&self, t: &str, command_id: &str) -> [u8; 32] {
+        (self.draws)(t, command_id).0
     }
 
     /// A conductor that sends its table commands (seats, moves, deals) to
@@ -753,7 +791,15 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
         }
         let events = self
-            .seat_cmd(t, "paid", now, SeatingCommand::SetPaid { paid })
+            .seat_cmd(
+                t,
+                "paid",
+                now,
+                SeatingCommand::SetPaid {
+                    paid,
+                    seed: self.draw(t, "paid"),
+                },
+            )
             .await?
             .events;
         self.carry_out(t, now, &events).await?;
@@ -800,88 +846,113 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         deck: &(dyn Fn(u64) -> Seed + Send + Sync),
     ) -> Result<Begin> {
-        let clock = self.clock_state(t).await?;
-        let level = match clock.level_for_hand(now) {
-            Ok(level) => level,
-            Err(ClockError::OnBreak { remaining }) => return Ok(Begin::OnBreak(remaining)),
-            Err(e) => return Err(e.into()),
-        };
-        let seating = self.seating_state(t).await?;
-        let Some(info) = seating.room.tables.get(&table) else {
-            return Ok(Begin::Closed);
-        };
-        let begun = Begun {
-            hand: info.hands + 1,
-            last_button: info.button,
-            last_bb: info.big_blind,
-            first_button: (1..=info.size()).find(|&s| info.occupant(s).is_some()),
-        };
-        // Ask the state first: a table told to wait costs no command.
-        if let Err(SeatingError::MustWait { reason, .. }) = felt_seating::gate(&seating, table) {
-            if !info.in_hand {
-                return Ok(Begin::Wait(reason));
-            }
-            drop(seating);
-            // Seating has begun a hand here. Being played: a dealer asking
-            // again (the first answer lost, say to a restart) gets it back.
-            // None in progress: either it ended (and seating will hear of
-            // it), or a crash came between seating's grant and the deal.
-            // Dealing it under the same command id tells which: a repeat
-            // changes nothing, a first deal is the hand seating granted.
-            let stream = felt_tablelog::stream(t, &table.to_string())?;
-            let (now_at_table, _) = self.tables.state(&stream).await?;
-            if let Some(number) = now_at_table.hand.as_ref().map(|h| h.number) {
-                let events: Vec<TableEvent> = self
-                    .tables
-                    .log()
-                    .read(&stream, 1)
-                    .await?
-                    .iter()
-                    .map(felt_tablelog::decode)
-                    .collect::<std::result::Result<_, _>>()?;
-                let start = events
+        // Once: moves and seats left undone are carried out, then asked again.
+        let mut carried = false;
+        loop {
+            let clock = self.clock_state(t).await?;
+            let level = match clock.level_for_hand(now) {
+                Ok(level) => level,
+                Err(ClockError::OnBreak { remaining }) => return Ok(Begin::OnBreak(remaining)),
+                Err(e) => return Err(e.into()),
+            };
+            let seating = self.seating_state(t).await?;
+            let Some(info) = seating.room.tables.get(&table) else {
+                return Ok(Begin::Closed);
+            };
+            let begun = Begun {
+                hand: info.hands + 1,
+                last_button: info.button,
+                last_bb: info.big_blind,
+                first_button: (1..=info.size()).find(|&s| info.occupant(s).is_some()),
+            };
+            // Ask the state first: a table told to wait costs no command.
+            if let Err(SeatingError::MustWait { reason, .. }) = felt_seating::gate(&seating, table)
+            {
+                if !info.in_hand {
+                    // Moves or seats seating decided that no table has carried
+                    // out: a crash cut their carrying out short, and while the
+                    // tables wait for them no hand end comes to finish it.
+                    // (Unless they are being carried out now.)
+                    if !carried
+                        && (!seating.room.moves.is_empty() || !seating.unconfirmed.is_empty())
+                        && let Ok(_one) = self.carrying.try_lock()
+                    {
+                        drop(seating);
+                        carried = true;
+                        if let Err(e) = self.carry_out_locked(t, now, &[]).await {
+                            tracing::warn!(%e, table, "carrying out seating's moves failed");
+                            return Ok(Begin::Wait(reason));
+                        }
+                        continue;
+                    }
+                    return Ok(Begin::Wait(reason));
+                }
+                drop(seating);
+                // Seating has begun a hand here. Being played: a dealer asking
+                // again (the first answer lost, say to a restart) gets it back.
+                // None in progress: either it ended (and seating will hear of
+                // it), or a crash came between seating's grant and the deal.
+                // Dealing it under the same command id tells which: a repeat
+                // changes nothing, a first deal is the hand seating granted.
+                let stream = felt_tablelog::stream(t, &table.to_string())?;
+                let (now_at_table, version) = self.tables.state(&stream).await?;
+                if let Some(number) = now_at_table.hand.as_ref().map(|h| h.number) {
+                    let events: Vec<TableEvent> = self
+                        .tables
+                        .log()
+                        .read(&stream, 1)
+                        .await?
+                        .iter()
+                        .map(felt_tablelog::decode)
+                        .collect::<std::result::Result<_, _>>()?;
+                    let start = events
                     .iter()
                     .rposition(
                         |e| matches!(e, TableEvent::HandStarted { number: n, .. } if *n == number),
                     )
                     .unwrap_or(0);
-                return Ok(Begin::Started(events[start..].to_vec(), now_at_table));
+                    return Ok(Begin::Started(
+                        events[start..].to_vec(),
+                        now_at_table,
+                        version,
+                    ));
+                }
+                // (Seating counts a hand when it ends: the begun one is next.)
+                // Dealt and ended: its end is on its way to seating. (Known
+                // from the table's command ids, without reading its history.)
+                if self
+                    .tables
+                    .recorded(&stream, &format!("start-{}", begun.hand))
+                    .await?
+                {
+                    return Ok(Begin::Wait(reason));
+                }
+                return match self.deal(t, table, &begun, level, deck, now).await? {
+                    (_, true) => Ok(Begin::Wait(reason)),
+                    (begin, false) => Ok(begin),
+                };
             }
-            // (Seating counts a hand when it ends: the begun one is next.)
-            // Dealt and ended: its end is on its way to seating. (Known
-            // from the table's command ids, without reading its history.)
-            if self
-                .tables
-                .recorded(&stream, &format!("start-{}", begun.hand))
-                .await?
+            drop(seating);
+            match self
+                .seat_cmd(
+                    t,
+                    &format!("begin-{table}-{}", begun.hand),
+                    now,
+                    SeatingCommand::BeginHand { table },
+                )
+                .await
             {
-                return Ok(Begin::Wait(reason));
+                Ok(_) => {}
+                Err(TournamentError::Seating(SeatingError::MustWait { reason, .. })) => {
+                    return Ok(Begin::Wait(reason));
+                }
+                Err(TournamentError::Seating(SeatingError::NoSuchTable { .. })) => {
+                    return Ok(Begin::Closed);
+                }
+                Err(e) => return Err(e),
             }
-            return match self.deal(t, table, &begun, level, deck, now).await? {
-                (_, true) => Ok(Begin::Wait(reason)),
-                (begin, false) => Ok(begin),
-            };
+            return Ok(self.deal(t, table, &begun, level, deck, now).await?.0);
         }
-        drop(seating);
-        match self
-            .seat_cmd(
-                t,
-                &format!("begin-{table}-{}", begun.hand),
-                now,
-                SeatingCommand::BeginHand { table },
-            )
-            .await
-        {
-            Ok(_) => {}
-            Err(TournamentError::Seating(SeatingError::MustWait { reason, .. })) => {
-                return Ok(Begin::Wait(reason));
-            }
-            Err(TournamentError::Seating(SeatingError::NoSuchTable { .. })) => {
-                return Ok(Begin::Closed);
-            }
-            Err(e) => return Err(e),
-        }
-        Ok(self.deal(t, table, &begun, level, deck, now).await?.0)
     }
 
     /// Deals the hand seating granted at a table; whether it had been dealt
@@ -910,7 +981,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             .table_cmd(t, table, &format!("start-{hand}"), now, start)
             .await
         {
-            Ok(out) => Ok((Begin::Started(out.events, out.state), out.duplicate)),
+            Ok(out) => Ok((
+                Begin::Started(out.events, out.state, out.version),
+                out.duplicate,
+            )),
             Err(e @ (TournamentError::Table { .. } | TournamentError::TableRefused { .. })) => {
                 let source = match e {
                     TournamentError::Table { source, .. } => source.to_string(),
@@ -919,16 +993,17 @@ impl<L: EventLog + 'static> Conductor<L> {
                 // Release the table at seating: no hand was dealt.
                 let (button, big_blind) =
                     (begun.last_button.unwrap_or(1), begun.last_bb.unwrap_or(1));
+                let id = format!("hand-{table}-{hand}-void");
                 self.seat_cmd(
                     t,
-                    &format!("hand-{table}-{hand}-void"),
+                    &id,
                     now,
                     SeatingCommand::HandEnded {
                         table,
                         button,
                         big_blind,
                         busted: Vec::new(),
-                        seed: [0; 32],
+                        seed: self.draw(t, &id),
                     },
                 )
                 .await?;
@@ -1332,16 +1407,22 @@ impl<L: EventLog + 'static> Conductor<L> {
         let _one = self.clocking.lock().await;
         for e in events {
             match e {
-                SeatingEvent::HandForHandStarted { remaining, .. } => {
-                    let tables: Vec<TableNo> = self
-                        .seating_state(t)
-                        .await?
-                        .room
-                        .tables
-                        .keys()
-                        .copied()
-                        .collect();
-                    self.clock_hfh(t, &format!("hfh-start-{remaining}"), now, |at| {
+                SeatingEvent::HandForHandStarted { .. } => {
+                    // Only while seating plays it, and once per period: the
+                    // command id numbers the clock's periods.
+                    let seating = self.seating_state(t).await?;
+                    if seating.room.hand_for_hand.is_none() {
+                        continue;
+                    }
+                    let tables: Vec<TableNo> = seating.room.tables.keys().copied().collect();
+                    drop(seating);
+                    let clock = self.clock_state(t).await?;
+                    if matches!(clock.status, felt_clock::Status::HandForHand { .. }) {
+                        continue;
+                    }
+                    let period = clock.hand_for_hand_periods + 1;
+                    drop(clock);
+                    self.clock_hfh(t, &format!("hfh-{period}-start"), now, |at| {
                         ClockCommand::StartHandForHand {
                             at,
                             tables: tables.clone(),
@@ -1351,11 +1432,14 @@ impl<L: EventLog + 'static> Conductor<L> {
                 }
                 SeatingEvent::HandForHandRound { .. } => self.finish_clock_round(t, now).await?,
                 SeatingEvent::HandForHandEnded { .. } => {
-                    let status = self.clock_state(t).await?.status.clone();
-                    if let felt_clock::Status::HandForHand { .. } = status {
+                    let clock = self.clock_state(t).await?;
+                    let period = clock.hand_for_hand_periods;
+                    let playing = matches!(clock.status, felt_clock::Status::HandForHand { .. });
+                    drop(clock);
+                    if playing {
                         self.finish_clock_round(t, now).await?;
-                        self.clock_hfh(t, "hfh-stop", now, |at| ClockCommand::StopHandForHand {
-                            at,
+                        self.clock_hfh(t, &format!("hfh-{period}-stop"), now, |at| {
+                            ClockCommand::StopHandForHand { at }
                         })
                         .await?;
                     }
@@ -1367,16 +1451,19 @@ impl<L: EventLog + 'static> Conductor<L> {
     }
 
     /// Every table the clock waits for has played round `round`.
-    /// (Command ids use the clock's own round number.)
+    /// (Command ids use the clock's own period and round numbers.)
     async fn finish_clock_round(&self, t: &str, now: Millis) -> Result<()> {
-        let (round, waiting): (u64, Vec<TableNo>) = match &self.clock_state(t).await?.status {
+        let clock = self.clock_state(t).await?;
+        let period = clock.hand_for_hand_periods;
+        let (round, waiting): (u64, Vec<TableNo>) = match &clock.status {
             felt_clock::Status::HandForHand { round, waiting, .. } => {
                 (*round, waiting.iter().copied().collect())
             }
             _ => return Ok(()),
         };
+        drop(clock);
         for table in waiting {
-            self.clock_hfh(t, &format!("hfh-{round}-{table}"), now, |at| {
+            self.clock_hfh(t, &format!("hfh-{period}-{round}-{table}"), now, |at| {
                 ClockCommand::TableFinishedHand { at, table }
             })
             .await?;
@@ -1388,6 +1475,11 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// move (all removals before any seating, so a redraw can swap seats).
     pub async fn carry_out(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
         let _one = self.carrying.lock().await;
+        self.carry_out_locked(t, now, events).await
+    }
+
+    /// [`Conductor::carry_out`], its lock held.
+    async fn carry_out_locked(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
         let mut more: Vec<SeatingEvent> = events.to_vec();
         loop {
             self.to_clock_closed(t, now, &more).await?;
@@ -1428,13 +1520,10 @@ impl<L: EventLog + 'static> Conductor<L> {
                     },
                 )
                 .await?;
+                let id = format!("seated-{entry}");
+                let seed = self.draw(t, &id);
                 let out = self
-                    .seat_cmd(
-                        t,
-                        &format!("seated-{entry}"),
-                        now,
-                        SeatingCommand::SeatConfirmed { entry },
-                    )
+                    .seat_cmd(t, &id, now, SeatingCommand::SeatConfirmed { entry, seed })
                     .await?;
                 more.extend(out.events);
             }
@@ -1488,12 +1577,18 @@ impl<L: EventLog + 'static> Conductor<L> {
             .await?;
             for m in &moves {
                 let stack = stacks[&m.id];
+                let id = format!("move-{}-done", m.id);
+                let seed = self.draw(t, &id);
                 let out = self
                     .seat_cmd(
                         t,
-                        &format!("move-{}-done", m.id),
+                        &id,
                         now,
-                        SeatingCommand::MoveCompleted { id: m.id, stack },
+                        SeatingCommand::MoveCompleted {
+                            id: m.id,
+                            stack,
+                            seed,
+                        },
                     )
                     .await?;
                 more.extend(out.events);
@@ -1570,11 +1665,14 @@ impl<L: EventLog + 'static> Conductor<L> {
         let _one = self.clocking.lock().await;
         for e in events {
             if let SeatingEvent::TableClosed { table } = e {
-                let waited = matches!(&self.clock_state(t).await?.status,
+                let clock = self.clock_state(t).await?;
+                let period = clock.hand_for_hand_periods;
+                let waited = matches!(&clock.status,
                     felt_clock::Status::HandForHand { tables, .. } if tables.contains(table));
+                drop(clock);
                 if waited {
                     let table = *table;
-                    self.clock_hfh(t, &format!("hfh-close-{table}"), now, |at| {
+                    self.clock_hfh(t, &format!("hfh-{period}-close-{table}"), now, |at| {
                         ClockCommand::RemoveTable { at, table }
                     })
                     .await?;

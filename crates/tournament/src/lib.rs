@@ -15,6 +15,6 @@ pub mod follow;
 pub mod timing;
 
 pub use conductor::{
-    Begin, Conductor, HandSummary, NextTurn, Remote, RemoteError, TableService, TournamentError,
-    TournamentSpec, Turn,
+    Begin, Conductor, Draws, HandSummary, NextTurn, Remote, RemoteError, TableService,
+    TournamentError, TournamentSpec, Turn,
 };

@@ -182,7 +182,7 @@ async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutSta
         let mut dealt = Vec::new();
         for table in tables {
             let deck = Seed::from_u64(round << 8 | u64::from(table));
-            if let Begin::Started(_, state) =
+            if let Begin::Started(_, state, _) =
                 c.begin_hand("b", table, T0, &move |_| deck).await.unwrap()
             {
                 dealt.push((table, state));
@@ -297,7 +297,7 @@ async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock
     // Every table deals round 1; one that finished waits for the others.
     let mut dealt = Vec::new();
     for table in 1..=3 {
-        let Begin::Started(_, state) = c
+        let Begin::Started(_, state, _) = c
             .begin_hand("b", table, T0, &move |_| Seed::from_u64(table.into()))
             .await
             .unwrap()
@@ -344,4 +344,73 @@ async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock
             .to_string()
             .contains("hand-for-hand: it is not being played"),
     );
+}
+
+/// Every table plays one hand-for-hand hand (none busts): the round ends.
+async fn play_a_round(
+    c: &Conductor<EmbeddedLog>,
+    follower: &mut HandFollower,
+    sub: &mut Subscription,
+    seed: u64,
+) {
+    for table in 1..=3 {
+        let begun = c
+            .begin_hand("b", table, T0, &move |_| {
+                Seed::from_u64(seed + u64::from(table))
+            })
+            .await
+            .unwrap();
+        let Begin::Started(_, state, _) = begun else {
+            panic!("table {table} did not deal: {begun:?}");
+        };
+        play(c, table, &state, None).await;
+    }
+    catch_up(c, follower, sub).await;
+}
+
+/// The clock's hand-for-hand round, if it is in hand-for-hand.
+async fn clock_round(c: &Conductor<EmbeddedLog>) -> Option<u64> {
+    match c.clock_state("b").await.unwrap().status {
+        felt_clock::Status::HandForHand { round, .. } => Some(round),
+        _ => None,
+    }
+}
+
+/// The floor stops hand-for-hand and starts it again; the clock follows
+/// the second period as it followed the first, "each hand taking the same
+/// time off the tournament clock, however long the hand lasts" (seed 000,
+/// RP8: "Durante o H4H, cada mão terá o mesmo tempo descontado do relógio
+/// do torneio"): its start, its rounds and its end.
+#[tokio::test]
+async fn a_second_hand_for_hand_period_reaches_the_clock_like_the_first() {
+    let (_dir, c, mut sub) = started(SimultaneousBusts::ShareAcrossTables).await;
+    let mut follower = HandFollower::default();
+    for (period, seed) in [("first", 100), ("second", 200)] {
+        assert!(
+            !c.floor_hand_for_hand("b", true, &format!("{period}-on"), T0)
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            clock_round(&c).await,
+            Some(1),
+            "the {period} period starts at the clock"
+        );
+        play_a_round(&c, &mut follower, &mut sub, seed).await;
+        assert_eq!(
+            clock_round(&c).await,
+            Some(2),
+            "the {period} period's first round ends at the clock"
+        );
+        assert!(
+            !c.floor_hand_for_hand("b", false, &format!("{period}-off"), T0)
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            clock_round(&c).await,
+            None,
+            "the {period} period ends at the clock"
+        );
+    }
 }

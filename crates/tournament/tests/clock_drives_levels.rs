@@ -87,7 +87,7 @@ async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L
     c.start("t", T0, Seed::from_u64(99)).await.unwrap();
     // A hand dealt one second before the end of level 1 plays level 1 to
     // its end, though the level changes while it is played (TDA 23).
-    let Begin::Started(events, _) = c
+    let Begin::Started(events, _, _) = c
         .begin_hand("t", 1, T0 + 20 * MIN - 1_000, &move |_| Seed::from_u64(1))
         .await
         .unwrap()
@@ -106,7 +106,7 @@ async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L
         .await
         .unwrap();
     // The next hand plays level 2.
-    let Begin::Started(events, _) = c
+    let Begin::Started(events, _, _) = c
         .begin_hand("t", 1, T0 + 20 * MIN + 31_000, &move |_| Seed::from_u64(3))
         .await
         .unwrap()

@@ -114,7 +114,7 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
         drop(seating);
         for table in tables {
             let deck = Seed::from_u64(round << 8 | u64::from(table));
-            if let Begin::Started(_, state) =
+            if let Begin::Started(_, state, _) =
                 c.begin_hand("x", table, T0, &move |_| deck).await.unwrap()
             {
                 let mut state = (*state).clone();

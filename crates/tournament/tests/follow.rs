@@ -128,7 +128,7 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
                 })
                 .await
                 .unwrap();
-            let Begin::Started(_, state) = begin else {
+            let Begin::Started(_, state, _) = begin else {
                 continue;
             };
             let number = state.hand.as_ref().unwrap().number;
@@ -213,7 +213,7 @@ async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request(
         .begin_hand("g", 1, T0, &move |_| Seed::from_u64(5))
         .await
         .unwrap();
-    let Begin::Started(events, state) = begin else {
+    let Begin::Started(events, state, _) = begin else {
         panic!("{begin:?}")
     };
     assert!(matches!(
@@ -226,7 +226,7 @@ async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request(
         .begin_hand("g", 1, T0, &move |_| Seed::from_u64(6))
         .await
         .unwrap();
-    let Begin::Started(again_events, _) = &again else {
+    let Begin::Started(again_events, _, _) = &again else {
         panic!("{again:?}")
     };
     assert_eq!(again_events, &events);
@@ -251,7 +251,7 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
     // Whole hands at both tables, each reported.
     for round in 0..6u64 {
         for table in [1u32, 2] {
-            let Begin::Started(_, state) = c
+            let Begin::Started(_, state, _) = c
                 .begin_hand("r", table, T0, &move |_| {
                     Seed::from_u64(round << 8 | u64::from(table))
                 })
@@ -265,7 +265,7 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
         }
     }
     // A hand dealt at table 1 and acted on once, then the process stops.
-    let Begin::Started(_, state) = c
+    let Begin::Started(_, state, _) = c
         .begin_hand("r", 1, T0, &move |_| Seed::from_u64(99))
         .await
         .unwrap()
@@ -340,7 +340,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
     // Given hands at table 1, each reported, until one busts a player,
     let (summary, busted) = 'found: {
         for round in 0..400u64 {
-            let Begin::Started(_, state) = c
+            let Begin::Started(_, state, _) = c
                 .begin_hand("b", 1, T0, &move |_| Seed::from_u64(round))
                 .await
                 .unwrap()
@@ -383,7 +383,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
         .unwrap();
     // and the table dealt its next hand on seating's word,
     let restarted = Conductor::new(log.clone());
-    let Begin::Started(_, state) = restarted
+    let Begin::Started(_, state, _) = restarted
         .begin_hand("b", 1, T0, &move |_| Seed::from_u64(999))
         .await
         .unwrap()
@@ -411,7 +411,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
                     break 'later s.busted.iter().map(|b| b.0).collect::<Vec<u64>>();
                 }
             }
-            let Begin::Started(_, next) = restarted
+            let Begin::Started(_, next, _) = restarted
                 .begin_hand("b", 1, T0, &move |_| Seed::from_u64(round))
                 .await
                 .unwrap()
@@ -460,4 +460,62 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
             .iter()
             .all(|e| seating.out[e] < seating.out[&later[0]])
     );
+}
+
+/// A late registration seating recorded, its seat never taken at the table
+/// (the process killed in between), while every table waits: no later hand
+/// end comes to finish it, so the next request to deal does.
+#[tokio::test]
+async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = Conductor::new(log.clone());
+    let mut late = spec();
+    late.seating.late_registration_level = 3;
+    c.create("s", &late, T0).await.unwrap();
+    let players: Vec<(String, String)> = (1..=11)
+        .map(|i| (format!("p{i}"), format!("Player {i}")))
+        .collect();
+    c.register_many("s", "presales", &players, T0, Seed::from_u64(7))
+        .await
+        .unwrap();
+    c.start("s", T0, Seed::from_u64(1)).await.unwrap();
+    let seating = seating_stream("s").unwrap();
+    let out = c
+        .seating
+        .handle(
+            &seating,
+            "late-1",
+            T0,
+            &felt_seating::SeatingCommand::Register {
+                player: "p12".into(),
+                name: "Player 12".into(),
+                level: 1,
+                seed: [4; 32],
+            },
+        )
+        .await
+        .unwrap();
+    let (entry, table) = out
+        .events
+        .iter()
+        .find_map(|e| match e {
+            felt_seating::SeatingEvent::Seated { entry, table, .. } => Some((*entry, *table)),
+            _ => None,
+        })
+        .expect("the late entry is given a seat");
+    let restarted = Conductor::new(log.clone());
+    let begin = restarted
+        .begin_hand("s", table, T0, &move |_| Seed::from_u64(5))
+        .await
+        .unwrap();
+    let Begin::Started(_, state, _) = begin else {
+        panic!("table {table} did not deal: {begin:?}")
+    };
+    assert!(
+        state.seats.iter().flatten().any(|p| p.player.0 == entry),
+        "entry {entry} plays the hand at table {table}"
+    );
+    let after = restarted.seating_state("s").await.unwrap();
+    assert!(after.unconfirmed.is_empty());
 }

@@ -216,6 +216,10 @@ fn sim_seeds(master: u64) -> crate::serve::Seeds {
                 tournament,
                 text(table) ^ text(command_id).rotate_left(17),
             ),
+            Draw::Seating {
+                tournament,
+                command_id,
+            } => (7, tournament, text(command_id)),
         };
         seed(master ^ text(tournament), kind, key)
     })
@@ -436,7 +440,7 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .with_nodelay(Some(true));
     let addr = incoming.local_addr()?;
-    let conductor = Arc::new(Conductor::new(log));
+    let conductor = Arc::new(Conductor::new(log).with_draws(settings.seeds.seating()));
     let server = {
         let conductor = conductor.clone();
         tokio::spawn(async move {
@@ -675,6 +679,8 @@ fn away(status: &Status) -> bool {
 
 /// How long a call is sent again while its service is away.
 const PATIENCE: Duration = Duration::from_secs(120);
+/// A table told to wait this long is said to wait (the log shows why).
+const WAIT_NOTED: Duration = Duration::from_secs(10);
 
 /// Calls sent again because their service was away (reported at the end).
 static SENT_AGAIN: AtomicU64 = AtomicU64::new(0);
@@ -770,6 +776,8 @@ impl Sim {
         use pb::begin_hand_response::Outcome;
         let t = self.tournament.as_str();
         let mut rng = ChaCha8Rng::seed_from_u64(self.master ^ u64::from(table) << 32);
+        // Since when seating has told this table to wait, and why.
+        let mut waiting: Option<(Instant, String, bool)> = None;
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -790,6 +798,24 @@ impl Sim {
             let mut view = match begun.outcome {
                 None | Some(Outcome::Closed(_)) => return Ok(()),
                 Some(Outcome::OnBreakMs(remaining)) => {
+                    // A break whose time stands still is a clock that
+                    // stopped: said, and after a while a failure.
+                    let why = format!("a break with {remaining} ms left");
+                    let (since, said, told) =
+                        waiting.get_or_insert_with(|| (Instant::now(), why.clone(), false));
+                    if *said != why {
+                        (*since, *said, *told) = (Instant::now(), why, false);
+                    }
+                    let waited = since.elapsed();
+                    anyhow::ensure!(
+                        waited < PATIENCE,
+                        "table {table} waited {}s for the clock: {said}",
+                        waited.as_secs()
+                    );
+                    if waited > WAIT_NOTED && !*told {
+                        *told = true;
+                        tracing::warn!(table, waited_s = waited.as_secs(), reason = %said, "a table waits long");
+                    }
                     if self.simulated {
                         self.clock.at_least(now + remaining);
                         tokio::task::yield_now().await;
@@ -799,13 +825,32 @@ impl Sim {
                     }
                     continue;
                 }
-                Some(Outcome::Wait(_)) => {
+                Some(Outcome::Wait(reason)) => {
                     // Seating waits for the last hand's end (from the log),
                     // a move, or the other tables' hand-for-hand hands.
+                    let (since, why, told) =
+                        waiting.get_or_insert_with(|| (Instant::now(), reason.clone(), false));
+                    if *why != reason {
+                        (*since, *why, *told) = (Instant::now(), reason, false);
+                    }
+                    let waited = since.elapsed();
+                    // (Paced for a demo, the other tables may be slow.)
+                    anyhow::ensure!(
+                        waited < PATIENCE || !self.pace.is_zero(),
+                        "table {table} waited {}s for seating: {why}",
+                        waited.as_secs()
+                    );
+                    if waited > WAIT_NOTED && !*told {
+                        *told = true;
+                        tracing::warn!(table, waited_s = waited.as_secs(), reason = %why, "a table waits long");
+                    }
                     tokio::time::sleep(Duration::from_millis(5)).await;
                     continue;
                 }
-                Some(Outcome::Dealt(dealt)) => dealt.table.unwrap_or_default(),
+                Some(Outcome::Dealt(dealt)) => {
+                    waiting = None;
+                    dealt.table.unwrap_or_default()
+                }
             };
             let mut out = Vec::new();
             while let Some(hand) = view.hand.as_ref() {

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use felt_proto::v1 as pb;
+use felt_proto::v1::table_service_client::TableServiceClient;
 use tonic::Code;
 
 mod common;
@@ -380,4 +381,61 @@ async fn half_created_tournaments_in_an_older_log_are_passed_over_saying_so() {
         "{out}"
     );
     assert!(out.contains("whole: not started"), "{out}");
+}
+
+/// BeginHand answers with the table as GetTable shows it, its version
+/// included: a dealer's tablet that keeps the version it was told is not
+/// behind from the first hand on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn begin_hand_answers_with_the_tables_real_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], &dir.path().join("data")).await;
+    let director = up.token("director").to_string();
+    let mut seating = up.seating();
+    seating
+        .create_tournament(with(create("v"), &director))
+        .await
+        .expect("created");
+    presales(&mut up.seating(), "v", 4, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: "v".into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("started");
+    let begun = seating
+        .begin_hand(with(
+            pb::BeginHandRequest {
+                tournament_id: "v".into(),
+                table: 1,
+            },
+            &director,
+        ))
+        .await
+        .expect("a hand")
+        .into_inner();
+    let Some(pb::begin_hand_response::Outcome::Dealt(dealt)) = begun.outcome else {
+        panic!("no hand dealt: {begun:?}");
+    };
+    let told = dealt.table.expect("the table").version;
+    let table = TableServiceClient::new(up.channel.clone())
+        .get_table(with(
+            pb::GetTableRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: "v".into(),
+                    table_id: "1".into(),
+                }),
+            },
+            &director,
+        ))
+        .await
+        .expect("the table")
+        .into_inner()
+        .table
+        .expect("a view");
+    assert!(table.version > 0, "{table:?}");
+    assert_eq!(told, table.version);
 }

@@ -57,7 +57,67 @@ pub(crate) fn registered(settings: Settings, n: u64) -> SeatingState {
     state
 }
 
-/// Completes every move and confirms every seat, as the service does.
+thread_local! {
+    /// Redraws brought on by a completed move or a confirmed seat, and
+    /// checked to follow the seed handed in ([`carry_out`]).
+    pub(crate) static REDRAWS_CHECKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The command with another seed for the draws it brings on.
+fn reseeded(command: &SeatingCommand, seed: [u8; 32]) -> SeatingCommand {
+    match command.clone() {
+        SeatingCommand::MoveCompleted { id, stack, .. } => {
+            SeatingCommand::MoveCompleted { id, stack, seed }
+        }
+        SeatingCommand::SeatConfirmed { entry, .. } => {
+            SeatingCommand::SeatConfirmed { entry, seed }
+        }
+        SeatingCommand::SetPaid { paid, .. } => SeatingCommand::SetPaid { paid, seed },
+        other => other,
+    }
+}
+
+/// The seats a redraw (or the final table's draw) in `events` gives.
+fn redrawn(events: &[SeatingEvent]) -> Option<Vec<(u64, TableNo, u8)>> {
+    events
+        .iter()
+        .any(|e| matches!(e, SeatingEvent::Redrawn { .. }))
+        .then(|| {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    SeatingEvent::MoveStarted { r#move, .. } => {
+                        Some((r#move.entry, r#move.to.0, r#move.to.1))
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+}
+
+/// Decides a command that may bring on a redraw; if it does, the redraw
+/// must follow the seed handed in (three seeds cannot all draw the same).
+pub(crate) fn run_seeded(state: &mut SeatingState, command: SeatingCommand) -> Vec<SeatingEvent> {
+    let events = decide(state, &command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    if let Some(drawn) = redrawn(&events) {
+        let other = |n: u8| {
+            let again = decide(state, &reseeded(&command, [n; 32])).expect("decided once");
+            redrawn(&again).expect("the same redraw")
+        };
+        assert!(
+            drawn != other(0xa1) || drawn != other(0xb2),
+            "{command:?}: the redraw does not follow the seed handed in"
+        );
+        REDRAWS_CHECKED.set(REDRAWS_CHECKED.get() + 1);
+    }
+    for e in &events {
+        state.apply(e);
+    }
+    events
+}
+
+/// Completes every move and confirms every seat, as the service does,
+/// each with a seed of its own for the draws it brings on.
 pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
     let mut all = Vec::new();
     loop {
@@ -65,19 +125,26 @@ pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
             .room
             .moves
             .keys()
-            .map(|&id| SeatingCommand::MoveCompleted { id, stack: 1_000 })
+            .map(|&id| SeatingCommand::MoveCompleted {
+                id,
+                stack: 1_000,
+                seed: seed(id ^ 0x6d6f_7665),
+            })
             .collect();
         commands.extend(
             state
                 .unconfirmed
                 .iter()
-                .map(|&entry| SeatingCommand::SeatConfirmed { entry }),
+                .map(|&entry| SeatingCommand::SeatConfirmed {
+                    entry,
+                    seed: seed(entry ^ 0x7365_6174),
+                }),
         );
         if commands.is_empty() {
             return all;
         }
         for c in commands {
-            all.extend(run(state, c));
+            all.extend(run_seeded(state, c));
         }
     }
 }

@@ -508,7 +508,7 @@ pub(crate) async fn serve<L: EventLog + 'static>(
     now: Now,
     incoming: TcpIncoming,
 ) -> anyhow::Result<()> {
-    let conductor = Arc::new(match &settings.tables {
+    let conductor = match &settings.tables {
         None => Conductor::new(log),
         Some(url) => {
             anyhow::ensure!(
@@ -523,7 +523,8 @@ pub(crate) async fn serve<L: EventLog + 'static>(
                 .ok_or_else(|| anyhow::anyhow!("--tables needs a director token to call with"))?;
             Conductor::with_table_service(log, Arc::new(remote::RemoteTables::new(url, token)?))
         }
-    });
+    };
+    let conductor = Arc::new(conductor.with_draws(settings.seeds.seating()));
     serve_conductor(conductor, services, settings, now, incoming).await
 }
 

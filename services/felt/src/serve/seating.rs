@@ -438,7 +438,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         };
         use pb::begin_hand_response::Outcome;
         let outcome = match begin {
-            Begin::Started(_, state) => {
+            Begin::Started(_, state, version) => {
                 let hand = state.hand.as_ref();
                 Outcome::Dealt(pb::HandDealt {
                     hand_number: hand.map_or(0, |h| h.number),
@@ -449,7 +449,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                             table_id: req.table.to_string(),
                         },
                         &state,
-                        0,
+                        version,
                         role.sees_all_cards(),
                     )),
                 })

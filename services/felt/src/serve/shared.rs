@@ -72,6 +72,13 @@ pub(crate) enum Draw<'a> {
         table: u32,
         hand: u64,
     },
+    /// Seating's draws a command of the conductor's brings on (a redraw
+    /// that waited for a move or a seat, the final table's at the money),
+    /// by the command's id.
+    Seating {
+        tournament: &'a str,
+        command_id: &'a str,
+    },
 }
 
 /// Where a service's seeds come from.
@@ -92,6 +99,17 @@ impl Seeds {
 
     pub(crate) fn draw(&self, what: Draw<'_>) -> Seed {
         (self.0)(what)
+    }
+
+    /// Seating's draws as the conductor asks for them.
+    pub(crate) fn seating(&self) -> felt_tournament::Draws {
+        let seeds = self.clone();
+        Arc::new(move |tournament: &str, command_id: &str| {
+            seeds.draw(Draw::Seating {
+                tournament,
+                command_id,
+            })
+        })
     }
 }
 
