@@ -682,6 +682,34 @@ const PATIENCE: Duration = Duration::from_secs(120);
 /// A table told to wait this long is said to wait (the log shows why).
 const WAIT_NOTED: Duration = Duration::from_secs(10);
 
+/// Since when a table has been told to wait, and why: said once it is
+/// long, a failure past [`PATIENCE`] if `strict`. A new reason starts
+/// the count again.
+#[derive(Default)]
+struct Waiting(Option<(Instant, String, bool)>);
+
+impl Waiting {
+    fn note(&mut self, table: u32, by: &str, why: String, strict: bool) -> anyhow::Result<()> {
+        let (since, said, told) = self
+            .0
+            .get_or_insert_with(|| (Instant::now(), why.clone(), false));
+        if *said != why {
+            (*since, *said, *told) = (Instant::now(), why, false);
+        }
+        let waited = since.elapsed();
+        anyhow::ensure!(
+            waited < PATIENCE || !strict,
+            "table {table} waited {}s for {by}: {said}",
+            waited.as_secs()
+        );
+        if waited > WAIT_NOTED && !*told {
+            *told = true;
+            tracing::warn!(table, waited_s = waited.as_secs(), reason = %said, "a table waits long");
+        }
+        Ok(())
+    }
+}
+
 /// Calls sent again because their service was away (reported at the end).
 static SENT_AGAIN: AtomicU64 = AtomicU64::new(0);
 
@@ -776,8 +804,7 @@ impl Sim {
         use pb::begin_hand_response::Outcome;
         let t = self.tournament.as_str();
         let mut rng = ChaCha8Rng::seed_from_u64(self.master ^ u64::from(table) << 32);
-        // Since when seating has told this table to wait, and why.
-        let mut waiting: Option<(Instant, String, bool)> = None;
+        let mut waiting = Waiting::default();
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -800,22 +827,12 @@ impl Sim {
                 Some(Outcome::OnBreakMs(remaining)) => {
                     // A break whose time stands still is a clock that
                     // stopped: said, and after a while a failure.
-                    let why = format!("a break with {remaining} ms left");
-                    let (since, said, told) =
-                        waiting.get_or_insert_with(|| (Instant::now(), why.clone(), false));
-                    if *said != why {
-                        (*since, *said, *told) = (Instant::now(), why, false);
-                    }
-                    let waited = since.elapsed();
-                    anyhow::ensure!(
-                        waited < PATIENCE,
-                        "table {table} waited {}s for the clock: {said}",
-                        waited.as_secs()
-                    );
-                    if waited > WAIT_NOTED && !*told {
-                        *told = true;
-                        tracing::warn!(table, waited_s = waited.as_secs(), reason = %said, "a table waits long");
-                    }
+                    waiting.note(
+                        table,
+                        "the clock",
+                        format!("a break with {remaining} ms left"),
+                        true,
+                    )?;
                     if self.simulated {
                         self.clock.at_least(now + remaining);
                         tokio::task::yield_now().await;
@@ -828,27 +845,13 @@ impl Sim {
                 Some(Outcome::Wait(reason)) => {
                     // Seating waits for the last hand's end (from the log),
                     // a move, or the other tables' hand-for-hand hands.
-                    let (since, why, told) =
-                        waiting.get_or_insert_with(|| (Instant::now(), reason.clone(), false));
-                    if *why != reason {
-                        (*since, *why, *told) = (Instant::now(), reason, false);
-                    }
-                    let waited = since.elapsed();
                     // (Paced for a demo, the other tables may be slow.)
-                    anyhow::ensure!(
-                        waited < PATIENCE || !self.pace.is_zero(),
-                        "table {table} waited {}s for seating: {why}",
-                        waited.as_secs()
-                    );
-                    if waited > WAIT_NOTED && !*told {
-                        *told = true;
-                        tracing::warn!(table, waited_s = waited.as_secs(), reason = %why, "a table waits long");
-                    }
+                    waiting.note(table, "seating", reason, self.pace.is_zero())?;
                     tokio::time::sleep(Duration::from_millis(5)).await;
                     continue;
                 }
                 Some(Outcome::Dealt(dealt)) => {
-                    waiting = None;
+                    waiting = Waiting::default();
                     dealt.table.unwrap_or_default()
                 }
             };
