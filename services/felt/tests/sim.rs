@@ -332,3 +332,57 @@ fn an_audit_of_a_log_whose_counts_no_longer_add_up_fails_without_crashing() {
         "{said}"
     );
 }
+
+/// Issue 23, bug 3: in `felt sim` every service reads the sim's time, the
+/// table service included. The sim's clock starts on a fixed day and runs
+/// hours in seconds, so no table event may carry a time from the seconds
+/// the sim really ran (a table service on the wall clock stamped every
+/// action a dealer sent it so), and every table event falls within
+/// seating's span, from the tournament's creation to its last bust.
+#[test]
+fn a_sims_table_events_carry_the_sims_time() {
+    use felt_eventlog::{EmbeddedLog, EventLog};
+    use felt_tournament::aggregates::seating_stream;
+    let wall = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let began = wall();
+    let t = sim(&["--data", data], "40", "timed");
+    let ran = began..=wall();
+    let log = EmbeddedLog::open(&Path::new(data).join("log.redb")).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let seating = runtime
+        .block_on(log.read(&seating_stream(&t).unwrap(), 1))
+        .unwrap();
+    let first = seating.first().expect("seating's events").recorded_at;
+    let last = seating.last().unwrap().recorded_at;
+    assert!(!ran.contains(&first) && !ran.contains(&last));
+    let mut tables = 0;
+    for table in 1.. {
+        let stream = felt_tablelog::stream(&t, &table.to_string()).unwrap();
+        let events = runtime.block_on(log.read(&stream, 1)).unwrap();
+        if events.is_empty() {
+            break;
+        }
+        tables += 1;
+        for e in &events {
+            assert!(
+                (first..=last).contains(&e.recorded_at) && !ran.contains(&e.recorded_at),
+                "{stream}: event {} ({} by {}) at {} is outside the tournament's \
+                 {first}..={last} or while the sim ran ({ran:?})",
+                e.sequence,
+                e.event_type,
+                e.command_id,
+                e.recorded_at
+            );
+        }
+    }
+    assert!(tables >= 4, "{tables} tables");
+}

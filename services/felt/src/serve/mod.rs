@@ -557,6 +557,7 @@ pub(crate) async fn serve_conductor<L: EventLog + 'static>(
             conductor.clone(),
             settings.broadcast_delay,
             settings.seeds.clone(),
+            ctx.now.clone(),
         );
         health
             .set_serving::<TableServiceServer<table::TableApi<L>>>()

@@ -2,7 +2,6 @@
 //! with the table as its aggregate.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use felt_eventlog::{EventLog, Filter, StreamId};
 use felt_proto::v1 as pb;
@@ -18,7 +17,7 @@ use tracing::Instrument;
 
 use super::auth::{Role, role};
 use super::convert;
-use super::shared::{Draw, Seeds};
+use super::shared::{Draw, Now, Seeds};
 use super::status::{log as log_status, status};
 
 /// The table service on a log.
@@ -31,6 +30,9 @@ pub(crate) struct TableApi<L: EventLog> {
     broadcast_delay: Option<std::time::Duration>,
     /// Every digital deal's seed.
     seeds: Seeds,
+    /// The service's one clock: every event's recorded time, and when a
+    /// hand's delay has run.
+    now: Now,
 }
 
 impl<L: EventLog> TableApi<L> {
@@ -39,12 +41,14 @@ impl<L: EventLog> TableApi<L> {
         conductor: Arc<Conductor<L>>,
         broadcast_delay: Option<std::time::Duration>,
         seeds: Seeds,
+        now: Now,
     ) -> Self {
         TableApi {
             handler: conductor.tables.clone(),
             conductor,
             broadcast_delay,
             seeds,
+            now,
         }
     }
 
@@ -54,7 +58,7 @@ impl<L: EventLog> TableApi<L> {
             .broadcast_delay
             .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
         role.sees_all_cards()
-            || matches!((delay, ended_at), (Some(d), Some(at)) if now_ms() >= at.saturating_add(d))
+            || matches!((delay, ended_at), (Some(d), Some(at)) if (self.now)() >= at.saturating_add(d))
     }
 }
 
@@ -63,12 +67,6 @@ fn stream_of(table: Option<&pb::TableRef>) -> Result<(StreamId, pb::TableRef), S
     let stream = felt_tablelog::stream(&table.tournament_id, &table.table_id)
         .map_err(|e| Status::invalid_argument(format!("table: {e}")))?;
     Ok((stream, table.clone()))
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// The events of hand `number`, with their sequences: from its last
@@ -217,7 +215,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     number,
                     seat,
                     &req.command_id,
-                    now_ms(),
+                    (self.now)(),
                 )
                 .instrument(span.clone())
                 .await
@@ -236,14 +234,14 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                         number,
                         *seat,
                         &req.command_id,
-                        now_ms(),
+                        (self.now)(),
                     )
                     .instrument(span.clone())
                     .await
                     .map_err(super::status::tournament)?;
             }
             self.handler
-                .handle_traced(&stream, &req.command_id, now_ms(), trace, &command)
+                .handle_traced(&stream, &req.command_id, (self.now)(), trace, &command)
                 .instrument(span.clone())
                 .await
                 .map_err(status)?
