@@ -112,6 +112,32 @@ pub enum ClockCommand {
 }
 
 impl ClockCommand {
+    /// The same command at another time (`Configure` has none): a caller
+    /// whose time another writer passed sends it again at the clock's last.
+    #[must_use]
+    pub fn at_time(mut self, time: Millis) -> Self {
+        use ClockCommand::*;
+        match &mut self {
+            Configure { .. } => {}
+            Start { at }
+            | Pause { at, .. }
+            | Resume { at, .. }
+            | Tick { at }
+            | SetRemaining { at, .. }
+            | AddTime { at, .. }
+            | JumpToLevel { at, .. }
+            | StartHandForHand { at, .. }
+            | TableFinishedHand { at, .. }
+            | RemoveTable { at, .. }
+            | StopHandForHand { at }
+            | EndDayAfter { at, .. }
+            | EndDay { at }
+            | StartDay { at }
+            | UseTimeBank { at, .. } => *at = time,
+        }
+        self
+    }
+
     pub fn at(&self) -> Option<Millis> {
         use ClockCommand::*;
         match self {

@@ -672,3 +672,31 @@ proptest! {
         }
     }
 }
+
+/// A command sent again at the clock's last time (another writer recorded
+/// a later one first) keeps everything but its time; `Configure` has none.
+#[test]
+fn a_command_sent_again_at_another_time_keeps_all_but_its_time() {
+    let finished = ClockCommand::TableFinishedHand { at: 5, table: 3 };
+    assert_eq!(
+        finished.at_time(9),
+        ClockCommand::TableFinishedHand { at: 9, table: 3 }
+    );
+    let tables = ClockCommand::StartHandForHand {
+        at: 1,
+        tables: vec![1, 2],
+    };
+    assert_eq!(tables.clone().at_time(7).at(), Some(7));
+    assert_eq!(
+        tables.at_time(7),
+        ClockCommand::StartHandForHand {
+            at: 7,
+            tables: vec![1, 2]
+        }
+    );
+    let configure = ClockCommand::Configure {
+        structure: Structure::bhpoker(),
+        settings: ClockSettings::default(),
+    };
+    assert_eq!(configure.clone().at_time(7), configure);
+}

@@ -16,10 +16,12 @@ use felt_eventlog::{EventLog, LogError};
 use felt_payout::{MoneySettings, SimultaneousBusts};
 use felt_seating::{EntryId, SeatingCommand, SeatingError, SeatingEvent, SeatingState, TableNo};
 use felt_service::{HandleError, Handler, Outcome};
-use felt_table::{Command, Deal, HouseRules, PlayerId, Rejection, Seat, TableEvent};
+use felt_table::{Command, Deal, HouseRules, Rejection, Seat, TableEvent};
 use felt_tablelog::Table;
 
 use crate::aggregates::{Clock, Payout, Seating, clock_stream, payout_stream, seating_stream};
+pub use crate::reactions::hand_end::HandSummary;
+use crate::reactions::{self, Order, TableOrder};
 
 /// Why the conductor could not carry something out.
 #[derive(Debug, thiserror::Error)]
@@ -164,80 +166,6 @@ impl NextTurn {
             },
             NextTurn(Some(after)),
         )
-    }
-}
-
-/// A finished hand as seating needs it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HandSummary {
-    pub number: u64,
-    pub button: Seat,
-    pub big_blind: Seat,
-    /// Busted entries with their chips at the start of the hand.
-    pub busted: Vec<(EntryId, u64)>,
-    /// For each busted entry, the seats that won their last chips: the
-    /// winners of the highest pot they were in (their bounty's collectors).
-    pub eliminators: BTreeMap<EntryId, Vec<Seat>>,
-}
-
-impl HandSummary {
-    /// The summary of a hand from its events (`HandStarted` to `HandEnded`).
-    pub fn from_events<'a>(
-        events: impl IntoIterator<Item = &'a TableEvent>,
-    ) -> Option<HandSummary> {
-        let mut start = None;
-        // (pot, eligible seats, winning seats) of every pot awarded.
-        let mut pots: Vec<(usize, Vec<Seat>, Vec<Seat>)> = Vec::new();
-        for e in events {
-            match e {
-                TableEvent::PotAwarded {
-                    pot,
-                    eligible,
-                    shares,
-                    ..
-                } => pots.push((
-                    *pot,
-                    eligible.clone(),
-                    shares.iter().map(|s| s.seat).collect(),
-                )),
-                TableEvent::HandStarted {
-                    number,
-                    button,
-                    big_blind,
-                    ..
-                } => start = Some((*number, *button, *big_blind)),
-                TableEvent::HandEnded { number, busted, .. } => {
-                    let (n, button, big_blind) = start?;
-                    if n != *number {
-                        return None;
-                    }
-                    let eliminators = busted
-                        .iter()
-                        .map(|b| {
-                            let by = pots
-                                .iter()
-                                .filter(|p| p.1.contains(&b.seat))
-                                .max_by_key(|p| p.0)
-                                .map(|p| p.2.iter().copied().filter(|s| *s != b.seat).collect())
-                                .unwrap_or_default();
-                            (b.player.0, by)
-                        })
-                        .collect();
-                    return Some(HandSummary {
-                        number: n,
-                        button,
-                        big_blind,
-                        busted: busted
-                            .iter()
-                            .map(|b| (b.player.0, b.starting_stack))
-                            .collect(),
-                        eliminators,
-                    });
-                }
-                _ => {}
-            }
-        }
-        None
     }
 }
 
@@ -1206,22 +1134,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         // Seating orders the busts (and numbers them: payout places them by
         // their numbers).
         let busting = self.busting.lock().await;
-        let out = self
-            .seat_cmd(
-                t,
-                &format!("hand-{table}-{}-ended", hand.number),
-                now,
-                SeatingCommand::HandEnded {
-                    table,
-                    button: hand.button,
-                    big_blind: hand.big_blind,
-                    busted: hand.busted.iter().map(|b| b.0).collect(),
-                    seed: seed.0,
-                },
-            )
-            .await?;
-        let Outcome { events, state, .. } = out;
-        let stacks: BTreeMap<EntryId, u64> = hand.busted.iter().copied().collect();
+        let order = reactions::hand_end::to_seating(table, hand, seed);
+        let Outcome { events, state, .. } = self.seat_cmd(t, &order.id, now, order.command).await?;
         // Who collects each bounty: the entries in the winning seats.
         // Read from the log: a dealer may have played the hand through
         // another handler (the table service).
@@ -1230,61 +1144,26 @@ impl<L: EventLog + 'static> Conductor<L> {
             .state(&felt_tablelog::stream(t, &table.to_string())?)
             .await?
             .0;
-        let by = |entry: &EntryId| -> Vec<EntryId> {
-            hand.eliminators
-                .get(entry)
-                .map(|seats| {
-                    seats
-                        .iter()
-                        .filter_map(|&s| table_state.seat(s).map(|p| p.player.0))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let mut now_busts = Vec::new();
-        for e in &events {
-            if let SeatingEvent::Busted {
-                entry,
-                table,
-                hand_for_hand_round,
-                ..
-            } = e
-            {
-                let bust = felt_payout::Bust {
-                    entry: *entry,
-                    table: *table,
-                    starting_stack: stacks.get(entry).copied().unwrap_or(0),
-                    by: by(entry),
-                    // Its turn out, for its place: a hand end reported
-                    // again after a crash reaches payout after later ones.
-                    out: state.out.get(entry).copied(),
-                };
-                match hand_for_hand_round {
-                    Some(round) => {
-                        let mut held = self
-                            .held
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                        let round = held.entry((t.to_string(), *round)).or_default();
-                        // The same hand reported again (after a restart)
-                        // holds each bust once.
-                        if !round.iter().any(|b| b.entry == bust.entry) {
-                            round.push(bust);
-                        }
-                    }
-                    None => now_busts.push(bust),
+        let busts = reactions::hand_end::busts(table, hand, &events, &state, |s| {
+            table_state.seat(s).map(|p| p.player.0)
+        });
+        drop(table_state);
+        if !busts.held.is_empty() {
+            let mut held = self
+                .held
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for (round, bust) in busts.held {
+                let round = held.entry((t.to_string(), round)).or_default();
+                // The same hand reported again (after a restart) holds each
+                // bust once.
+                if !round.iter().any(|b| b.entry == bust.entry) {
+                    round.push(bust);
                 }
             }
         }
-        drop(table_state);
-        if !now_busts.is_empty() {
-            self.pay_cmd(
-                t,
-                &format!("busts-{table}-{}", hand.number),
-                now,
-                felt_payout::Command::RecordBusts { busts: now_busts },
-            )
-            .await?;
+        if let Some(order) = busts.now {
+            self.pay_cmd(t, &order.id, now, order.command).await?;
         }
         self.flush_rounds(t, now, &state).await?;
         drop(state);
@@ -1325,63 +1204,40 @@ impl<L: EventLog + 'static> Conductor<L> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let rounds: Vec<u64> = held
                 .keys()
-                .filter(|(tt, _)| tt == t)
+                .filter(|(tt, r)| tt == t && reactions::hand_end::round_over(seating, *r))
                 .map(|(_, r)| *r)
                 .collect();
             rounds
                 .into_iter()
-                .filter(|r| {
-                    !seating
-                        .room
-                        .tables
-                        .values()
-                        .any(|tb| tb.in_hand && tb.round == Some(*r))
-                })
                 .filter_map(|r| held.remove(&(t.to_string(), r)).map(|b| (r, b)))
                 .collect()
         };
         if ready.is_empty() {
             return Ok(());
         }
-        let placed: BTreeSet<EntryId> = {
+        let orders: Vec<_> = {
             let payout = self.payout_state(t).await?;
             ready
-                .iter()
-                .flat_map(|(_, busts)| busts.iter())
-                .filter(|b| payout.entries.get(&b.entry).is_some_and(|e| e.busted))
-                .map(|b| b.entry)
+                .into_iter()
+                .filter_map(|(round, busts)| {
+                    reactions::hand_end::round_to_payout(round, busts, &payout)
+                })
                 .collect()
         };
-        for (round, mut busts) in ready {
-            // Busts payout already has (reported again after a restart).
-            busts.retain(|b| !placed.contains(&b.entry));
-            if busts.is_empty() {
-                continue;
-            }
-            let id = format!(
-                "busts-round-{round}-{}",
-                busts
-                    .iter()
-                    .map(|b| b.entry.to_string())
-                    .collect::<Vec<_>>()
-                    .join("-")
-            );
-            self.pay_cmd(t, &id, now, felt_payout::Command::RecordBusts { busts })
-                .await?;
+        for order in orders {
+            self.pay_cmd(t, &order.id, now, order.command).await?;
         }
         Ok(())
     }
 
     /// A hand-for-hand message the clock may already have had from another
     /// table's report: refusals that say so are not errors.
-    async fn clock_hfh(
-        &self,
-        t: &str,
-        id: &str,
-        now: Millis,
-        make: impl Fn(Millis) -> ClockCommand,
-    ) -> Result<()> {
-        match self.clock_cmd(t, id, now, make).await {
+    async fn clock_hfh(&self, t: &str, now: Millis, order: Order<ClockCommand>) -> Result<()> {
+        let command = order.command;
+        match self
+            .clock_cmd(t, &order.id, now, |at| command.clone().at_time(at))
+            .await
+        {
             Ok(_)
             | Err(TournamentError::Clock(
                 ClockError::NotInHandForHand { .. }
@@ -1394,79 +1250,27 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// Hand-for-hand at the clock, following seating.
     async fn to_clock(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
-        if !events.iter().any(|e| {
+        let news = |e: &&SeatingEvent| {
             matches!(
                 e,
                 SeatingEvent::HandForHandStarted { .. }
                     | SeatingEvent::HandForHandRound { .. }
                     | SeatingEvent::HandForHandEnded { .. }
             )
-        }) {
+        };
+        if !events.iter().any(|e| news(&e)) {
             return Ok(());
         }
         let _one = self.clocking.lock().await;
-        for e in events {
-            match e {
-                SeatingEvent::HandForHandStarted { .. } => {
-                    // Only while seating plays it, and once per period: the
-                    // command id numbers the clock's periods.
-                    let seating = self.seating_state(t).await?;
-                    if seating.room.hand_for_hand.is_none() {
-                        continue;
-                    }
-                    let tables: Vec<TableNo> = seating.room.tables.keys().copied().collect();
-                    drop(seating);
-                    let clock = self.clock_state(t).await?;
-                    if matches!(clock.status, felt_clock::Status::HandForHand { .. }) {
-                        continue;
-                    }
-                    let period = clock.hand_for_hand_periods + 1;
-                    drop(clock);
-                    self.clock_hfh(t, &format!("hfh-{period}-start"), now, |at| {
-                        ClockCommand::StartHandForHand {
-                            at,
-                            tables: tables.clone(),
-                        }
-                    })
-                    .await?;
-                }
-                SeatingEvent::HandForHandRound { .. } => self.finish_clock_round(t, now).await?,
-                SeatingEvent::HandForHandEnded { .. } => {
-                    let clock = self.clock_state(t).await?;
-                    let period = clock.hand_for_hand_periods;
-                    let playing = matches!(clock.status, felt_clock::Status::HandForHand { .. });
-                    drop(clock);
-                    if playing {
-                        self.finish_clock_round(t, now).await?;
-                        self.clock_hfh(t, &format!("hfh-{period}-stop"), now, |at| {
-                            ClockCommand::StopHandForHand { at }
-                        })
-                        .await?;
-                    }
-                }
-                _ => {}
+        for e in events.iter().filter(news) {
+            let orders = {
+                let seating = self.seating_state(t).await?;
+                let clock = self.clock_state(t).await?;
+                reactions::hand_for_hand::to_clock(e, &seating, &clock, now)
+            };
+            for order in orders {
+                self.clock_hfh(t, now, order).await?;
             }
-        }
-        Ok(())
-    }
-
-    /// Every table the clock waits for has played round `round`.
-    /// (Command ids use the clock's own period and round numbers.)
-    async fn finish_clock_round(&self, t: &str, now: Millis) -> Result<()> {
-        let clock = self.clock_state(t).await?;
-        let period = clock.hand_for_hand_periods;
-        let (round, waiting): (u64, Vec<TableNo>) = match &clock.status {
-            felt_clock::Status::HandForHand { round, waiting, .. } => {
-                (*round, waiting.iter().copied().collect())
-            }
-            _ => return Ok(()),
-        };
-        drop(clock);
-        for table in waiting {
-            self.clock_hfh(t, &format!("hfh-{period}-{round}-{table}"), now, |at| {
-                ClockCommand::TableFinishedHand { at, table }
-            })
-            .await?;
         }
         Ok(())
     }
@@ -1481,26 +1285,13 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// [`Conductor::carry_out`], its lock held.
     async fn carry_out_locked(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
         let mut more: Vec<SeatingEvent> = events.to_vec();
+        let draw = |id: &str| Seed(self.draw(t, id));
         loop {
             self.to_clock_closed(t, now, &more).await?;
             let state = self.seating_state(t).await?;
             let stack = state.settings().map_or(0, |s| s.starting_stack);
             let to_open = self.tables_to_open(t, &state);
-            let seats: Vec<(EntryId, TableNo, Seat)> = state
-                .unconfirmed
-                .iter()
-                .filter_map(|&entry| {
-                    let info = state.entries.get(&entry)?;
-                    match info.status {
-                        felt_seating::EntryStatus::Seated { table, seat }
-                            if info.moving.is_none() =>
-                        {
-                            Some((entry, table, seat))
-                        }
-                        _ => None,
-                    }
-                })
-                .collect();
+            let seats = reactions::seats::unconfirmed(&state);
             let moves: Vec<felt_seating::Move> = state.room.moves.values().copied().collect();
             // Seating's state is shared with its handler: let go of it before
             // the next seating command, or that command copies it.
@@ -1508,23 +1299,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             self.open_tables(t, now, to_open).await?;
             more.clear();
             for (entry, table, seat) in seats {
-                self.table_cmd(
-                    t,
-                    table,
-                    &format!("seat-{entry}"),
-                    now,
-                    Command::SeatPlayer {
-                        seat,
-                        player: PlayerId(entry),
-                        stack,
-                    },
-                )
-                .await?;
-                let id = format!("seated-{entry}");
-                let seed = self.draw(t, &id);
-                let out = self
-                    .seat_cmd(t, &id, now, SeatingCommand::SeatConfirmed { entry, seed })
+                self.table_order(t, now, reactions::seats::seat(entry, table, seat, stack))
                     .await?;
+                let order = reactions::seats::seated(entry, draw);
+                let out = self.seat_cmd(t, &order.id, now, order.command).await?;
                 more.extend(out.events);
             }
             if moves.is_empty() && more.is_empty() {
@@ -1533,68 +1311,41 @@ impl<L: EventLog + 'static> Conductor<L> {
             // The players leave their tables at once (the appends to
             // different tables share a commit), then take their new seats
             // at once; seating hears of each move in order.
-            let outs = futures::future::try_join_all(moves.iter().map(|m| async move {
-                let id = format!("move-{}-out", m.id);
-                self.table_cmd(
-                    t,
-                    m.from.0,
-                    &id,
-                    now,
-                    Command::RemovePlayer { seat: m.from.1 },
-                )
-                .await
-            }))
+            let outs = futures::future::try_join_all(
+                moves
+                    .iter()
+                    .map(|m| self.table_order(t, now, reactions::seats::move_out(m))),
+            )
             .await?;
             let mut stacks = BTreeMap::new();
             for (m, out) in moves.iter().zip(outs) {
-                let stack = out
-                    .events
-                    .iter()
-                    .find_map(|e| match e {
-                        TableEvent::PlayerRemoved { stack, player, .. } if player.0 == m.entry => {
-                            Some(*stack)
-                        }
-                        _ => None,
-                    })
-                    .ok_or_else(|| {
-                        TournamentError::Inconsistent(format!(
-                            "move {}: no removal of entry {}",
-                            m.id, m.entry
-                        ))
-                    })?;
+                let stack = reactions::seats::stack_moved(m, &out.events).ok_or_else(|| {
+                    TournamentError::Inconsistent(format!(
+                        "move {}: no removal of entry {}",
+                        m.id, m.entry
+                    ))
+                })?;
                 stacks.insert(m.id, stack);
             }
-            let stacks = &stacks;
-            futures::future::try_join_all(moves.iter().map(|m| async move {
-                let id = format!("move-{}-in", m.id);
-                let seat = Command::SeatPlayer {
-                    seat: m.to.1,
-                    player: PlayerId(m.entry),
-                    stack: stacks[&m.id],
-                };
-                self.table_cmd(t, m.to.0, &id, now, seat).await
-            }))
+            futures::future::try_join_all(
+                moves
+                    .iter()
+                    .map(|m| self.table_order(t, now, reactions::seats::move_in(m, stacks[&m.id]))),
+            )
             .await?;
             for m in &moves {
-                let stack = stacks[&m.id];
-                let id = format!("move-{}-done", m.id);
-                let seed = self.draw(t, &id);
-                let out = self
-                    .seat_cmd(
-                        t,
-                        &id,
-                        now,
-                        SeatingCommand::MoveCompleted {
-                            id: m.id,
-                            stack,
-                            seed,
-                        },
-                    )
-                    .await?;
+                let order = reactions::seats::move_done(m, stacks[&m.id], draw);
+                let out = self.seat_cmd(t, &order.id, now, order.command).await?;
                 more.extend(out.events);
             }
             self.to_clock(t, now, &more).await?;
         }
+    }
+
+    /// A reaction's command to one of the tournament's tables.
+    async fn table_order(&self, t: &str, now: Millis, order: TableOrder) -> Result<Outcome<Table>> {
+        self.table_cmd(t, order.table, &order.id, now, order.command)
+            .await
     }
 
     /// Tables seating has opened that the table service may not know yet.
@@ -1644,7 +1395,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
         let rules = self.rules(t).await?;
         for (table, seats) in tables {
-            self.table_cmd(t, table, "open", now, Command::OpenTable { seats, rules })
+            self.table_order(t, now, reactions::seats::open(table, seats, rules))
                 .await?;
             self.opened
                 .lock()
@@ -1663,20 +1414,16 @@ impl<L: EventLog + 'static> Conductor<L> {
             return Ok(());
         }
         let _one = self.clocking.lock().await;
-        for e in events {
-            if let SeatingEvent::TableClosed { table } = e {
+        for e in events
+            .iter()
+            .filter(|e| matches!(e, SeatingEvent::TableClosed { .. }))
+        {
+            let order = {
                 let clock = self.clock_state(t).await?;
-                let period = clock.hand_for_hand_periods;
-                let waited = matches!(&clock.status,
-                    felt_clock::Status::HandForHand { tables, .. } if tables.contains(table));
-                drop(clock);
-                if waited {
-                    let table = *table;
-                    self.clock_hfh(t, &format!("hfh-{period}-close-{table}"), now, |at| {
-                        ClockCommand::RemoveTable { at, table }
-                    })
-                    .await?;
-                }
+                reactions::hand_for_hand::closed_to_clock(e, &clock, now)
+            };
+            if let Some(order) = order {
+                self.clock_hfh(t, now, order).await?;
             }
         }
         Ok(())

@@ -12,6 +12,7 @@ pub mod aggregates;
 pub mod bot;
 mod conductor;
 pub mod follow;
+pub mod reactions;
 pub mod timing;
 
 pub use conductor::{

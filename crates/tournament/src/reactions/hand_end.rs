@@ -1,0 +1,193 @@
+//! A table's hand end: to seating, and seating's busts on to payout.
+
+use std::collections::BTreeMap;
+
+use felt_cards::Seed;
+use felt_payout::{Bust, PayoutState};
+use felt_seating::{EntryId, SeatingCommand, SeatingEvent, SeatingState, TableNo};
+use felt_table::{Seat, TableEvent};
+
+use super::Order;
+
+/// A finished hand as seating needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandSummary {
+    pub number: u64,
+    pub button: Seat,
+    pub big_blind: Seat,
+    /// Busted entries with their chips at the start of the hand.
+    pub busted: Vec<(EntryId, u64)>,
+    /// For each busted entry, the seats that won their last chips: the
+    /// winners of the highest pot they were in (their bounty's collectors).
+    pub eliminators: BTreeMap<EntryId, Vec<Seat>>,
+}
+
+impl HandSummary {
+    /// The summary of a hand from its events (`HandStarted` to `HandEnded`).
+    pub fn from_events<'a>(
+        events: impl IntoIterator<Item = &'a TableEvent>,
+    ) -> Option<HandSummary> {
+        let mut start = None;
+        // (pot, eligible seats, winning seats) of every pot awarded.
+        let mut pots: Vec<(usize, Vec<Seat>, Vec<Seat>)> = Vec::new();
+        for e in events {
+            match e {
+                TableEvent::PotAwarded {
+                    pot,
+                    eligible,
+                    shares,
+                    ..
+                } => pots.push((
+                    *pot,
+                    eligible.clone(),
+                    shares.iter().map(|s| s.seat).collect(),
+                )),
+                TableEvent::HandStarted {
+                    number,
+                    button,
+                    big_blind,
+                    ..
+                } => start = Some((*number, *button, *big_blind)),
+                TableEvent::HandEnded { number, busted, .. } => {
+                    let (n, button, big_blind) = start?;
+                    if n != *number {
+                        return None;
+                    }
+                    let eliminators = busted
+                        .iter()
+                        .map(|b| {
+                            let by = pots
+                                .iter()
+                                .filter(|p| p.1.contains(&b.seat))
+                                .max_by_key(|p| p.0)
+                                .map(|p| p.2.iter().copied().filter(|s| *s != b.seat).collect())
+                                .unwrap_or_default();
+                            (b.player.0, by)
+                        })
+                        .collect();
+                    return Some(HandSummary {
+                        number: n,
+                        button,
+                        big_blind,
+                        busted: busted
+                            .iter()
+                            .map(|b| (b.player.0, b.starting_stack))
+                            .collect(),
+                        eliminators,
+                    });
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// A table's hand end, to seating: the button and big blind it played (for
+/// the next hand's, TDA 32) and who busted, under `hand-{table}-{n}-ended`.
+pub fn to_seating(table: TableNo, hand: &HandSummary, seed: Seed) -> Order<SeatingCommand> {
+    Order::new(
+        format!("hand-{table}-{}-ended", hand.number),
+        SeatingCommand::HandEnded {
+            table,
+            button: hand.button,
+            big_blind: hand.big_blind,
+            busted: hand.busted.iter().map(|b| b.0).collect(),
+            seed: seed.0,
+        },
+    )
+}
+
+/// Seating's busts of one hand, as payout takes them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Busts {
+    /// The busts of a hand outside hand-for-hand: placed now, under
+    /// `busts-{table}-{n}`.
+    pub now: Option<Order<felt_payout::Command>>,
+    /// The busts of a hand-for-hand hand, by round: held until no table
+    /// plays that round any more, then placed together (RP8: players out
+    /// in the same hand-for-hand round share their places).
+    pub held: Vec<(u64, Bust)>,
+}
+
+/// The busts seating recorded for a table's hand (`decided`: the events of
+/// its `HandEnded`), each with its starting stack, the entries seated in
+/// the seats that won its chips (`occupant`, from the table after the
+/// hand) and its number in seating's order out.
+pub fn busts(
+    table: TableNo,
+    hand: &HandSummary,
+    decided: &[SeatingEvent],
+    seating: &SeatingState,
+    occupant: impl Fn(Seat) -> Option<EntryId>,
+) -> Busts {
+    let stacks: BTreeMap<EntryId, u64> = hand.busted.iter().copied().collect();
+    let mut now = Vec::new();
+    let mut held = Vec::new();
+    for e in decided {
+        let SeatingEvent::Busted {
+            entry,
+            table: at,
+            hand_for_hand_round,
+            ..
+        } = e
+        else {
+            continue;
+        };
+        let bust = Bust {
+            entry: *entry,
+            table: *at,
+            starting_stack: stacks.get(entry).copied().unwrap_or(0),
+            by: hand
+                .eliminators
+                .get(entry)
+                .map(|seats| seats.iter().filter_map(|&s| occupant(s)).collect())
+                .unwrap_or_default(),
+            // Its turn out, for its place: a hand end reported again after
+            // a crash reaches payout after later ones.
+            out: seating.out.get(entry).copied(),
+        };
+        match hand_for_hand_round {
+            Some(round) => held.push((*round, bust)),
+            None => now.push(bust),
+        }
+    }
+    Busts {
+        now: (!now.is_empty()).then(|| {
+            Order::new(
+                format!("busts-{table}-{}", hand.number),
+                felt_payout::Command::RecordBusts { busts: now },
+            )
+        }),
+        held,
+    }
+}
+
+/// Whether hand-for-hand round `round` is over: no table still plays it.
+pub fn round_over(seating: &SeatingState, round: u64) -> bool {
+    !seating
+        .room
+        .tables
+        .values()
+        .any(|t| t.in_hand && t.round == Some(round))
+}
+
+/// The busts held for a round that is over, to payout together, under an
+/// id naming the round and its entries; those payout already has
+/// (reported again after a restart) are left out, and nothing is sent if
+/// that leaves none.
+pub fn round_to_payout(
+    round: u64,
+    mut busts: Vec<Bust>,
+    payout: &PayoutState,
+) -> Option<Order<felt_payout::Command>> {
+    busts.retain(|b| !payout.entries.get(&b.entry).is_some_and(|e| e.busted));
+    if busts.is_empty() {
+        return None;
+    }
+    let entries: Vec<String> = busts.iter().map(|b| b.entry.to_string()).collect();
+    Some(Order::new(
+        format!("busts-round-{round}-{}", entries.join("-")),
+        felt_payout::Command::RecordBusts { busts },
+    ))
+}

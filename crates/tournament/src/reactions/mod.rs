@@ -1,0 +1,43 @@
+//! The tournament's cross-service rules, each a pure function: given the
+//! event that causes it and the state it needs, the commands to send, each
+//! under the id that makes sending it again harmless. Nothing here does IO,
+//! reads a clock or draws a seed: the conductor reads the states, hands in
+//! the time and the seat draws, sends the commands and follows what comes
+//! back.
+//!
+//! | rule | cause | sends to |
+//! |---|---|---|
+//! | [`hand_end::to_seating`] | a table's `HandEnded` | seating |
+//! | [`hand_end::busts`], [`hand_end::round_to_payout`] | seating's `Busted` | payout |
+//! | [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's tables, seats and moves | a table |
+//! | [`seats::seated`], [`seats::move_done`] | a table's `PlayerSeated` | seating |
+//! | [`hand_for_hand::to_clock`], [`hand_for_hand::closed_to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock |
+
+pub mod hand_end;
+pub mod hand_for_hand;
+pub mod seats;
+
+use felt_seating::TableNo;
+
+/// A command a reaction sends to a tournament's seating, clock or payout
+/// stream, under its id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Order<C> {
+    pub id: String,
+    pub command: C,
+}
+
+impl<C> Order<C> {
+    fn new(id: String, command: C) -> Self {
+        Order { id, command }
+    }
+}
+
+/// A command a reaction sends to one of a tournament's tables, under its id
+/// (ids are per table stream).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableOrder {
+    pub table: TableNo,
+    pub id: String,
+    pub command: felt_table::Command,
+}

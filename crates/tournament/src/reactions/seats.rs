@@ -1,0 +1,110 @@
+//! Seating's tables, seats and moves, carried to the tables and back: a
+//! table seating opened is opened at the table service; a seat drawn for a
+//! new entry is taken there and confirmed to seating; a move (TDA 8–10)
+//! removes the player at one table, seats them with the chips they had at
+//! the other and is completed at seating. Every id names the entry or the
+//! move seating numbered, so each step is taken once whichever a restart
+//! resumes.
+
+use felt_cards::Seed;
+use felt_seating::{EntryId, EntryStatus, Move, SeatingCommand, SeatingState, TableNo};
+use felt_table::{Command, HouseRules, PlayerId, Seat, TableEvent};
+
+use super::{Order, TableOrder};
+
+/// A table seating opened, opened at the table service with the
+/// tournament's house rules.
+pub fn open(table: TableNo, seats: u8, rules: HouseRules) -> TableOrder {
+    TableOrder {
+        table,
+        id: "open".into(),
+        command: Command::OpenTable { seats, rules },
+    }
+}
+
+/// The seats seating drew that no table has confirmed yet: `(entry,
+/// table, seat)`, in entry order. An entry being moved is the move's.
+pub fn unconfirmed(seating: &SeatingState) -> Vec<(EntryId, TableNo, Seat)> {
+    seating
+        .unconfirmed
+        .iter()
+        .filter_map(|&entry| {
+            let info = seating.entries.get(&entry)?;
+            match info.status {
+                EntryStatus::Seated { table, seat } if info.moving.is_none() => {
+                    Some((entry, table, seat))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A new entry takes the seat seating drew, with the starting stack.
+pub fn seat(entry: EntryId, table: TableNo, seat: Seat, stack: u64) -> TableOrder {
+    TableOrder {
+        table,
+        id: format!("seat-{entry}"),
+        command: Command::SeatPlayer {
+            seat,
+            player: PlayerId(entry),
+            stack,
+        },
+    }
+}
+
+/// The table seated the entry: seating confirms it, with a seed drawn for
+/// the command's id (a redraw that waited for the seat draws from it).
+pub fn seated(entry: EntryId, draw: impl FnOnce(&str) -> Seed) -> Order<SeatingCommand> {
+    let id = format!("seated-{entry}");
+    let seed = draw(&id).0;
+    Order::new(id, SeatingCommand::SeatConfirmed { entry, seed })
+}
+
+/// A move's first step: the player leaves the table they were at.
+pub fn move_out(m: &Move) -> TableOrder {
+    TableOrder {
+        table: m.from.0,
+        id: format!("move-{}-out", m.id),
+        command: Command::RemovePlayer { seat: m.from.1 },
+    }
+}
+
+/// The chips a move's player left their table with, from the events of
+/// its removal: `None` if they do not remove that player.
+pub fn stack_moved(m: &Move, removal: &[TableEvent]) -> Option<u64> {
+    removal.iter().find_map(|e| match e {
+        TableEvent::PlayerRemoved { stack, player, .. } if player.0 == m.entry => Some(*stack),
+        _ => None,
+    })
+}
+
+/// A move's second step: the player takes their new seat with the chips
+/// they left the other table with (TDA 10: a moved player keeps their
+/// chips).
+pub fn move_in(m: &Move, stack: u64) -> TableOrder {
+    TableOrder {
+        table: m.to.0,
+        id: format!("move-{}-in", m.id),
+        command: Command::SeatPlayer {
+            seat: m.to.1,
+            player: PlayerId(m.entry),
+            stack,
+        },
+    }
+}
+
+/// A move's last step: seating hears it is done, with the chips moved and
+/// a seed drawn for the command's id.
+pub fn move_done(m: &Move, stack: u64, draw: impl FnOnce(&str) -> Seed) -> Order<SeatingCommand> {
+    let id = format!("move-{}-done", m.id);
+    let seed = draw(&id).0;
+    Order::new(
+        id,
+        SeatingCommand::MoveCompleted {
+            id: m.id,
+            stack,
+            seed,
+        },
+    )
+}

@@ -1,0 +1,467 @@
+//! The tournament's cross-service rules as pure functions: given the cause
+//! and the state it needs, then these commands under these ids. No log, no
+//! network: states are folded from the services' own deciders.
+
+use felt_cards::Seed;
+use felt_clock::{ClockCommand, ClockSettings, ClockState, Structure};
+use felt_payout::{Bust, PayoutEvent, PayoutState};
+use felt_seating::{Move, MoveReason, SeatingCommand, SeatingEvent, SeatingState, Settings};
+use felt_table::{Command, HouseRules, PlayerId, TableEvent};
+use felt_tournament::reactions::{Order, TableOrder, hand_end, hand_for_hand, seats};
+
+fn seed(n: u8) -> [u8; 32] {
+    [n; 32]
+}
+
+fn seating(state: &mut SeatingState, command: SeatingCommand) -> Vec<SeatingEvent> {
+    let events =
+        felt_seating::decide(state, &command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    for e in &events {
+        state.apply(e);
+    }
+    events
+}
+
+/// `n` players seated at 9-handed tables, every seat confirmed.
+fn room(settings: Settings, n: u64) -> SeatingState {
+    let mut state = SeatingState::default();
+    seating(
+        &mut state,
+        SeatingCommand::Create {
+            name: "t".into(),
+            settings,
+        },
+    );
+    for i in 1..=n {
+        seating(
+            &mut state,
+            SeatingCommand::Register {
+                player: format!("p{i}"),
+                name: format!("Player {i}"),
+                level: 0,
+                seed: seed(i as u8),
+            },
+        );
+    }
+    seating(&mut state, SeatingCommand::Start { seed: seed(42) });
+    for (entry, _, _) in seats::unconfirmed(&state) {
+        let order = seats::seated(entry, |_| Seed(seed(1)));
+        seating(&mut state, order.command);
+    }
+    state
+}
+
+/// Every pending move completed, as the tables would have carried it out.
+fn carry_out(state: &mut SeatingState) {
+    let moves: Vec<Move> = state.room.moves.values().copied().collect();
+    for m in moves {
+        seating(
+            state,
+            seats::move_done(&m, 10_000, |_| Seed(seed(2))).command,
+        );
+    }
+}
+
+fn hand_at(state: &mut SeatingState, table: u32, busted: Vec<u64>) -> Vec<SeatingEvent> {
+    seating(state, SeatingCommand::BeginHand { table });
+    seating(
+        state,
+        SeatingCommand::HandEnded {
+            table,
+            button: 1,
+            big_blind: 2,
+            busted,
+            seed: seed(9),
+        },
+    )
+}
+
+fn clock_after(commands: &[ClockCommand]) -> ClockState {
+    let mut state = ClockState::default();
+    for c in [
+        ClockCommand::Configure {
+            structure: Structure::bhpoker(),
+            settings: ClockSettings::default(),
+        },
+        ClockCommand::Start { at: 0 },
+    ]
+    .iter()
+    .chain(commands)
+    {
+        for e in felt_clock::decide(&state, c).unwrap_or_else(|e| panic!("{c:?}: {e}")) {
+            state.apply(&e);
+        }
+    }
+    state
+}
+
+fn summary(number: u64, busted: &[(u64, u64)], by: &[(u64, Vec<u8>)]) -> hand_end::HandSummary {
+    hand_end::HandSummary {
+        number,
+        button: 3,
+        big_blind: 5,
+        busted: busted.to_vec(),
+        eliminators: by.iter().cloned().collect(),
+    }
+}
+
+/// Given table 3's hand 12 ended with entry 7 out, when it reaches
+/// seating, then seating hears the button and big blind it played (TDA 32)
+/// and the bust, under an id naming the table and the hand.
+#[test]
+fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
+    let order = hand_end::to_seating(3, &summary(12, &[(7, 4_000)], &[]), Seed(seed(5)));
+    assert_eq!(
+        order,
+        Order {
+            id: "hand-3-12-ended".into(),
+            command: SeatingCommand::HandEnded {
+                table: 3,
+                button: 3,
+                big_blind: 5,
+                busted: vec![7],
+                seed: seed(5),
+            },
+        }
+    );
+}
+
+/// Given seating recorded a bust outside hand-for-hand, then payout gets it
+/// at once, with the chips the player started the hand with, the entries in
+/// the seats that won them (their bounty's collectors) and their number in
+/// seating's order out.
+#[test]
+fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_eliminators() {
+    let mut state = room(Settings::tda(9, 10_000), 18);
+    let out = state.room.tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .next()
+        .unwrap();
+    let decided = hand_at(&mut state, 1, vec![out]);
+    let hand = summary(1, &[(out, 2_500)], &[(out, vec![4])]);
+    let busts = hand_end::busts(1, &hand, &decided, &state, |seat| (seat == 4).then_some(99));
+    assert!(busts.held.is_empty());
+    assert_eq!(
+        busts.now,
+        Some(Order {
+            id: "busts-1-1".into(),
+            command: felt_payout::Command::RecordBusts {
+                busts: vec![Bust {
+                    entry: out,
+                    table: 1,
+                    starting_stack: 2_500,
+                    by: vec![99],
+                    out: Some(1),
+                }],
+            },
+        })
+    );
+    // A hand without busts sends payout nothing.
+    let quiet = hand_at(&mut state, 2, vec![]);
+    assert_eq!(
+        hand_end::busts(2, &summary(1, &[], &[]), &quiet, &state, |_| None),
+        hand_end::Busts::default()
+    );
+}
+
+/// RP8: given hand-for-hand at the bubble, when two tables' hands of the
+/// same round bust a player each, then both are held for the round, which
+/// is over only when no table plays it; then payout gets them together,
+/// without those it already has.
+#[test]
+fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.paid = 15;
+    settings.hand_for_hand_distance = 1;
+    let mut state = room(settings, 18);
+    let two: Vec<u64> = state.room.tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .take(2)
+        .collect();
+    let events = hand_at(&mut state, 1, two);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::HandForHandStarted { .. }))
+    );
+    carry_out(&mut state);
+    let b1 = *state.room.tables[&1].seats.iter().flatten().next().unwrap();
+    let b2 = *state.room.tables[&2].seats.iter().flatten().next().unwrap();
+    seating(&mut state, SeatingCommand::BeginHand { table: 1 });
+    seating(&mut state, SeatingCommand::BeginHand { table: 2 });
+    let first = seating(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 1,
+            button: 1,
+            big_blind: 2,
+            busted: vec![b1],
+            seed: seed(1),
+        },
+    );
+    let held = hand_end::busts(1, &summary(2, &[(b1, 100)], &[]), &first, &state, |_| None);
+    assert_eq!(held.now, None);
+    assert_eq!(held.held.len(), 1);
+    let round = held.held[0].0;
+    // Table 2 still plays the round.
+    assert!(!hand_end::round_over(&state, round));
+    let second = seating(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 2,
+            button: 1,
+            big_blind: 2,
+            busted: vec![b2],
+            seed: seed(1),
+        },
+    );
+    let also = hand_end::busts(2, &summary(2, &[(b2, 300)], &[]), &second, &state, |_| None);
+    assert_eq!(also.held[0].0, round);
+    assert!(hand_end::round_over(&state, round));
+    let busts: Vec<Bust> = held
+        .held
+        .into_iter()
+        .chain(also.held)
+        .map(|h| h.1)
+        .collect();
+    let order = hand_end::round_to_payout(round, busts.clone(), &PayoutState::default()).unwrap();
+    assert_eq!(order.id, format!("busts-round-{round}-{b1}-{b2}"));
+    assert_eq!(
+        order.command,
+        felt_payout::Command::RecordBusts {
+            busts: busts.clone()
+        }
+    );
+    // After a restart payout may have some already: only the rest go.
+    let mut payout = PayoutState::default();
+    for entry in [b1, b2] {
+        payout.apply(&PayoutEvent::EntryRecorded {
+            entry,
+            player: format!("p{entry}"),
+        });
+    }
+    payout.apply(&PayoutEvent::Busted {
+        busts: vec![busts[0].clone()],
+    });
+    let rest = hand_end::round_to_payout(round, busts.clone(), &payout).unwrap();
+    assert_eq!(rest.id, format!("busts-round-{round}-{b2}"));
+    payout.apply(&PayoutEvent::Busted {
+        busts: vec![busts[1].clone()],
+    });
+    assert_eq!(hand_end::round_to_payout(round, busts, &payout), None);
+}
+
+/// RP8: given seating started hand-for-hand and the clock runs, then the
+/// clock stops on every table, under the id of its next period; given the
+/// clock already plays it (another table's report), nothing is sent.
+#[test]
+fn seating_starting_hand_for_hand_stops_the_clock_once_per_period() {
+    let mut state = room(Settings::tda(9, 10_000), 18);
+    let started = seating(&mut state, SeatingCommand::StartHandForHand);
+    let clock = clock_after(&[]);
+    let orders = hand_for_hand::to_clock(&started[0], &state, &clock, 1_000);
+    assert_eq!(
+        orders,
+        vec![Order {
+            id: "hfh-1-start".into(),
+            command: ClockCommand::StartHandForHand {
+                at: 1_000,
+                tables: vec![1, 2],
+            },
+        }]
+    );
+    let playing = clock_after(&[orders[0].command.clone()]);
+    assert!(hand_for_hand::to_clock(&started[0], &state, &playing, 2_000).is_empty());
+    // A second period is numbered after the first.
+    let again = clock_after(&[
+        orders[0].command.clone(),
+        ClockCommand::StopHandForHand { at: 2_000 },
+    ]);
+    assert_eq!(
+        hand_for_hand::to_clock(&started[0], &state, &again, 3_000)[0].id,
+        "hfh-2-start"
+    );
+    // Once seating has ended it, a late start is not sent.
+    let ended = seating(&mut state, SeatingCommand::StopHandForHand);
+    assert!(hand_for_hand::to_clock(&started[0], &state, &clock, 4_000).is_empty());
+    assert!(matches!(ended[0], SeatingEvent::HandForHandEnded { .. }));
+}
+
+/// RP8: given the clock waits for tables 1 and 2, when seating records a
+/// round over, then each table still waited for has finished its hand,
+/// under ids of the clock's period and round; when seating ends
+/// hand-for-hand, then the round is finished and the clock stopped; a
+/// table closed while waited for is waited for no more.
+#[test]
+fn seating_rounds_and_its_end_of_hand_for_hand_reach_the_clock() {
+    let state = room(Settings::tda(9, 10_000), 18);
+    let clock = clock_after(&[ClockCommand::StartHandForHand {
+        at: 10,
+        tables: vec![1, 2],
+    }]);
+    let round = SeatingEvent::HandForHandRound { round: 1 };
+    let finished = |table| Order {
+        id: format!("hfh-1-1-{table}"),
+        command: ClockCommand::TableFinishedHand { at: 20, table },
+    };
+    assert_eq!(
+        hand_for_hand::to_clock(&round, &state, &clock, 20),
+        vec![finished(1), finished(2)]
+    );
+    let one_done = clock_after(&[
+        ClockCommand::StartHandForHand {
+            at: 10,
+            tables: vec![1, 2],
+        },
+        ClockCommand::TableFinishedHand { at: 15, table: 1 },
+    ]);
+    let end = SeatingEvent::HandForHandEnded { remaining: 15 };
+    assert_eq!(
+        hand_for_hand::to_clock(&end, &state, &one_done, 20),
+        vec![
+            finished(2),
+            Order {
+                id: "hfh-1-stop".into(),
+                command: ClockCommand::StopHandForHand { at: 20 },
+            }
+        ]
+    );
+    // Not in hand-for-hand at the clock: nothing to stop.
+    assert!(hand_for_hand::to_clock(&end, &state, &clock_after(&[]), 20).is_empty());
+    let closed = SeatingEvent::TableClosed { table: 2 };
+    assert_eq!(
+        hand_for_hand::closed_to_clock(&closed, &clock, 30),
+        Some(Order {
+            id: "hfh-1-close-2".into(),
+            command: ClockCommand::RemoveTable { at: 30, table: 2 },
+        })
+    );
+    assert_eq!(
+        hand_for_hand::closed_to_clock(&SeatingEvent::TableClosed { table: 5 }, &clock, 30),
+        None
+    );
+    assert_eq!(
+        hand_for_hand::closed_to_clock(&closed, &clock_after(&[]), 30),
+        None
+    );
+}
+
+/// TDA 10: given seating moved entry 7 from table 2 seat 4 to table 1
+/// seat 9, then the player leaves table 2, takes the new seat with the
+/// chips they left with, and seating hears it is done, each step under an
+/// id naming the move.
+#[test]
+fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() {
+    let m = Move {
+        id: 31,
+        entry: 7,
+        from: (2, 4),
+        to: (1, 9),
+        reason: MoveReason::Balance,
+    };
+    assert_eq!(
+        seats::move_out(&m),
+        TableOrder {
+            table: 2,
+            id: "move-31-out".into(),
+            command: Command::RemovePlayer { seat: 4 },
+        }
+    );
+    let removal = [TableEvent::PlayerRemoved {
+        seat: 4,
+        player: PlayerId(7),
+        stack: 12_345,
+    }];
+    assert_eq!(seats::stack_moved(&m, &removal), Some(12_345));
+    assert_eq!(seats::stack_moved(&m, &[]), None);
+    assert_eq!(
+        seats::move_in(&m, 12_345),
+        TableOrder {
+            table: 1,
+            id: "move-31-in".into(),
+            command: Command::SeatPlayer {
+                seat: 9,
+                player: PlayerId(7),
+                stack: 12_345,
+            },
+        }
+    );
+    let mut asked = Vec::new();
+    let done = seats::move_done(&m, 12_345, |id| {
+        asked.push(id.to_string());
+        Seed(seed(8))
+    });
+    assert_eq!(asked, vec!["move-31-done"]);
+    assert_eq!(
+        done,
+        Order {
+            id: "move-31-done".into(),
+            command: SeatingCommand::MoveCompleted {
+                id: 31,
+                stack: 12_345,
+                seed: seed(8),
+            },
+        }
+    );
+}
+
+/// TDA 7: given seats drawn that no table has confirmed, then each entry
+/// takes its seat with the starting stack and seating confirms it; a table
+/// seating opened is opened with the tournament's house rules.
+#[test]
+fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
+    let mut state = SeatingState::default();
+    seating(
+        &mut state,
+        SeatingCommand::Create {
+            name: "t".into(),
+            settings: Settings::tda(9, 10_000),
+        },
+    );
+    for i in 1..=3 {
+        seating(
+            &mut state,
+            SeatingCommand::Register {
+                player: format!("p{i}"),
+                name: format!("Player {i}"),
+                level: 0,
+                seed: seed(i),
+            },
+        );
+    }
+    seating(&mut state, SeatingCommand::Start { seed: seed(42) });
+    let drawn = seats::unconfirmed(&state);
+    assert_eq!(drawn.iter().map(|d| d.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+    let (entry, table, seat) = drawn[0];
+    assert_eq!(
+        seats::seat(entry, table, seat, 10_000),
+        TableOrder {
+            table,
+            id: format!("seat-{entry}"),
+            command: Command::SeatPlayer {
+                seat,
+                player: PlayerId(entry),
+                stack: 10_000,
+            },
+        }
+    );
+    let confirmed = seats::seated(entry, |_| Seed(seed(3)));
+    assert_eq!(confirmed.id, format!("seated-{entry}"));
+    seating(&mut state, confirmed.command);
+    assert_eq!(seats::unconfirmed(&state).len(), 2);
+    let rules = HouseRules::default();
+    assert_eq!(
+        seats::open(1, 9, rules),
+        TableOrder {
+            table: 1,
+            id: "open".into(),
+            command: Command::OpenTable { seats: 9, rules },
+        }
+    );
+}
