@@ -1,0 +1,371 @@
+//! What a hand end brings on, and seating's decisions carried out: the
+//! reactions in [`crate::reactions`] run over the services' states, their
+//! commands sent.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+impl<L: EventLog + 'static> Conductor<L> {
+    /// A hand ended at a table: seating places the busts, moves players and
+    /// runs hand-for-hand; payout places the busts; the clock deducts
+    /// hand-for-hand time.
+    pub async fn hand_ended(
+        &self,
+        t: &str,
+        table: TableNo,
+        hand: &HandSummary,
+        now: Millis,
+        seed: Seed,
+    ) -> Result<()> {
+        self.hand_ended_in_turn(t, table, hand, now, seed, None)
+            .await
+    }
+
+    /// [`Conductor::hand_ended`], seating deciding it only in its `turn`
+    /// (after the hand ends reported before it), and the next one's turn
+    /// coming once its busts are with payout.
+    pub async fn hand_ended_in_turn(
+        &self,
+        t: &str,
+        table: TableNo,
+        hand: &HandSummary,
+        now: Millis,
+        seed: Seed,
+        mut turn: Option<Turn>,
+    ) -> Result<()> {
+        if let Some(turn) = turn.as_mut() {
+            turn.come().await;
+        }
+        // Seating orders the busts (and numbers them: payout places them by
+        // their numbers).
+        let busting = self.busting.lock().await;
+        let order = reactions::hand_end::to_seating(table, hand, seed);
+        let Outcome { events, state, .. } = self.seat_cmd(t, &order.id, now, order.command).await?;
+        // Who collects each bounty: the entries in the winning seats.
+        // Read from the log: a dealer may have played the hand through
+        // another handler (the table service).
+        let table_state = self
+            .tables
+            .state(&felt_tablelog::stream(t, &table.to_string())?)
+            .await?
+            .0;
+        let busts = reactions::hand_end::busts(table, hand, &events, &state, |s| {
+            table_state.seat(s).map(|p| p.player.0)
+        });
+        drop(table_state);
+        if !busts.held.is_empty() {
+            let mut held = self
+                .held
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for (round, bust) in busts.held {
+                let round = held.entry((t.to_string(), round)).or_default();
+                // The same hand reported again (after a restart) holds each
+                // bust once.
+                if !round.iter().any(|b| b.entry == bust.entry) {
+                    round.push(bust);
+                }
+            }
+        }
+        if let Some(order) = busts.now {
+            self.pay_cmd(t, &order.id, now, order.command).await?;
+        }
+        self.flush_rounds(t, now, &state).await?;
+        drop(state);
+        // The clock hears of hand-for-hand and closed tables in seating's
+        // order, while hand ends are reported concurrently.
+        self.to_clock(t, now, &events).await?;
+        self.to_clock_closed(t, now, &events).await?;
+        drop(busting);
+        drop(turn);
+        self.carry_out(t, now, &[]).await?;
+        Ok(())
+    }
+
+    /// Whether payout has every one of these busts (placed, or waiting for
+    /// registration to close), or they are held for the end of their
+    /// hand-for-hand round: a hand end seating recorded whose busts are
+    /// not there was cut short between the two (a crash).
+    pub async fn busts_recorded(&self, t: &str, entries: &[EntryId]) -> Result<bool> {
+        let payout = self.payout_state(t).await?;
+        let held = self
+            .held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(entries.iter().all(|e| {
+            payout.entries.get(e).is_some_and(|p| p.busted)
+                || held
+                    .iter()
+                    .any(|((tt, _), busts)| tt == t && busts.iter().any(|b| b.entry == *e))
+        }))
+    }
+
+    /// Sends payout the busts of hand-for-hand hands no table is still playing.
+    pub(super) async fn flush_rounds(
+        &self,
+        t: &str,
+        now: Millis,
+        seating: &SeatingState,
+    ) -> Result<()> {
+        let ready: Vec<(u64, Vec<felt_payout::Bust>)> = {
+            let mut held = self
+                .held
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let rounds: Vec<u64> = held
+                .keys()
+                .filter(|(tt, r)| tt == t && reactions::hand_end::round_over(seating, *r))
+                .map(|(_, r)| *r)
+                .collect();
+            rounds
+                .into_iter()
+                .filter_map(|r| held.remove(&(t.to_string(), r)).map(|b| (r, b)))
+                .collect()
+        };
+        if ready.is_empty() {
+            return Ok(());
+        }
+        let orders: Vec<_> = {
+            let payout = self.payout_state(t).await?;
+            ready
+                .into_iter()
+                .filter_map(|(round, busts)| {
+                    reactions::hand_end::round_to_payout(round, busts, &payout)
+                })
+                .collect()
+        };
+        for order in orders {
+            self.pay_cmd(t, &order.id, now, order.command).await?;
+        }
+        Ok(())
+    }
+
+    /// A hand-for-hand message the clock may already have had from another
+    /// table's report: refusals that say so are not errors.
+    pub(super) async fn clock_hfh(
+        &self,
+        t: &str,
+        now: Millis,
+        order: Order<ClockCommand>,
+    ) -> Result<()> {
+        let command = order.command;
+        match self
+            .clock_cmd(t, &order.id, now, |at| command.clone().at_time(at))
+            .await
+        {
+            Ok(_)
+            | Err(TournamentError::Clock(
+                ClockError::NotInHandForHand { .. }
+                | ClockError::TableAlreadyFinished { .. }
+                | ClockError::WrongState { .. },
+            )) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Hand-for-hand at the clock, following seating.
+    pub(super) async fn to_clock(
+        &self,
+        t: &str,
+        now: Millis,
+        events: &[SeatingEvent],
+    ) -> Result<()> {
+        let news = |e: &&SeatingEvent| {
+            matches!(
+                e,
+                SeatingEvent::HandForHandStarted { .. }
+                    | SeatingEvent::HandForHandRound { .. }
+                    | SeatingEvent::HandForHandEnded { .. }
+            )
+        };
+        if !events.iter().any(|e| news(&e)) {
+            return Ok(());
+        }
+        let _one = self.clocking.lock().await;
+        for e in events.iter().filter(news) {
+            let orders = {
+                let seating = self.seating_state(t).await?;
+                let clock = self.clock_state(t).await?;
+                reactions::hand_for_hand::to_clock(e, &seating, &clock, now)
+            };
+            for order in orders {
+                self.clock_hfh(t, now, order).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens new tables, seats new entries and carries out every pending
+    /// move (all removals before any seating, so a redraw can swap seats).
+    pub async fn carry_out(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
+        let _one = self.carrying.lock().await;
+        self.carry_out_locked(t, now, events).await
+    }
+
+    /// [`Conductor::carry_out`], its lock held.
+    pub(super) async fn carry_out_locked(
+        &self,
+        t: &str,
+        now: Millis,
+        events: &[SeatingEvent],
+    ) -> Result<()> {
+        let mut more: Vec<SeatingEvent> = events.to_vec();
+        let draw = |id: &str| Seed(self.draw(t, id));
+        loop {
+            self.to_clock_closed(t, now, &more).await?;
+            let state = self.seating_state(t).await?;
+            let stack = state.settings().map_or(0, |s| s.starting_stack);
+            let to_open = self.tables_to_open(t, &state);
+            let seats = reactions::seats::unconfirmed(&state);
+            let moves: Vec<felt_seating::Move> = state.room.moves.values().copied().collect();
+            // Seating's state is shared with its handler: let go of it before
+            // the next seating command, or that command copies it.
+            drop(state);
+            self.open_tables(t, now, to_open).await?;
+            more.clear();
+            for (entry, table, seat) in seats {
+                self.table_order(t, now, reactions::seats::seat(entry, table, seat, stack))
+                    .await?;
+                let order = reactions::seats::seated(entry, draw);
+                let out = self.seat_cmd(t, &order.id, now, order.command).await?;
+                more.extend(out.events);
+            }
+            if moves.is_empty() && more.is_empty() {
+                return Ok(());
+            }
+            // The players leave their tables at once (the appends to
+            // different tables share a commit), then take their new seats
+            // at once; seating hears of each move in order.
+            let outs = futures::future::try_join_all(
+                moves
+                    .iter()
+                    .map(|m| self.table_order(t, now, reactions::seats::move_out(m))),
+            )
+            .await?;
+            let mut stacks = BTreeMap::new();
+            for (m, out) in moves.iter().zip(outs) {
+                let stack = reactions::seats::stack_moved(m, &out.events).ok_or_else(|| {
+                    TournamentError::Inconsistent(format!(
+                        "move {}: no removal of entry {}",
+                        m.id, m.entry
+                    ))
+                })?;
+                stacks.insert(m.id, stack);
+            }
+            futures::future::try_join_all(
+                moves
+                    .iter()
+                    .map(|m| self.table_order(t, now, reactions::seats::move_in(m, stacks[&m.id]))),
+            )
+            .await?;
+            for m in &moves {
+                let order = reactions::seats::move_done(m, stacks[&m.id], draw);
+                let out = self.seat_cmd(t, &order.id, now, order.command).await?;
+                more.extend(out.events);
+            }
+            self.to_clock(t, now, &more).await?;
+        }
+    }
+
+    /// A reaction's command to one of the tournament's tables.
+    pub(super) async fn table_order(
+        &self,
+        t: &str,
+        now: Millis,
+        order: TableOrder,
+    ) -> Result<Outcome<Table>> {
+        self.table_cmd(t, order.table, &order.id, now, order.command)
+            .await
+    }
+
+    /// Tables seating has opened that the table service may not know yet.
+    pub(super) fn tables_to_open(&self, t: &str, state: &SeatingState) -> Vec<(TableNo, u8)> {
+        let opened = self
+            .opened
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state
+            .room
+            .tables
+            .values()
+            .filter(|tb| !opened.contains(&(t.to_string(), tb.number)))
+            .map(|tb| (tb.number, tb.size()))
+            .collect()
+    }
+
+    /// The tournament's house rules: as created, or after a restart as the
+    /// registry recorded them.
+    pub(super) async fn rules(&self, t: &str) -> Result<HouseRules> {
+        let known = self
+            .rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(t)
+            .copied();
+        if let Some(rules) = known {
+            return Ok(rules);
+        }
+        let rules = crate::aggregates::tournaments(self.seating.log().as_ref())
+            .await?
+            .into_iter()
+            .find(|c| c.tournament == t)
+            .map(|c| c.rules)
+            .unwrap_or_default();
+        self.rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(t.into(), rules);
+        Ok(rules)
+    }
+
+    /// Opens tables at the table service.
+    pub(super) async fn open_tables(
+        &self,
+        t: &str,
+        now: Millis,
+        tables: Vec<(TableNo, u8)>,
+    ) -> Result<()> {
+        if tables.is_empty() {
+            return Ok(());
+        }
+        let rules = self.rules(t).await?;
+        for (table, seats) in tables {
+            self.table_order(t, now, reactions::seats::open(table, seats, rules))
+                .await?;
+            self.opened
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert((t.to_string(), table));
+        }
+        Ok(())
+    }
+
+    /// Tables closed during hand-for-hand are no longer waited for by the clock.
+    pub(super) async fn to_clock_closed(
+        &self,
+        t: &str,
+        now: Millis,
+        events: &[SeatingEvent],
+    ) -> Result<()> {
+        if !events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::TableClosed { .. }))
+        {
+            return Ok(());
+        }
+        let _one = self.clocking.lock().await;
+        for e in events
+            .iter()
+            .filter(|e| matches!(e, SeatingEvent::TableClosed { .. }))
+        {
+            let order = {
+                let clock = self.clock_state(t).await?;
+                reactions::hand_for_hand::closed_to_clock(e, &clock, now)
+            };
+            if let Some(order) = order {
+                self.clock_hfh(t, now, order).await?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,345 @@
+//! Hands at the tables: a hand granted and dealt, the floor's calls, the
+//! action clock's time-outs and time-bank cards.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+impl<L: EventLog + 'static> Conductor<L> {
+    /// Asks to deal the next hand at a table: seating must allow it and the
+    /// clock must not be on a break; the hand is played with the clock's
+    /// level now (TDA 23) and dealt from the seed `deck` gives for the
+    /// hand's number (drawn only when a hand is dealt).
+    pub async fn begin_hand(
+        &self,
+        t: &str,
+        table: TableNo,
+        now: Millis,
+        deck: &(dyn Fn(u64) -> Seed + Send + Sync),
+    ) -> Result<Begin> {
+        // Once: moves and seats left undone are carried out, then asked again.
+        let mut carried = false;
+        loop {
+            let clock = self.clock_state(t).await?;
+            let level = match clock.level_for_hand(now) {
+                Ok(level) => level,
+                Err(ClockError::OnBreak { remaining }) => return Ok(Begin::OnBreak(remaining)),
+                Err(e) => return Err(e.into()),
+            };
+            let seating = self.seating_state(t).await?;
+            let Some(info) = seating.room.tables.get(&table) else {
+                return Ok(Begin::Closed);
+            };
+            let begun = Begun {
+                hand: info.hands + 1,
+                last_button: info.button,
+                last_bb: info.big_blind,
+                first_button: (1..=info.size()).find(|&s| info.occupant(s).is_some()),
+            };
+            // Ask the state first: a table told to wait costs no command.
+            if let Err(SeatingError::MustWait { reason, .. }) = felt_seating::gate(&seating, table)
+            {
+                if !info.in_hand {
+                    // Moves or seats seating decided that no table has carried
+                    // out: a crash cut their carrying out short, and while the
+                    // tables wait for them no hand end comes to finish it.
+                    // (Unless they are being carried out now.)
+                    if !carried
+                        && (!seating.room.moves.is_empty() || !seating.unconfirmed.is_empty())
+                        && let Ok(_one) = self.carrying.try_lock()
+                    {
+                        drop(seating);
+                        carried = true;
+                        if let Err(e) = self.carry_out_locked(t, now, &[]).await {
+                            tracing::warn!(%e, table, "carrying out seating's moves failed");
+                            return Ok(Begin::Wait(reason));
+                        }
+                        continue;
+                    }
+                    return Ok(Begin::Wait(reason));
+                }
+                drop(seating);
+                // Seating has begun a hand here. Being played: a dealer asking
+                // again (the first answer lost, say to a restart) gets it back.
+                // None in progress: either it ended (and seating will hear of
+                // it), or a crash came between seating's grant and the deal.
+                // Dealing it under the same command id tells which: a repeat
+                // changes nothing, a first deal is the hand seating granted.
+                let stream = felt_tablelog::stream(t, &table.to_string())?;
+                let (now_at_table, version) = self.tables.state(&stream).await?;
+                if let Some(number) = now_at_table.hand.as_ref().map(|h| h.number) {
+                    let events: Vec<TableEvent> = self
+                        .tables
+                        .log()
+                        .read(&stream, 1)
+                        .await?
+                        .iter()
+                        .map(felt_tablelog::decode)
+                        .collect::<std::result::Result<_, _>>()?;
+                    let start = events
+                    .iter()
+                    .rposition(
+                        |e| matches!(e, TableEvent::HandStarted { number: n, .. } if *n == number),
+                    )
+                    .unwrap_or(0);
+                    return Ok(Begin::Started(
+                        events[start..].to_vec(),
+                        now_at_table,
+                        version,
+                    ));
+                }
+                // (Seating counts a hand when it ends: the begun one is next.)
+                // Dealt and ended: its end is on its way to seating. (Known
+                // from the table's command ids, without reading its history.)
+                if self
+                    .tables
+                    .recorded(&stream, &format!("start-{}", begun.hand))
+                    .await?
+                {
+                    return Ok(Begin::Wait(reason));
+                }
+                return match self.deal(t, table, &begun, level, deck, now).await? {
+                    (_, true) => Ok(Begin::Wait(reason)),
+                    (begin, false) => Ok(begin),
+                };
+            }
+            drop(seating);
+            match self
+                .seat_cmd(
+                    t,
+                    &format!("begin-{table}-{}", begun.hand),
+                    now,
+                    SeatingCommand::BeginHand { table },
+                )
+                .await
+            {
+                Ok(_) => {}
+                Err(TournamentError::Seating(SeatingError::MustWait { reason, .. })) => {
+                    return Ok(Begin::Wait(reason));
+                }
+                Err(TournamentError::Seating(SeatingError::NoSuchTable { .. })) => {
+                    return Ok(Begin::Closed);
+                }
+                Err(e) => return Err(e),
+            }
+            return Ok(self.deal(t, table, &begun, level, deck, now).await?.0);
+        }
+    }
+
+    /// Deals the hand seating granted at a table; whether it had been dealt
+    /// before (the same command id).
+    pub(super) async fn deal(
+        &self,
+        t: &str,
+        table: TableNo,
+        begun: &Begun,
+        level: felt_table::Level,
+        deck: &(dyn Fn(u64) -> Seed + Send + Sync),
+        now: Millis,
+    ) -> Result<(Begin, bool)> {
+        let hand = begun.hand;
+        let button = if begun.last_button.is_none() {
+            begun.first_button
+        } else {
+            None
+        };
+        let start = Command::StartHand {
+            level,
+            deal: Deal::Digital { seed: deck(hand) },
+            button,
+        };
+        match self
+            .table_cmd(t, table, &format!("start-{hand}"), now, start)
+            .await
+        {
+            Ok(out) => Ok((
+                Begin::Started(out.events, out.state, out.version),
+                out.duplicate,
+            )),
+            Err(e @ (TournamentError::Table { .. } | TournamentError::TableRefused { .. })) => {
+                let source = match e {
+                    TournamentError::Table { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                };
+                // Release the table at seating: no hand was dealt.
+                let (button, big_blind) =
+                    (begun.last_button.unwrap_or(1), begun.last_bb.unwrap_or(1));
+                let id = format!("hand-{table}-{hand}-void");
+                self.seat_cmd(
+                    t,
+                    &id,
+                    now,
+                    SeatingCommand::HandEnded {
+                        table,
+                        button,
+                        big_blind,
+                        busted: Vec::new(),
+                        seed: self.draw(t, &id),
+                    },
+                )
+                .await?;
+                Ok((Begin::Wait(source), false))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs a table command (a dealer's or a bot's), returning its outcome.
+    pub async fn table(
+        &self,
+        t: &str,
+        table: TableNo,
+        command_id: &str,
+        now: Millis,
+        command: Command,
+    ) -> Result<Outcome<Table>> {
+        self.table_cmd(t, table, command_id, now, command).await
+    }
+
+    /// The floor starts or stops hand-for-hand: at seating, which gates the
+    /// tables round by round, then at the clock, which deducts its time.
+    /// Whether the command was a repeat.
+    pub async fn floor_hand_for_hand(
+        &self,
+        t: &str,
+        start: bool,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<bool> {
+        let command = if start {
+            SeatingCommand::StartHandForHand
+        } else {
+            SeatingCommand::StopHandForHand
+        };
+        let out = self
+            .seat_cmd(t, &format!("floor-{command_id}"), now, command)
+            .await?;
+        self.to_clock(t, now, &out.events).await?;
+        Ok(out.duplicate)
+    }
+
+    /// The player to act at a table is out of time: judged from when the
+    /// action reached them (or the floor called the clock) as the log
+    /// recorded it, the clock's action-clock settings and their time-bank
+    /// cards, at `now`. Cards the player used are recorded at the clock,
+    /// then the table records the fold or check. Refused, changing
+    /// nothing, while the player is still in time.
+    pub async fn time_out(
+        &self,
+        t: &str,
+        table: TableNo,
+        seat: Seat,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<Outcome<Table>> {
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let command = Command::TimeOut { seat };
+        // A retry is answered with its first result, whatever the time.
+        if self.tables.recorded(&stream, command_id).await? {
+            return self.table_cmd(t, table, command_id, now, command).await;
+        }
+        let Some((player, verdict)) = self.on_the_clock(t, table, seat, now).await? else {
+            // Not this player's turn: the table says why.
+            return self.table_cmd(t, table, command_id, now, command).await;
+        };
+        match verdict {
+            None => Err(TournamentError::NoClockRunning { table, seat }),
+            Some(felt_clock::Verdict::Thinking { deadline, .. }) => {
+                Err(TournamentError::StillInTime {
+                    table,
+                    seat,
+                    left: deadline - now,
+                })
+            }
+            Some(felt_clock::Verdict::Expired { cards, .. }) => {
+                self.use_time_bank(t, table, player, cards, command_id, now)
+                    .await?;
+                self.table_cmd(t, table, command_id, now, command).await
+            }
+        }
+    }
+
+    /// Before a player's action at a tournament on the action clock: the
+    /// time-bank cards they have used on this decision are recorded at
+    /// the clock (a card started is a card used).
+    pub async fn act_in_time(
+        &self,
+        t: &str,
+        table: TableNo,
+        seat: Seat,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<()> {
+        if !self.clock_state(t).await?.settings.action.enabled {
+            return Ok(());
+        }
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        if self.tables.recorded(&stream, command_id).await? {
+            return Ok(());
+        }
+        if let Some((player, Some(felt_clock::Verdict::Thinking { cards, .. }))) =
+            self.on_the_clock(t, table, seat, now).await?
+        {
+            self.use_time_bank(t, table, player, cards, command_id, now)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Records time-bank cards a player used (none: nothing).
+    pub(super) async fn use_time_bank(
+        &self,
+        t: &str,
+        table: TableNo,
+        player: u64,
+        cards: u32,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<()> {
+        if cards == 0 {
+            return Ok(());
+        }
+        let cards = u8::try_from(cards).unwrap_or(u8::MAX);
+        self.clock_cmd(t, &format!("timebank-{table}-{command_id}"), now, |at| {
+            ClockCommand::UseTimeBank { at, player, cards }
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// If `seat` is to act at a table: its player, and how their time
+    /// stands at `now` (`None`: no clock runs on them).
+    pub(super) async fn on_the_clock(
+        &self,
+        t: &str,
+        table: TableNo,
+        seat: Seat,
+        now: Millis,
+    ) -> Result<Option<(u64, Option<felt_clock::Verdict>)>> {
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let envelopes = self.tables.log().read(&stream, 1).await?;
+        let events: Vec<TableEvent> = envelopes
+            .iter()
+            .map(felt_tablelog::decode)
+            .collect::<std::result::Result<_, _>>()?;
+        let Some(turn) =
+            crate::timing::turn(events.iter().zip(envelopes.iter().map(|e| e.recorded_at)))
+                .filter(|turn| turn.seat == seat)
+        else {
+            return Ok(None);
+        };
+        let (state, _) = self.tables.state(&stream).await?;
+        let Some(player) = state.seat(seat).map(|s| s.player.0) else {
+            return Ok(None);
+        };
+        drop(state);
+        let clock = self.clock.state(&clock_stream(t)?).await?.0;
+        let action = clock.settings.action;
+        let used = clock.time_banks_used.get(&player).copied().unwrap_or(0);
+        let cards = action.cards_available(clock.day, used);
+        drop(clock);
+        Ok(Some((
+            player,
+            crate::timing::judge(&action, cards, &turn, now),
+        )))
+    }
+}

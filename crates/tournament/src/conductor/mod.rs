@@ -1,0 +1,440 @@
+//! The conductor carries each service's decisions to the others: seating's
+//! seats and moves to the tables, the tables' hand ends to seating, busts to
+//! payout (grouped by hand-for-hand hand), the clock's level to every hand
+//! started, hand-for-hand rounds to the clock.
+//!
+//! Every call it makes has a command id derived from what it carries out
+//! (`move-7-out`, `seat-19`, `hand-3-12-ended`), so doing it again after a
+//! crash is harmless: a move is removed at its table, seated at the other
+//! and completed in seating exactly once, whichever step a restart resumes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use felt_cards::Seed;
+use felt_clock::{ClockCommand, ClockError, ClockSettings, Millis, Structure};
+use felt_eventlog::{EventLog, LogError};
+use felt_payout::{MoneySettings, SimultaneousBusts};
+use felt_seating::{EntryId, SeatingCommand, SeatingError, SeatingEvent, SeatingState, TableNo};
+use felt_service::{HandleError, Handler, Outcome};
+use felt_table::{Command, Deal, HouseRules, Rejection, Seat, TableEvent};
+use felt_tablelog::Table;
+
+use crate::aggregates::{Clock, Payout, Seating, clock_stream, payout_stream, seating_stream};
+pub use crate::reactions::hand_end::HandSummary;
+
+mod carry;
+mod hands;
+mod registration;
+use crate::reactions::{self, Order, TableOrder};
+
+/// Why the conductor could not carry something out.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    #[error("table {table}: {source}")]
+    Table { table: TableNo, source: Rejection },
+    #[error("clock: {0}")]
+    Clock(#[from] ClockError),
+    #[error("seating: {0}")]
+    Seating(#[from] SeatingError),
+    #[error("payout: {0}")]
+    Payout(#[from] felt_payout::PayoutError),
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("{stream}: {attempts} attempts all lost to other writers")]
+    Contended { stream: String, attempts: u32 },
+    #[error("inconsistent: {0}")]
+    Inconsistent(String),
+    /// The table service (over the network) refused a command.
+    #[error("table {table}: {reason}")]
+    TableRefused { table: TableNo, reason: String },
+    /// The table service could not be reached.
+    #[error("the table service: {0}")]
+    TablesUnavailable(String),
+    /// A timeout claimed before the player's time ran out.
+    #[error("table {table}: seat {seat} still has {} s to act (the action clock of seed 002, or a called clock, TDA 29)", *.left as f64 / 1000.0)]
+    StillInTime {
+        table: TableNo,
+        seat: Seat,
+        left: Millis,
+    },
+    /// A timeout claimed where no clock runs on the player.
+    #[error(
+        "table {table}: no clock runs on seat {seat}: this tournament has no action clock and the floor has not called the clock (TDA 29)"
+    )]
+    NoClockRunning { table: TableNo, seat: Seat },
+}
+
+/// Why the table service did not carry out a command sent over the network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteError {
+    /// Refused, with the service's reason (the rule broken).
+    Refused(String),
+    /// Not reached, or no answer: the same command id may be sent again.
+    Unavailable(String),
+}
+
+/// A future the table service answers with.
+pub type Remote<'a> = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = std::result::Result<(Vec<TableEvent>, bool), RemoteError>>
+            + Send
+            + 'a,
+    >,
+>;
+
+/// The table service as the conductor reaches it when deployed apart: each
+/// command sent with its id, answered with its events and whether it was a
+/// repeat. (In one process the conductor uses the table handler itself.)
+pub trait TableService: Send + Sync {
+    fn execute<'a>(
+        &'a self,
+        tournament: &'a str,
+        table: TableNo,
+        command_id: &'a str,
+        command: &'a Command,
+    ) -> Remote<'a>;
+}
+
+fn lift<R: std::error::Error>(
+    e: HandleError<R>,
+    wrap: impl FnOnce(R) -> TournamentError,
+) -> TournamentError {
+    match e {
+        HandleError::Rejected(r) => wrap(r),
+        HandleError::Log(e) => TournamentError::Log(e),
+        HandleError::Contended { stream, attempts } => {
+            TournamentError::Contended { stream, attempts }
+        }
+    }
+}
+
+/// Everything a tournament is created with: each service keeps its part.
+#[derive(Clone, Debug)]
+pub struct TournamentSpec {
+    pub name: String,
+    pub seating: felt_seating::Settings,
+    pub structure: Structure,
+    pub clock: ClockSettings,
+    pub money: MoneySettings,
+    pub busts: SimultaneousBusts,
+    pub rules: HouseRules,
+}
+
+/// What became of a request to deal a hand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Begin {
+    /// The hand is dealt: the start's events (the hand's `HandStarted`
+    /// first), the table after it and its version.
+    Started(Vec<TableEvent>, std::sync::Arc<felt_table::TableState>, u64),
+    /// Seating holds the table (moves, balancing, hand-for-hand).
+    Wait(String),
+    /// A break: no hand for this long.
+    OnBreak(Millis),
+    /// The table is closed.
+    Closed,
+}
+
+/// A hand end's turn at seating, when hand ends are reported concurrently:
+/// it comes once the hand end before it has had seating's decision (and
+/// its busts are with payout), so seating decides them, and payout places
+/// their busts, in the order the hands ended. Dropping it passes the turn
+/// on.
+#[derive(Debug)]
+pub struct Turn {
+    wait: Option<tokio::sync::oneshot::Receiver<()>>,
+    _next: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Turn {
+    /// Waits for this turn (the one before passed it on).
+    pub async fn come(&mut self) {
+        if let Some(wait) = self.wait.take() {
+            // Sent or dropped: the turn before is over either way.
+            let _ = wait.await;
+        }
+    }
+}
+
+/// Where the next turn of a chain waits (by default: nowhere, the first).
+#[derive(Debug, Default)]
+pub struct NextTurn(Option<tokio::sync::oneshot::Receiver<()>>);
+
+impl NextTurn {
+    /// The next turn, and the handle for the one after it.
+    pub fn turn(self) -> (Turn, NextTurn) {
+        let (next, after) = tokio::sync::oneshot::channel();
+        (
+            Turn {
+                wait: self.0,
+                _next: next,
+            },
+            NextTurn(Some(after)),
+        )
+    }
+}
+
+/// Registrations per seating decision in `register_many`: a decision is
+/// one NATS message, and stays well under its 1 MB limit.
+const REGISTERED_PER_DECISION: usize = 500;
+
+/// A hand seating grants a table: its number at seating, and where the
+/// button and big blind were at the table's last hand.
+#[derive(Clone, Copy, Debug)]
+struct Begun {
+    hand: u64,
+    last_button: Option<Seat>,
+    last_bb: Option<Seat>,
+    first_button: Option<Seat>,
+}
+
+/// The four services' handlers over one log, and what the conductor holds
+/// between calls.
+pub struct Conductor<L: EventLog> {
+    /// Shared with a table service in the same process, so both see one cache.
+    pub tables: std::sync::Arc<Handler<Table, L>>,
+    pub clock: Handler<Clock, L>,
+    pub seating: Handler<Seating, L>,
+    pub payout: Handler<Payout, L>,
+    /// One carrier of seats and moves at a time.
+    carrying: tokio::sync::Mutex<()>,
+    /// One messenger of hand-for-hand to the clock at a time.
+    clocking: tokio::sync::Mutex<()>,
+    /// One hand end decided at a time: its busts reach payout, and its
+    /// hand-for-hand news and closed tables the clock, in the order
+    /// seating recorded them (lock order: `busting`, then `clocking`).
+    busting: tokio::sync::Mutex<()>,
+    /// Hand-for-hand busts held until every table has played the hand.
+    held: std::sync::Mutex<BTreeMap<(String, u64), Vec<felt_payout::Bust>>>,
+    rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
+    /// Tables known to be open at the table service.
+    opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
+    /// Events the table service elsewhere appended for this conductor.
+    appended: std::sync::atomic::AtomicU64,
+    /// The table service over the network, when deployed apart.
+    remote: Option<std::sync::Arc<dyn TableService>>,
+    /// The seeds of seating's draws a command brings on, by tournament and
+    /// command id ([`Conductor::with_draws`]).
+    draws: Draws,
+}
+
+/// Where seating's seeds come from: a tournament and a command's id give
+/// the seed for the draws that command brings on.
+pub type Draws = std::sync::Arc<dyn Fn(&str, &str) -> Seed + Send + Sync>;
+
+/// Seeds made from the tournament and the command id alone: the same run
+/// again draws the same seats (tests). A service hands in its own source
+/// ([`Conductor::with_draws`]).
+fn draws_from_ids() -> Draws {
+    std::sync::Arc::new(|tournament: &str, command_id: &str| {
+        let mut seed = [0u8; 32];
+        for (i, b) in tournament
+            .bytes()
+            .chain([0])
+            .chain(command_id.bytes())
+            .enumerate()
+        {
+            let at = i % 32;
+            seed[at] = seed[at].rotate_left(3) ^ b;
+        }
+        Seed(seed)
+    })
+}
+
+impl<L: EventLog> std::fmt::Debug for Conductor<L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conductor").finish_non_exhaustive()
+    }
+}
+
+type Result<T> = std::result::Result<T, TournamentError>;
+
+impl<L: EventLog + 'static> Conductor<L> {
+    pub fn new(log: std::sync::Arc<L>) -> Self {
+        Conductor {
+            tables: std::sync::Arc::new(Handler::new(log.clone())),
+            clock: Handler::new(log.clone()),
+            seating: Handler::new(log.clone()),
+            payout: Handler::new(log),
+            carrying: tokio::sync::Mutex::new(()),
+            clocking: tokio::sync::Mutex::new(()),
+            busting: tokio::sync::Mutex::new(()),
+            held: std::sync::Mutex::new(BTreeMap::new()),
+            rules: std::sync::Mutex::new(BTreeMap::new()),
+            opened: std::sync::Mutex::new(BTreeSet::new()),
+            appended: std::sync::atomic::AtomicU64::new(0),
+            remote: None,
+            draws: draws_from_ids(),
+        }
+    }
+
+    /// The conductor drawing seating's seeds from `draws` (a service's
+    /// cryptographic source, or a simulation's own).
+    pub fn with_draws(self, draws: Draws) -> Self {
+        Conductor { draws, ..self }
+    }
+
+    /// The seed for the draws the command `command_id` brings on.
+    fn draw(&self, t: &str, command_id: &str) -> [u8; 32] {
+        (self.draws)(t, command_id).0
+    }
+
+    /// A conductor that sends its table commands (seats, moves, deals) to
+    /// the table service over the network; it reads the tables' events
+    /// from the log.
+    pub fn with_table_service(
+        log: std::sync::Arc<L>,
+        tables: std::sync::Arc<dyn TableService>,
+    ) -> Self {
+        Conductor {
+            remote: Some(tables),
+            ..Conductor::new(log)
+        }
+    }
+
+    /// Events appended through this process's handlers so far (the
+    /// conductor's own and every caller's of the table handler), and by the
+    /// table service elsewhere for this conductor.
+    pub fn appended(&self) -> u64 {
+        self.tables.appended()
+            + self.clock.appended()
+            + self.seating.appended()
+            + self.payout.appended()
+            + self.appended.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Handles a command, again when the log's answer was lost (a timeout,
+    /// a dropped connection): the command id makes a repeat harmless.
+    async fn send<A: felt_service::Aggregate>(
+        &self,
+        handler: &Handler<A, L>,
+        stream: &felt_eventlog::StreamId,
+        id: &str,
+        now: Millis,
+        command: &A::Command,
+    ) -> std::result::Result<Outcome<A>, HandleError<A::Rejection>> {
+        let mut attempt = 0u32;
+        loop {
+            match handler.handle(stream, id, now, command).await {
+                Err(HandleError::Log(e)) if attempt < 6 => {
+                    attempt += 1;
+                    tracing::warn!(%e, %stream, id, attempt, "the log failed: sending again");
+                    tokio::time::sleep(std::time::Duration::from_millis(50 << attempt)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn seat_cmd(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        c: SeatingCommand,
+    ) -> Result<Outcome<Seating>> {
+        self.send(&self.seating, &seating_stream(t)?, id, now, &c)
+            .await
+            .map_err(|e| lift(e, TournamentError::Seating))
+    }
+
+    async fn pay_cmd(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        c: felt_payout::Command,
+    ) -> Result<Outcome<Payout>> {
+        self.send(&self.payout, &payout_stream(t)?, id, now, &c)
+            .await
+            .map_err(|e| lift(e, TournamentError::Payout))
+    }
+
+    async fn table_cmd(
+        &self,
+        t: &str,
+        table: TableNo,
+        id: &str,
+        now: Millis,
+        c: Command,
+    ) -> Result<Outcome<Table>> {
+        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let Some(remote) = &self.remote else {
+            return self
+                .send(&self.tables, &stream, id, now, &c)
+                .await
+                .map_err(|e| lift(e, |source| TournamentError::Table { table, source }));
+        };
+        let mut attempt = 0u32;
+        let (events, duplicate) = loop {
+            match remote.execute(t, table, id, &c).await {
+                Ok(answer) => break answer,
+                Err(RemoteError::Refused(reason)) => {
+                    return Err(TournamentError::TableRefused { table, reason });
+                }
+                Err(RemoteError::Unavailable(e)) if attempt < 8 => {
+                    attempt += 1;
+                    tracing::warn!(%e, %stream, id, attempt, "the table service failed: sending again");
+                    tokio::time::sleep(std::time::Duration::from_millis(50 << attempt.min(5)))
+                        .await;
+                }
+                Err(RemoteError::Unavailable(e)) => {
+                    return Err(TournamentError::TablesUnavailable(e));
+                }
+            }
+        };
+        if !duplicate {
+            self.appended
+                .fetch_add(events.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+        // The table after the command, as the log has it.
+        let (state, version) = self.tables.state(&stream).await?;
+        Ok(Outcome {
+            events,
+            first: 0,
+            last: 0,
+            position: 0,
+            duplicate,
+            state,
+            version,
+        })
+    }
+
+    /// A clock command at `now`, or at the clock's last time if another
+    /// caller recorded a later one first (time never goes back).
+    async fn clock_cmd(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        make: impl Fn(Millis) -> ClockCommand,
+    ) -> Result<Outcome<Clock>> {
+        let stream = clock_stream(t)?;
+        let mut at = now;
+        for _ in 0..8 {
+            match self.send(&self.clock, &stream, id, at, &make(at)).await {
+                Err(HandleError::Rejected(ClockError::TimeWentBack { last, .. })) => at = last,
+                other => {
+                    return other.map_err(|e| lift(e, TournamentError::Clock));
+                }
+            }
+        }
+        Err(TournamentError::Contended {
+            stream: stream.to_string(),
+            attempts: 8,
+        })
+    }
+
+    /// Seating's state as this conductor last saw it: its own commands
+    /// included; what other writers appended is seen at the next command.
+    pub async fn seating_state(&self, t: &str) -> Result<std::sync::Arc<SeatingState>> {
+        Ok(self.seating.cached_state(&seating_stream(t)?).await?.0)
+    }
+
+    pub async fn clock_state(&self, t: &str) -> Result<std::sync::Arc<felt_clock::ClockState>> {
+        Ok(self.clock.cached_state(&clock_stream(t)?).await?.0)
+    }
+
+    pub async fn payout_state(&self, t: &str) -> Result<std::sync::Arc<felt_payout::PayoutState>> {
+        Ok(self.payout.cached_state(&payout_stream(t)?).await?.0)
+    }
+}

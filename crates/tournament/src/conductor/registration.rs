@@ -1,0 +1,336 @@
+//! Creating a tournament, entries in and out, starting it, closing
+//! registration and the clock's ticks.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+impl<L: EventLog + 'static> Conductor<L> {
+    /// Creates the tournament at seating, the clock and payout, all or
+    /// nothing: each part is decided first on an empty history (a part
+    /// refused writes nothing anywhere), then each is recorded, and the
+    /// tournament enters the registry (where listings and the audit find
+    /// it) only once all three are. A creation cut short by a crash is
+    /// finished by creating it again: each part's command id is the same.
+    pub async fn create(&self, t: &str, spec: &TournamentSpec, now: Millis) -> Result<()> {
+        let seating = SeatingCommand::Create {
+            name: spec.name.clone(),
+            settings: spec.seating.clone(),
+        };
+        let clock = ClockCommand::Configure {
+            structure: spec.structure.clone(),
+            settings: spec.clock,
+        };
+        let payout = felt_payout::Command::Configure {
+            name: spec.name.clone(),
+            settings: spec.money.clone(),
+            busts: spec.busts,
+        };
+        felt_seating::decide(&SeatingState::default(), &seating)?;
+        felt_clock::decide(&felt_clock::ClockState::default(), &clock)?;
+        felt_payout::decide(&felt_payout::PayoutState::default(), &payout)?;
+        self.seat_cmd(t, "create", now, seating).await?;
+        self.clock_cmd(t, "create", now, |_| clock.clone()).await?;
+        self.pay_cmd(t, "create", now, payout).await?;
+        crate::aggregates::register_tournament(
+            self.seating.log().as_ref(),
+            t,
+            &spec.name,
+            spec.rules,
+            now,
+        )
+        .await?;
+        self.rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(t.into(), spec.rules);
+        Ok(())
+    }
+
+    /// The clock's level number now (0 before it starts).
+    pub(super) async fn level_now(&self, t: &str, now: Millis) -> Result<u32> {
+        let clock = self.clock_state(t).await?;
+        Ok(if clock.status == felt_clock::Status::NotStarted {
+            0
+        } else {
+            clock
+                .view(now)
+                .level
+                .or_else(|| {
+                    // On a break: the level before it.
+                    let s = clock.structure.as_ref()?;
+                    (0..clock.period).rev().find_map(|p| s.level_number(p))
+                })
+                .unwrap_or(0)
+        })
+    }
+
+    /// Registers an entry (or a re-entry); seats it if play has started.
+    pub async fn register(
+        &self,
+        t: &str,
+        command_id: &str,
+        player: &str,
+        name: &str,
+        now: Millis,
+        seed: Seed,
+    ) -> Result<EntryId> {
+        let level = self.level_now(t, now).await?;
+        let out = self
+            .seat_cmd(
+                t,
+                command_id,
+                now,
+                SeatingCommand::Register {
+                    player: player.into(),
+                    name: name.into(),
+                    level,
+                    seed: seed.0,
+                },
+            )
+            .await?;
+        let Outcome { events, state, .. } = out;
+        drop(state);
+        let (entry, alternate) = events
+            .iter()
+            .find_map(|e| match e {
+                SeatingEvent::Registered {
+                    entry, alternate, ..
+                } => Some((*entry, *alternate)),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                TournamentError::Inconsistent("a registration without an entry".into())
+            })?;
+        if !alternate {
+            self.pay_cmd(
+                t,
+                &format!("entry-{entry}"),
+                now,
+                felt_payout::Command::RecordEntry {
+                    entry,
+                    player: player.into(),
+                },
+            )
+            .await?;
+        }
+        self.carry_out(t, now, &events).await?;
+        Ok(entry)
+    }
+
+    /// Registers many entries at once (presales, a partner's list), a few
+    /// hundred per decision: each as `register` would take it. Returns the
+    /// entries in order.
+    pub async fn register_many(
+        &self,
+        t: &str,
+        command_id: &str,
+        players: &[(String, String)],
+        now: Millis,
+        seed: Seed,
+    ) -> Result<Vec<EntryId>> {
+        let level = self.level_now(t, now).await?;
+        let mut out = Vec::with_capacity(players.len());
+        for (k, chunk) in players.chunks(REGISTERED_PER_DECISION).enumerate() {
+            let mut chunk_seed = seed.0;
+            chunk_seed[31] ^= k as u8;
+            chunk_seed[30] ^= (k >> 8) as u8;
+            let events = self
+                .seat_cmd(
+                    t,
+                    &format!("{command_id}-{k}"),
+                    now,
+                    SeatingCommand::RegisterMany {
+                        players: chunk.to_vec(),
+                        level,
+                        seed: chunk_seed,
+                    },
+                )
+                .await?
+                .events;
+            let mut paid_in = Vec::new();
+            for e in &events {
+                if let SeatingEvent::Registered {
+                    entry,
+                    player,
+                    alternate,
+                    ..
+                } = e
+                {
+                    out.push(*entry);
+                    if !alternate {
+                        paid_in.push((*entry, player.clone()));
+                    }
+                }
+            }
+            if let (Some(first), Some(last)) = (paid_in.first(), paid_in.last()) {
+                let id = format!("entries-{}-{}", first.0, last.0);
+                self.pay_cmd(
+                    t,
+                    &id,
+                    now,
+                    felt_payout::Command::RecordEntries { entries: paid_in },
+                )
+                .await?;
+            }
+            self.carry_out(t, now, &events).await?;
+        }
+        Ok(out)
+    }
+
+    /// Unregisters an entry before play: out of the field at seating, its
+    /// money refunded at payout; the first alternate takes its place.
+    pub async fn unregister(&self, t: &str, entry: EntryId, now: Millis) -> Result<()> {
+        let events = self
+            .seat_cmd(
+                t,
+                &format!("unregister-{entry}"),
+                now,
+                SeatingCommand::Unregister { entry },
+            )
+            .await?
+            .events;
+        let in_payout = self.payout_state(t).await?.entries.contains_key(&entry);
+        if in_payout {
+            self.pay_cmd(
+                t,
+                &format!("refund-{entry}"),
+                now,
+                felt_payout::Command::RemoveEntry { entry },
+            )
+            .await?;
+        }
+        for e in &events {
+            if let SeatingEvent::AlternatePromoted { entry: promoted } = e {
+                let player = self
+                    .seating_state(t)
+                    .await?
+                    .entries
+                    .get(promoted)
+                    .map(|i| i.player.clone())
+                    .unwrap_or_default();
+                self.pay_cmd(
+                    t,
+                    &format!("entry-{promoted}"),
+                    now,
+                    felt_payout::Command::RecordEntry {
+                        entry: *promoted,
+                        player,
+                    },
+                )
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Draws the seats, opens the tables and starts the clock.
+    pub async fn start(&self, t: &str, now: Millis, seed: Seed) -> Result<()> {
+        let Outcome { events, state, .. } = self
+            .seat_cmd(t, "start", now, SeatingCommand::Start { seed: seed.0 })
+            .await?;
+        let no_late_registration = state
+            .settings()
+            .is_some_and(|s| s.late_registration_level == 0);
+        drop(state);
+        self.carry_out(t, now, &events).await?;
+        self.clock_cmd(t, "start", now, |at| ClockCommand::Start { at })
+            .await?;
+        if no_late_registration {
+            self.close_registration(t, now).await?;
+        }
+        Ok(())
+    }
+
+    /// Closes registration: the pool and pay sheet are fixed, and seating
+    /// learns how many are paid (for hand-for-hand).
+    pub async fn close_registration(&self, t: &str, now: Millis) -> Result<()> {
+        let closed = self.seating_state(t).await?.registration_closed;
+        if !closed {
+            self.seat_cmd(
+                t,
+                "close-registration",
+                now,
+                SeatingCommand::CloseRegistration,
+            )
+            .await?;
+        }
+        let sheet = self.payout_state(t).await?.sheet.clone();
+        let paid = match &sheet {
+            Some(sheet) => sheet.paid(),
+            None => {
+                let out = self
+                    .pay_cmd(
+                        t,
+                        "close-registration",
+                        now,
+                        felt_payout::Command::CloseRegistration,
+                    )
+                    .await?;
+                out.state
+                    .sheet
+                    .as_ref()
+                    .map_or(0, felt_payout::PaySheet::paid)
+            }
+        };
+        // Busts from late registration are placed a few hundred at a time.
+        let mut round = 0;
+        while !self.payout_state(t).await?.waiting.is_empty() {
+            round += 1;
+            match self
+                .pay_cmd(
+                    t,
+                    &format!("place-waiting-{round}"),
+                    now,
+                    felt_payout::Command::PlaceWaiting,
+                )
+                .await
+            {
+                Ok(_) | Err(TournamentError::Payout(felt_payout::PayoutError::NothingWaiting)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let events = self
+            .seat_cmd(
+                t,
+                "paid",
+                now,
+                SeatingCommand::SetPaid {
+                    paid,
+                    seed: self.draw(t, "paid"),
+                },
+            )
+            .await?
+            .events;
+        self.carry_out(t, now, &events).await?;
+        self.to_clock(t, now, &events).await?;
+        Ok(())
+    }
+
+    /// Records the level changes passed by `now`, and closes late
+    /// registration once its last level is over.
+    pub async fn tick(&self, t: &str, now: Millis) -> Result<()> {
+        let passed = {
+            let clock = self.clock_state(t).await?;
+            clock.view(now).period != clock.period
+        };
+        if passed {
+            self.clock_cmd(t, &format!("tick-{now}"), now, |at| ClockCommand::Tick {
+                at,
+            })
+            .await?;
+        }
+        let late = {
+            let seating = self.seating_state(t).await?;
+            seating
+                .settings()
+                .filter(|_| seating.started && !seating.registration_closed)
+                .map(|s| s.late_registration_level)
+        };
+        if let Some(last) = late
+            && self.level_now(t, now).await? > last
+        {
+            self.close_registration(t, now).await?;
+        }
+        Ok(())
+    }
+}
