@@ -1,14 +1,16 @@
-//! The clock as a decider. Time is an input: every command carries the
-//! time it happens (milliseconds since the Unix epoch), and before deciding
-//! it, the clock records every period boundary passed since its last event,
-//! each at its exact time, so no level is ever skipped and a replay lands
-//! on the same second.
+//! The clock's commands, events and state; its decider is in `decide`.
+//! Time is an input: every command carries the time it happens
+//! (milliseconds since the Unix epoch), and before deciding it, the clock
+//! records every period boundary passed since its last event, each at its
+//! exact time, so no level is ever skipped and a replay lands on the same
+//! second.
 
 use std::collections::BTreeSet;
 
 use felt_table::Level;
 use serde::{Deserialize, Serialize};
 
+use crate::decide::catch_up;
 use crate::structure::{Period, Structure};
 use crate::{ActionClock, ClockError};
 
@@ -330,11 +332,11 @@ pub struct ClockView {
 }
 
 impl ClockState {
-    fn structure(&self) -> Result<&Structure, ClockError> {
+    pub(crate) fn structure(&self) -> Result<&Structure, ClockError> {
         self.structure.as_ref().ok_or(ClockError::NotConfigured)
     }
 
-    fn running_since(&self) -> Option<Millis> {
+    pub(crate) fn running_since(&self) -> Option<Millis> {
         match self.status {
             Status::Running { since } => Some(since),
             _ => None,
@@ -343,7 +345,7 @@ impl ClockState {
 
     /// Since when the current period's time runs on the wall clock: while
     /// running, and during a break taken in hand-for-hand.
-    fn counting_since(&self) -> Option<Millis> {
+    pub(crate) fn counting_since(&self) -> Option<Millis> {
         match self.status {
             Status::Running { since } => Some(since),
             Status::HandForHand { .. } => self.hand_for_hand_break,
@@ -352,7 +354,7 @@ impl ClockState {
     }
 
     /// Whether the current period is a break.
-    fn on_break(&self) -> bool {
+    pub(crate) fn on_break(&self) -> bool {
         self.structure
             .as_ref()
             .and_then(|s| s.periods.get(self.period))
@@ -586,324 +588,5 @@ impl ClockState {
                 self.last = *at;
             }
         }
-    }
-}
-
-/// The period boundaries a running clock passed by `now`, each at its time.
-fn catch_up(state: &ClockState, now: Millis) -> Vec<ClockEvent> {
-    let mut events = Vec::new();
-    let (Some(structure), Some(mut since)) = (state.structure.as_ref(), state.counting_since())
-    else {
-        return events;
-    };
-    // In hand-for-hand only a break runs on the wall clock: the level
-    // after it waits for hands.
-    let stops_at_a_level = matches!(state.status, Status::HandForHand { .. });
-    let mut period = state.period;
-    let mut remaining = state.remaining;
-    while period + 1 < structure.periods.len() && since + remaining <= now {
-        let at = since + remaining;
-        period += 1;
-        remaining = structure.periods[period].millis();
-        since = at;
-        events.push(ClockEvent::PeriodStarted {
-            at,
-            period,
-            remaining,
-        });
-        if stops_at_a_level && matches!(structure.periods[period], Period::Level(_)) {
-            break;
-        }
-    }
-    events
-}
-
-/// Takes `deduct` off the clock: the periods it runs through start (at
-/// `at`), and the last one keeps what is left. Returns the events and the
-/// time left after.
-fn deduct(
-    state: &ClockState,
-    structure: &Structure,
-    at: Millis,
-    round: u64,
-    deduct: Millis,
-) -> Vec<ClockEvent> {
-    let mut events = Vec::new();
-    let mut period = state.period;
-    let mut remaining = state.remaining;
-    let mut left = deduct;
-    // A break is taken on the wall clock, not by hands: a deduction that
-    // reaches one ends there.
-    if matches!(structure.periods.get(period), Some(Period::Break(_))) {
-        left = 0;
-    }
-    while left >= remaining && period + 1 < structure.periods.len() {
-        left -= remaining;
-        period += 1;
-        remaining = structure.periods[period].millis();
-        events.push(ClockEvent::PeriodStarted {
-            at,
-            period,
-            remaining,
-        });
-        if matches!(structure.periods[period], Period::Break(_)) {
-            left = 0;
-        }
-    }
-    let deducted = left.min(remaining);
-    events.push(ClockEvent::HandForHandRoundEnded {
-        at,
-        round,
-        deducted,
-    });
-    events
-}
-
-/// What a command means, or why it is refused (nothing changes then).
-pub fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEvent>, ClockError> {
-    if let ClockCommand::Configure {
-        structure,
-        settings,
-    } = command
-    {
-        if state.structure.is_some() {
-            return Err(ClockError::AlreadyConfigured);
-        }
-        structure.validate()?;
-        settings.action.validate()?;
-        if settings.hand_for_hand_millis <= 0 {
-            return Err(ClockError::InvalidSetting {
-                reason: "the hand-for-hand deduction must be positive".into(),
-            });
-        }
-        return Ok(vec![ClockEvent::Configured {
-            structure: structure.clone(),
-            settings: *settings,
-        }]);
-    }
-    let structure = state.structure()?;
-    let at = command.at().unwrap_or(state.last);
-    if at < state.last {
-        return Err(ClockError::TimeWentBack {
-            at,
-            last: state.last,
-        });
-    }
-    // First the boundaries passed by now, each at its own time.
-    let mut events = catch_up(state, at);
-    let mut s = state.clone();
-    for e in &events {
-        s.apply(e);
-    }
-    let remaining = s.remaining_at(at);
-    let status_name = status_name(&s.status);
-    let wrong = |command: &str| ClockError::WrongState {
-        command: command.into(),
-        status: status_name.into(),
-    };
-    match command {
-        ClockCommand::Configure { .. } => unreachable!("handled above"),
-        ClockCommand::Start { at } => {
-            if s.status != Status::NotStarted {
-                return Err(wrong("start"));
-            }
-            events.push(ClockEvent::Started { at: *at });
-        }
-        ClockCommand::Pause { at, reason } => {
-            if s.running_since().is_none() {
-                return Err(wrong("pause"));
-            }
-            events.push(ClockEvent::Paused {
-                at: *at,
-                reason: reason.clone(),
-                remaining,
-            });
-        }
-        ClockCommand::Resume { at, reason } => {
-            if !matches!(s.status, Status::Paused { .. }) {
-                return Err(wrong("resume"));
-            }
-            events.push(ClockEvent::Resumed {
-                at: *at,
-                reason: reason.clone(),
-            });
-        }
-        ClockCommand::Tick { .. } => {}
-        ClockCommand::SetRemaining { at, remaining } => {
-            if *remaining < 0 || *remaining > structure.periods[s.period].millis() {
-                return Err(ClockError::InvalidRemaining {
-                    remaining: *remaining,
-                    period: structure.periods[s.period].millis(),
-                });
-            }
-            if matches!(s.status, Status::NotStarted | Status::DayOver) {
-                return Err(wrong("set the time"));
-            }
-            events.push(ClockEvent::RemainingSet {
-                at: *at,
-                remaining: *remaining,
-            });
-        }
-        ClockCommand::AddTime { at, millis } => {
-            if matches!(s.status, Status::NotStarted | Status::DayOver) {
-                return Err(wrong("add time"));
-            }
-            let new = remaining + millis;
-            if new < 0 {
-                return Err(ClockError::InvalidRemaining {
-                    remaining: new,
-                    period: structure.periods[s.period].millis(),
-                });
-            }
-            events.push(ClockEvent::RemainingSet {
-                at: *at,
-                remaining: new,
-            });
-        }
-        ClockCommand::JumpToLevel { at, level } => {
-            let period = structure
-                .period_of_level(*level)
-                .ok_or(ClockError::NoSuchLevel {
-                    level: *level,
-                    levels: structure.levels(),
-                })?;
-            if matches!(s.status, Status::NotStarted | Status::DayOver) {
-                return Err(wrong("jump to a level"));
-            }
-            events.push(ClockEvent::JumpedToLevel { at: *at, period });
-        }
-        ClockCommand::StartHandForHand { at, tables } => {
-            if s.running_since().is_none() && !matches!(s.status, Status::Paused { .. }) {
-                return Err(wrong("start hand-for-hand"));
-            }
-            if tables.is_empty() {
-                return Err(ClockError::NoTables);
-            }
-            events.push(ClockEvent::HandForHandStarted {
-                at: *at,
-                tables: tables.clone(),
-                remaining,
-            });
-        }
-        ClockCommand::TableFinishedHand { at, table } | ClockCommand::RemoveTable { at, table } => {
-            let Status::HandForHand {
-                round,
-                tables,
-                waiting,
-            } = &s.status
-            else {
-                return Err(wrong("finish a hand-for-hand hand"));
-            };
-            if !tables.contains(table) {
-                return Err(ClockError::NotInHandForHand { table: *table });
-            }
-            let finished = matches!(command, ClockCommand::TableFinishedHand { .. });
-            if finished && !waiting.contains(table) {
-                return Err(ClockError::TableAlreadyFinished {
-                    table: *table,
-                    round: *round,
-                });
-            }
-            events.push(if finished {
-                ClockEvent::TableFinishedHand {
-                    at: *at,
-                    table: *table,
-                }
-            } else {
-                ClockEvent::TableRemoved {
-                    at: *at,
-                    table: *table,
-                }
-            });
-            let mut left = waiting.clone();
-            let was_waiting = left.remove(table);
-            if was_waiting && left.is_empty() && (finished || tables.len() > 1) {
-                events.extend(deduct(
-                    &s,
-                    structure,
-                    *at,
-                    *round,
-                    s.settings.hand_for_hand_millis,
-                ));
-            }
-        }
-        ClockCommand::StopHandForHand { at } => {
-            let Status::HandForHand {
-                round,
-                waiting,
-                tables,
-            } = &s.status
-            else {
-                return Err(wrong("stop hand-for-hand"));
-            };
-            if waiting.len() != tables.len() {
-                return Err(ClockError::HandForHandRoundOpen {
-                    round: *round,
-                    waiting: waiting.len(),
-                });
-            }
-            events.push(ClockEvent::HandForHandStopped { at: *at });
-        }
-        ClockCommand::EndDayAfter { at, hands } => {
-            if !(2..=5).contains(hands) {
-                return Err(ClockError::InvalidDraw { hands: *hands });
-            }
-            if s.running_since().is_none() && !matches!(s.status, Status::Paused { .. }) {
-                return Err(wrong("end the day"));
-            }
-            events.push(ClockEvent::EndOfDayDrawn {
-                at: *at,
-                hands: *hands,
-                remaining,
-            });
-        }
-        ClockCommand::EndDay { at } => {
-            if !matches!(s.status, Status::EndOfDay { .. }) {
-                return Err(wrong("end the day"));
-            }
-            events.push(ClockEvent::DayEnded {
-                at: *at,
-                day: s.day,
-            });
-        }
-        ClockCommand::StartDay { at } => {
-            if s.status != Status::DayOver {
-                return Err(wrong("start the next day"));
-            }
-            events.push(ClockEvent::DayStarted {
-                at: *at,
-                day: s.day + 1,
-            });
-        }
-        ClockCommand::UseTimeBank { at, player, cards } => {
-            let have = s
-                .settings
-                .action
-                .cards_available(s.day, s.time_banks_used.get(player).copied().unwrap_or(0));
-            if *cards == 0 || u32::from(*cards) > have {
-                return Err(ClockError::NoTimeBank {
-                    player: *player,
-                    cards: *cards,
-                    have,
-                });
-            }
-            events.push(ClockEvent::TimeBankUsed {
-                at: *at,
-                player: *player,
-                cards: *cards,
-            });
-        }
-    }
-    Ok(events)
-}
-
-fn status_name(status: &Status) -> &'static str {
-    match status {
-        Status::NotStarted => "not started",
-        Status::Running { .. } => "running",
-        Status::Paused { .. } => "paused",
-        Status::HandForHand { .. } => "hand-for-hand",
-        Status::EndOfDay { .. } => "playing the day's last hands",
-        Status::DayOver => "between days",
     }
 }

@@ -10,12 +10,12 @@
 
 mod action;
 mod clock;
+mod decide;
 mod structure;
 
 pub use action::{ActionClock, TimeoutAction, Verdict};
-pub use clock::{
-    ClockCommand, ClockEvent, ClockSettings, ClockState, ClockView, Millis, Status, decide,
-};
+pub use clock::{ClockCommand, ClockEvent, ClockSettings, ClockState, ClockView, Millis, Status};
+pub use decide::decide;
 pub use structure::{BreakSpec, LevelSpec, Period, Structure};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,400 @@
+//! The clock's decider: what each command means at its time, one function
+//! per command, or why it is refused (nothing changes then). Every timed
+//! command first records the period boundaries the clock passed by then.
+
+use crate::ClockError;
+use crate::clock::{ClockCommand, ClockEvent, ClockSettings, ClockState, Millis, Status};
+use crate::structure::{Period, Structure};
+
+/// What a command means, or why it is refused (nothing changes then).
+pub fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEvent>, ClockError> {
+    use ClockCommand::*;
+    let Some(at) = command.at() else {
+        // Only `Configure` has no time.
+        return match command {
+            Configure {
+                structure,
+                settings,
+            } => configure(state, structure, settings),
+            _ => Err(ClockError::NotConfigured),
+        };
+    };
+    let now = Now::at(state, at)?;
+    let decided = match command {
+        Configure { .. } => Err(ClockError::AlreadyConfigured),
+        Start { at } => now.start(*at),
+        Pause { at, reason } => now.pause(*at, reason),
+        Resume { at, reason } => now.resume(*at, reason),
+        Tick { .. } => Ok(Vec::new()),
+        SetRemaining { at, remaining } => now.set_remaining(*at, *remaining),
+        AddTime { at, millis } => now.add_time(*at, *millis),
+        JumpToLevel { at, level } => now.jump_to_level(*at, *level),
+        StartHandForHand { at, tables } => now.start_hand_for_hand(*at, tables),
+        TableFinishedHand { at, table } => now.table_done(*at, *table, true),
+        RemoveTable { at, table } => now.table_done(*at, *table, false),
+        StopHandForHand { at } => now.stop_hand_for_hand(*at),
+        EndDayAfter { at, hands } => now.end_day_after(*at, *hands),
+        EndDay { at } => now.end_day(*at),
+        StartDay { at } => now.start_day(*at),
+        UseTimeBank { at, player, cards } => now.use_time_bank(*at, *player, *cards),
+    }?;
+    let mut events = now.passed;
+    events.extend(decided);
+    Ok(events)
+}
+
+/// `Configure`: once, with a valid structure and settings.
+fn configure(
+    state: &ClockState,
+    structure: &Structure,
+    settings: &ClockSettings,
+) -> Result<Vec<ClockEvent>, ClockError> {
+    if state.structure.is_some() {
+        return Err(ClockError::AlreadyConfigured);
+    }
+    structure.validate()?;
+    settings.action.validate()?;
+    if settings.hand_for_hand_millis <= 0 {
+        return Err(ClockError::InvalidSetting {
+            reason: "the hand-for-hand deduction must be positive".into(),
+        });
+    }
+    Ok(vec![ClockEvent::Configured {
+        structure: structure.clone(),
+        settings: *settings,
+    }])
+}
+
+/// The clock at a command's time: the boundaries it passed by then
+/// recorded (`passed`), and the state after them.
+struct Now<'a> {
+    structure: &'a Structure,
+    passed: Vec<ClockEvent>,
+    s: ClockState,
+    /// Time left in the current period at the command's time.
+    remaining: Millis,
+}
+
+impl<'a> Now<'a> {
+    fn at(state: &'a ClockState, at: Millis) -> Result<Self, ClockError> {
+        let structure = state.structure()?;
+        if at < state.last {
+            return Err(ClockError::TimeWentBack {
+                at,
+                last: state.last,
+            });
+        }
+        let passed = catch_up(state, at);
+        let mut s = state.clone();
+        for e in &passed {
+            s.apply(e);
+        }
+        let remaining = s.remaining_at(at);
+        Ok(Now {
+            structure,
+            passed,
+            s,
+            remaining,
+        })
+    }
+
+    fn wrong(&self, command: &str) -> ClockError {
+        ClockError::WrongState {
+            command: command.into(),
+            status: status_name(&self.s.status).into(),
+        }
+    }
+
+    /// Neither before the start nor between days.
+    fn in_play(&self, command: &str) -> Result<(), ClockError> {
+        if matches!(self.s.status, Status::NotStarted | Status::DayOver) {
+            return Err(self.wrong(command));
+        }
+        Ok(())
+    }
+
+    fn period_millis(&self) -> Millis {
+        self.structure.periods[self.s.period].millis()
+    }
+
+    fn start(&self, at: Millis) -> Result<Vec<ClockEvent>, ClockError> {
+        if self.s.status != Status::NotStarted {
+            return Err(self.wrong("start"));
+        }
+        Ok(vec![ClockEvent::Started { at }])
+    }
+
+    fn pause(&self, at: Millis, reason: &str) -> Result<Vec<ClockEvent>, ClockError> {
+        if self.s.running_since().is_none() {
+            return Err(self.wrong("pause"));
+        }
+        Ok(vec![ClockEvent::Paused {
+            at,
+            reason: reason.into(),
+            remaining: self.remaining,
+        }])
+    }
+
+    fn resume(&self, at: Millis, reason: &str) -> Result<Vec<ClockEvent>, ClockError> {
+        if !matches!(self.s.status, Status::Paused { .. }) {
+            return Err(self.wrong("resume"));
+        }
+        Ok(vec![ClockEvent::Resumed {
+            at,
+            reason: reason.into(),
+        }])
+    }
+
+    fn set_remaining(&self, at: Millis, remaining: Millis) -> Result<Vec<ClockEvent>, ClockError> {
+        if remaining < 0 || remaining > self.period_millis() {
+            return Err(ClockError::InvalidRemaining {
+                remaining,
+                period: self.period_millis(),
+            });
+        }
+        self.in_play("set the time")?;
+        Ok(vec![ClockEvent::RemainingSet { at, remaining }])
+    }
+
+    fn add_time(&self, at: Millis, millis: Millis) -> Result<Vec<ClockEvent>, ClockError> {
+        self.in_play("add time")?;
+        let remaining = self.remaining + millis;
+        if remaining < 0 {
+            return Err(ClockError::InvalidRemaining {
+                remaining,
+                period: self.period_millis(),
+            });
+        }
+        Ok(vec![ClockEvent::RemainingSet { at, remaining }])
+    }
+
+    fn jump_to_level(&self, at: Millis, level: u32) -> Result<Vec<ClockEvent>, ClockError> {
+        let period = self
+            .structure
+            .period_of_level(level)
+            .ok_or(ClockError::NoSuchLevel {
+                level,
+                levels: self.structure.levels(),
+            })?;
+        self.in_play("jump to a level")?;
+        Ok(vec![ClockEvent::JumpedToLevel { at, period }])
+    }
+
+    /// RP8: the clock stops and each hand-for-hand hand takes a fixed time.
+    fn start_hand_for_hand(
+        &self,
+        at: Millis,
+        tables: &[u32],
+    ) -> Result<Vec<ClockEvent>, ClockError> {
+        if self.s.running_since().is_none() && !matches!(self.s.status, Status::Paused { .. }) {
+            return Err(self.wrong("start hand-for-hand"));
+        }
+        if tables.is_empty() {
+            return Err(ClockError::NoTables);
+        }
+        Ok(vec![ClockEvent::HandForHandStarted {
+            at,
+            tables: tables.to_vec(),
+            remaining: self.remaining,
+        }])
+    }
+
+    /// A table finished its hand-for-hand hand (`finished`), or broke and is
+    /// no longer waited for. When no table is waited for any more, the
+    /// round's time is taken off the clock.
+    fn table_done(
+        &self,
+        at: Millis,
+        table: u32,
+        finished: bool,
+    ) -> Result<Vec<ClockEvent>, ClockError> {
+        let Status::HandForHand {
+            round,
+            tables,
+            waiting,
+        } = &self.s.status
+        else {
+            return Err(self.wrong("finish a hand-for-hand hand"));
+        };
+        if !tables.contains(&table) {
+            return Err(ClockError::NotInHandForHand { table });
+        }
+        if finished && !waiting.contains(&table) {
+            return Err(ClockError::TableAlreadyFinished {
+                table,
+                round: *round,
+            });
+        }
+        let mut events = vec![if finished {
+            ClockEvent::TableFinishedHand { at, table }
+        } else {
+            ClockEvent::TableRemoved { at, table }
+        }];
+        let mut left = waiting.clone();
+        let was_waiting = left.remove(&table);
+        if was_waiting && left.is_empty() && (finished || tables.len() > 1) {
+            events.extend(deduct(
+                &self.s,
+                self.structure,
+                at,
+                *round,
+                self.s.settings.hand_for_hand_millis,
+            ));
+        }
+        Ok(events)
+    }
+
+    /// Between rounds only: a round being played is finished first.
+    fn stop_hand_for_hand(&self, at: Millis) -> Result<Vec<ClockEvent>, ClockError> {
+        let Status::HandForHand {
+            round,
+            waiting,
+            tables,
+        } = &self.s.status
+        else {
+            return Err(self.wrong("stop hand-for-hand"));
+        };
+        if waiting.len() != tables.len() {
+            return Err(ClockError::HandForHandRoundOpen {
+                round: *round,
+                waiting: waiting.len(),
+            });
+        }
+        Ok(vec![ClockEvent::HandForHandStopped { at }])
+    }
+
+    /// Seed 002, 77: the clock stops and every table plays a drawn card's
+    /// number (2 to 5) of hands more.
+    fn end_day_after(&self, at: Millis, hands: u8) -> Result<Vec<ClockEvent>, ClockError> {
+        if !(2..=5).contains(&hands) {
+            return Err(ClockError::InvalidDraw { hands });
+        }
+        if self.s.running_since().is_none() && !matches!(self.s.status, Status::Paused { .. }) {
+            return Err(self.wrong("end the day"));
+        }
+        Ok(vec![ClockEvent::EndOfDayDrawn {
+            at,
+            hands,
+            remaining: self.remaining,
+        }])
+    }
+
+    fn end_day(&self, at: Millis) -> Result<Vec<ClockEvent>, ClockError> {
+        if !matches!(self.s.status, Status::EndOfDay { .. }) {
+            return Err(self.wrong("end the day"));
+        }
+        Ok(vec![ClockEvent::DayEnded {
+            at,
+            day: self.s.day,
+        }])
+    }
+
+    fn start_day(&self, at: Millis) -> Result<Vec<ClockEvent>, ClockError> {
+        if self.s.status != Status::DayOver {
+            return Err(self.wrong("start the next day"));
+        }
+        Ok(vec![ClockEvent::DayStarted {
+            at,
+            day: self.s.day + 1,
+        }])
+    }
+
+    fn use_time_bank(
+        &self,
+        at: Millis,
+        player: u64,
+        cards: u8,
+    ) -> Result<Vec<ClockEvent>, ClockError> {
+        let used = self.s.time_banks_used.get(&player).copied().unwrap_or(0);
+        let have = self.s.settings.action.cards_available(self.s.day, used);
+        if cards == 0 || u32::from(cards) > have {
+            return Err(ClockError::NoTimeBank {
+                player,
+                cards,
+                have,
+            });
+        }
+        Ok(vec![ClockEvent::TimeBankUsed { at, player, cards }])
+    }
+}
+
+/// The period boundaries a running clock passed by `now`, each at its time.
+pub(crate) fn catch_up(state: &ClockState, now: Millis) -> Vec<ClockEvent> {
+    let mut events = Vec::new();
+    let (Some(structure), Some(mut since)) = (state.structure.as_ref(), state.counting_since())
+    else {
+        return events;
+    };
+    // In hand-for-hand only a break runs on the wall clock: the level
+    // after it waits for hands.
+    let stops_at_a_level = matches!(state.status, Status::HandForHand { .. });
+    let mut period = state.period;
+    let mut remaining = state.remaining;
+    while period + 1 < structure.periods.len() && since + remaining <= now {
+        let at = since + remaining;
+        period += 1;
+        remaining = structure.periods[period].millis();
+        since = at;
+        events.push(ClockEvent::PeriodStarted {
+            at,
+            period,
+            remaining,
+        });
+        if stops_at_a_level && matches!(structure.periods[period], Period::Level(_)) {
+            break;
+        }
+    }
+    events
+}
+
+/// Takes `deduct` off the clock: the periods it runs through start (at
+/// `at`), and the last one keeps what is left. Returns the events and the
+/// time left after.
+fn deduct(
+    state: &ClockState,
+    structure: &Structure,
+    at: Millis,
+    round: u64,
+    deduct: Millis,
+) -> Vec<ClockEvent> {
+    let mut events = Vec::new();
+    let mut period = state.period;
+    let mut remaining = state.remaining;
+    let mut left = deduct;
+    // A break is taken on the wall clock, not by hands: a deduction that
+    // reaches one ends there.
+    if matches!(structure.periods.get(period), Some(Period::Break(_))) {
+        left = 0;
+    }
+    while left >= remaining && period + 1 < structure.periods.len() {
+        left -= remaining;
+        period += 1;
+        remaining = structure.periods[period].millis();
+        events.push(ClockEvent::PeriodStarted {
+            at,
+            period,
+            remaining,
+        });
+        if matches!(structure.periods[period], Period::Break(_)) {
+            left = 0;
+        }
+    }
+    let deducted = left.min(remaining);
+    events.push(ClockEvent::HandForHandRoundEnded {
+        at,
+        round,
+        deducted,
+    });
+    events
+}
+
+fn status_name(status: &Status) -> &'static str {
+    match status {
+        Status::NotStarted => "not started",
+        Status::Running { .. } => "running",
+        Status::Paused { .. } => "paused",
+        Status::HandForHand { .. } => "hand-for-hand",
+        Status::EndOfDay { .. } => "playing the day's last hands",
+        Status::DayOver => "between days",
+    }
+}
