@@ -1,375 +1,399 @@
-//! What a seating command means. After every command that changes who is
-//! where, the room is put in order: hand-for-hand on or off, redraws,
-//! tables broken, tables balanced; each only at tables between hands.
+//! What a seating command means: one function per command. After every
+//! command that changes who is where, the room is put in order (`order`):
+//! hand-for-hand on or off, redraws, tables broken, tables balanced; each
+//! only at tables between hands.
 
 use rand::SeedableRng;
-use rand::seq::{IndexedRandom, SliceRandom};
+use rand::seq::SliceRandom;
 use rand_chacha::ChaCha20Rng;
 
 use crate::SeatingError;
-use crate::model::{
-    BreakOrder, EntryId, Move, MoveReason, Seat, SeatReason, SeatingCommand, SeatingEvent,
-    Settings, TableNo,
-};
-use crate::state::{EntryStatus, Room, SeatingState, Table};
-
-/// The events being decided, applied to a scratch copy of the room as they
-/// are made, so later decisions see earlier ones.
-struct Work {
-    room: Room,
-    events: Vec<SeatingEvent>,
-}
-
-impl Work {
-    fn emit(&mut self, event: SeatingEvent) {
-        self.room.apply(&event);
-        self.events.push(event);
-    }
-
-    fn settings(&self) -> &Settings {
-        self.room
-            .settings
-            .as_ref()
-            .expect("work starts from a configured room")
-    }
-
-    fn start_move(
-        &mut self,
-        entry: EntryId,
-        from: (TableNo, Seat),
-        to: (TableNo, Seat),
-        reason: MoveReason,
-        detail: String,
-    ) {
-        let id = self.room.next_move.max(1);
-        self.emit(SeatingEvent::MoveStarted {
-            r#move: Move {
-                id,
-                entry,
-                from,
-                to,
-                reason,
-            },
-            detail,
-        });
-    }
-}
+use crate::model::{EntryId, Seat, SeatingCommand, SeatingEvent, Settings, TableNo};
+use crate::order::{Work, seat_new_entry, split_evenly, tidy};
+use crate::state::{EntryStatus, SeatingState, Table};
 
 /// What a command means, or why it is refused (nothing changes then).
 pub fn decide(
     state: &SeatingState,
     command: &SeatingCommand,
 ) -> Result<Vec<SeatingEvent>, SeatingError> {
-    if let SeatingCommand::Create { name, settings } = command {
-        if state.settings().is_some() {
-            return Err(SeatingError::AlreadyCreated);
-        }
-        check_settings(settings)?;
-        return Ok(vec![SeatingEvent::Created {
-            name: name.clone(),
-            settings: settings.clone(),
-        }]);
-    }
-    let settings = state.settings().ok_or(SeatingError::NotCreated)?;
-    // The busiest command needs no copy of the room.
-    if let SeatingCommand::BeginHand { table } = command {
-        gate(state, *table)?;
-        return Ok(vec![SeatingEvent::HandBegun { table: *table }]);
-    }
-    if let SeatingCommand::RegisterMany {
-        players,
-        level,
-        seed,
-    } = command
-    {
-        if players.is_empty() {
-            return Err(SeatingError::NoPlayer);
-        }
-        let mut scratch = state.clone();
-        let mut events = Vec::new();
-        for (i, (player, name)) in players.iter().enumerate() {
-            let mut seed = *seed;
-            for (b, x) in seed.iter_mut().zip((i as u64).to_le_bytes()) {
-                *b ^= x;
-            }
-            let one = decide(
-                &scratch,
-                &SeatingCommand::Register {
-                    player: player.clone(),
-                    name: name.clone(),
-                    level: *level,
-                    seed,
-                },
-            )?;
-            for e in &one {
-                scratch.apply(e);
-            }
-            events.extend(one);
-        }
-        return Ok(events);
-    }
-    let mut work = Work {
-        room: state.room.clone(),
-        events: Vec::new(),
+    use SeatingCommand::*;
+    let Some(settings) = state.settings() else {
+        return match command {
+            Create { name, settings } => create(name, settings),
+            _ => Err(SeatingError::NotCreated),
+        };
     };
     match command {
-        SeatingCommand::Create { .. } | SeatingCommand::RegisterMany { .. } => {
-            unreachable!("handled above")
+        Create { .. } => Err(SeatingError::AlreadyCreated),
+        // The busiest command needs no copy of the room.
+        BeginHand { table } => {
+            gate(state, *table)?;
+            Ok(vec![SeatingEvent::HandBegun { table: *table }])
         }
-        SeatingCommand::Register {
+        RegisterMany {
+            players,
+            level,
+            seed,
+        } => register_many(state, players, *level, seed),
+        Register {
             player,
             name,
             level,
             seed,
-        } => {
-            if player.trim().is_empty() {
-                return Err(SeatingError::NoPlayer);
-            }
-            if state.registration_closed {
-                return Err(SeatingError::RegistrationClosed);
-            }
-            if state.started && *level > settings.late_registration_level {
-                return Err(SeatingError::LateRegistrationOver {
-                    level: *level,
-                    last: settings.late_registration_level,
-                });
-            }
-            let entries = state.by_player.get(player).map_or(&[][..], |v| &v[..]);
-            let live: Vec<EntryId> = entries
-                .iter()
-                .copied()
-                .filter(|e| {
-                    !matches!(
-                        state.entries[e].status,
-                        EntryStatus::Busted | EntryStatus::Unregistered
-                    )
-                })
-                .collect();
-            if let Some(&entry) = live.first() {
-                return Err(SeatingError::AlreadyRegistered {
-                    player: player.clone(),
-                    entry,
-                });
-            }
-            let busted = entries
-                .iter()
-                .filter(|e| state.entries[*e].status == EntryStatus::Busted)
-                .count() as u32;
-            let re_entry = busted > 0;
-            if re_entry && busted > settings.re_entries {
-                return Err(SeatingError::ReEntryLimit {
-                    player: player.clone(),
-                    limit: settings.re_entries,
-                });
-            }
-            let alternate = settings
-                .max_entries
-                .is_some_and(|max| state.entries_in() >= max);
-            if !alternate && state.entries_in() >= crate::MAX_ENTRIES {
-                return Err(SeatingError::FieldFull {
-                    max: crate::MAX_ENTRIES,
-                });
-            }
-            let entry = state.entries.len() as EntryId + 1;
-            work.emit(SeatingEvent::Registered {
-                entry,
-                player: player.clone(),
-                name: name.clone(),
-                re_entry,
-                alternate,
-            });
-            if state.started && !alternate {
-                let mut rng = ChaCha20Rng::from_seed(*seed);
-                seat_new_entry(&mut work, entry, &mut rng);
-                tidy(&mut work, &mut rng);
-            }
-        }
-        SeatingCommand::Unregister { entry } => {
-            let e = state
-                .entries
-                .get(entry)
-                .ok_or(SeatingError::NoSuchEntry { entry: *entry })?;
-            if state.started {
-                return Err(SeatingError::AlreadyPlaying { entry: *entry });
-            }
-            if !matches!(e.status, EntryStatus::Registered | EntryStatus::Alternate) {
-                return Err(SeatingError::NoSuchEntry { entry: *entry });
-            }
-            work.emit(SeatingEvent::Unregistered { entry: *entry });
-            if e.status == EntryStatus::Registered
-                && let Some((&first, _)) = state
-                    .entries
-                    .iter()
-                    .find(|(_, e)| e.status == EntryStatus::Alternate)
-            {
-                work.emit(SeatingEvent::AlternatePromoted { entry: first });
-            }
-        }
-        SeatingCommand::Start { seed } => {
-            if state.started {
-                return Err(SeatingError::AlreadyStarted);
-            }
-            let mut players: Vec<EntryId> = state
-                .entries
-                .iter()
-                .filter(|(_, e)| e.status == EntryStatus::Registered)
-                .map(|(&id, _)| id)
-                .collect();
-            if players.len() < 2 {
-                return Err(SeatingError::TooFewPlayers {
-                    players: players.len() as u32,
-                });
-            }
-            let mut rng = ChaCha20Rng::from_seed(*seed);
-            let size = u32::from(settings.table_size);
-            let n = (players.len() as u32).div_ceil(size);
-            work.emit(SeatingEvent::Started {
-                players: players.len() as u32,
-            });
-            for t in 1..=n {
-                work.emit(SeatingEvent::TableOpened {
-                    table: t,
-                    seats: settings.table_size,
-                });
-            }
-            // TDA 7: random seats, tables filled evenly.
-            players.shuffle(&mut rng);
-            let tables: Vec<TableNo> = (1..=n).collect();
-            let mut drawn = Vec::with_capacity(players.len());
-            for (table, group) in split_evenly(&players, &tables) {
-                let mut seats: Vec<Seat> = (1..=settings.table_size).collect();
-                seats.shuffle(&mut rng);
-                for (entry, seat) in group.iter().zip(seats) {
-                    drawn.push((*entry, table, seat));
-                }
-            }
-            // One fact for the whole draw: ten thousand seats are a small
-            // message, ten thousand events a large one.
-            work.emit(SeatingEvent::SeatsDrawn {
-                stack: settings.starting_stack,
-                seats: drawn,
-            });
-            tidy(&mut work, &mut rng);
-        }
-        SeatingCommand::CloseRegistration => {
-            if state.registration_closed {
-                return Err(SeatingError::RegistrationClosed);
-            }
-            work.emit(SeatingEvent::RegistrationClosed);
-        }
-        SeatingCommand::SetPaid { paid, seed } => {
-            work.emit(SeatingEvent::PaidSet { paid: *paid });
-            if state.started {
-                tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
-            }
-        }
-        SeatingCommand::BeginHand { .. } => unreachable!("handled above"),
-        SeatingCommand::StartHandForHand => {
-            if !state.started {
-                return Err(SeatingError::NotStarted);
-            }
-            let refused = |reason: String| Err(SeatingError::HandForHand { reason });
-            if state.room.hand_for_hand.is_some() {
-                return refused("already being played".into());
-            }
-            let playing = state
-                .room
-                .tables
-                .values()
-                .filter(|t| t.count() >= 2)
-                .count();
-            if playing < 2 {
-                return refused(format!("it needs two tables in play, there are {playing}"));
-            }
-            work.emit(SeatingEvent::HandForHandStarted {
-                remaining: state.room.players(),
-                paid: state.room.paid,
-            });
-        }
-        SeatingCommand::StopHandForHand => {
-            if state.room.hand_for_hand.is_none() {
-                return Err(SeatingError::HandForHand {
-                    reason: "it is not being played".into(),
-                });
-            }
-            work.emit(SeatingEvent::HandForHandEnded {
-                remaining: state.room.players(),
-            });
-        }
-        SeatingCommand::HandEnded {
+        } => register(state, settings, player, name, *level, seed),
+        Unregister { entry } => unregister(state, *entry),
+        Start { seed } => start(state, settings, seed),
+        CloseRegistration => close_registration(state),
+        SetPaid { paid, seed } => set_paid(state, *paid, seed),
+        StartHandForHand => start_hand_for_hand(state),
+        StopHandForHand => stop_hand_for_hand(state),
+        HandEnded {
             table,
             button,
             big_blind,
             busted,
             seed,
-        } => {
-            let t = state
-                .room
-                .tables
-                .get(table)
-                .ok_or(SeatingError::NoSuchTable { table: *table })?;
-            if !t.in_hand {
-                return Err(SeatingError::NoHand { table: *table });
-            }
-            for &s in [button, big_blind] {
-                if s == 0 || s > t.size() {
-                    return Err(SeatingError::NoSuchSeat {
-                        table: *table,
-                        seat: s,
-                    });
-                }
-            }
-            let mut seen = std::collections::BTreeSet::new();
-            for entry in busted {
-                let at = t.seat_of(*entry);
-                if at.is_none()
-                    || !seen.insert(*entry)
-                    || state.room.leaving.contains(&(*table, at.unwrap_or(0)))
-                {
-                    return Err(SeatingError::NotAtTable {
-                        entry: *entry,
-                        table: *table,
-                    });
-                }
-            }
-            if busted.len() as u32 >= state.room.players() {
-                return Err(SeatingError::EveryoneBusted);
-            }
-            work.emit(SeatingEvent::HandEnded {
-                table: *table,
-                button: *button,
-                big_blind: *big_blind,
-            });
-            let round = t.round;
-            for entry in busted {
-                let remaining = work.room.players() - 1;
-                work.emit(SeatingEvent::Busted {
-                    entry: *entry,
-                    table: *table,
-                    remaining,
-                    hand_for_hand_round: round,
-                });
-            }
-            tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+        } => hand_ended(state, *table, *button, *big_blind, busted, seed),
+        SeatConfirmed { entry, seed } => seat_confirmed(state, *entry, seed),
+        MoveCompleted { id, stack, seed } => move_completed(state, *id, *stack, seed),
+    }
+}
+
+type Decided = Result<Vec<SeatingEvent>, SeatingError>;
+
+/// A tournament's seating, once, with valid settings.
+fn create(name: &str, settings: &Settings) -> Decided {
+    check_settings(settings)?;
+    Ok(vec![SeatingEvent::Created {
+        name: name.to_string(),
+        settings: settings.clone(),
+    }])
+}
+
+/// Many registrations at once, each decided as `Register` with its own
+/// seed (the batch's, its index mixed in): all or none.
+fn register_many(
+    state: &SeatingState,
+    players: &[(String, String)],
+    level: u32,
+    seed: &[u8; 32],
+) -> Decided {
+    if players.is_empty() {
+        return Err(SeatingError::NoPlayer);
+    }
+    let mut scratch = state.clone();
+    let mut events = Vec::new();
+    for (i, (player, name)) in players.iter().enumerate() {
+        let mut seed = *seed;
+        for (b, x) in seed.iter_mut().zip((i as u64).to_le_bytes()) {
+            *b ^= x;
         }
-        SeatingCommand::SeatConfirmed { entry, seed } => {
-            if !state.unconfirmed.contains(entry) {
-                return Err(SeatingError::NothingToConfirm { entry: *entry });
-            }
-            work.emit(SeatingEvent::SeatConfirmed { entry: *entry });
-            tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+        let one = decide(
+            &scratch,
+            &SeatingCommand::Register {
+                player: player.clone(),
+                name: name.clone(),
+                level,
+                seed,
+            },
+        )?;
+        for e in &one {
+            scratch.apply(e);
         }
-        SeatingCommand::MoveCompleted { id, stack, seed } => {
-            if !state.room.moves.contains_key(id) {
-                return Err(SeatingError::NoSuchMove { id: *id });
-            }
-            work.emit(SeatingEvent::MoveCompleted {
-                id: *id,
-                stack: *stack,
-            });
-            tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+        events.extend(one);
+    }
+    Ok(events)
+}
+
+/// A registration or a re-entry, within the settings' limits; once play
+/// started, a late entry is seated at once (TDA 7).
+fn register(
+    state: &SeatingState,
+    settings: &Settings,
+    player: &str,
+    name: &str,
+    level: u32,
+    seed: &[u8; 32],
+) -> Decided {
+    let mut work = Work::on(state);
+    if player.trim().is_empty() {
+        return Err(SeatingError::NoPlayer);
+    }
+    if state.registration_closed {
+        return Err(SeatingError::RegistrationClosed);
+    }
+    if state.started && level > settings.late_registration_level {
+        return Err(SeatingError::LateRegistrationOver {
+            level,
+            last: settings.late_registration_level,
+        });
+    }
+    let entries = state.by_player.get(player).map_or(&[][..], |v| &v[..]);
+    let live: Vec<EntryId> = entries
+        .iter()
+        .copied()
+        .filter(|e| {
+            !matches!(
+                state.entries[e].status,
+                EntryStatus::Busted | EntryStatus::Unregistered
+            )
+        })
+        .collect();
+    if let Some(&entry) = live.first() {
+        return Err(SeatingError::AlreadyRegistered {
+            player: player.to_string(),
+            entry,
+        });
+    }
+    let busted = entries
+        .iter()
+        .filter(|e| state.entries[*e].status == EntryStatus::Busted)
+        .count() as u32;
+    let re_entry = busted > 0;
+    if re_entry && busted > settings.re_entries {
+        return Err(SeatingError::ReEntryLimit {
+            player: player.to_string(),
+            limit: settings.re_entries,
+        });
+    }
+    let alternate = settings
+        .max_entries
+        .is_some_and(|max| state.entries_in() >= max);
+    if !alternate && state.entries_in() >= crate::MAX_ENTRIES {
+        return Err(SeatingError::FieldFull {
+            max: crate::MAX_ENTRIES,
+        });
+    }
+    let entry = state.entries.len() as EntryId + 1;
+    work.emit(SeatingEvent::Registered {
+        entry,
+        player: player.to_string(),
+        name: name.to_string(),
+        re_entry,
+        alternate,
+    });
+    if state.started && !alternate {
+        let mut rng = ChaCha20Rng::from_seed(*seed);
+        seat_new_entry(&mut work, entry, &mut rng);
+        tidy(&mut work, &mut rng);
+    }
+    Ok(work.events)
+}
+
+/// An entry withdrawn before play; the first alternate takes its place.
+fn unregister(state: &SeatingState, entry: EntryId) -> Decided {
+    let mut work = Work::on(state);
+    let e = state
+        .entries
+        .get(&entry)
+        .ok_or(SeatingError::NoSuchEntry { entry })?;
+    if state.started {
+        return Err(SeatingError::AlreadyPlaying { entry });
+    }
+    if !matches!(e.status, EntryStatus::Registered | EntryStatus::Alternate) {
+        return Err(SeatingError::NoSuchEntry { entry });
+    }
+    work.emit(SeatingEvent::Unregistered { entry });
+    if e.status == EntryStatus::Registered
+        && let Some((&first, _)) = state
+            .entries
+            .iter()
+            .find(|(_, e)| e.status == EntryStatus::Alternate)
+    {
+        work.emit(SeatingEvent::AlternatePromoted { entry: first });
+    }
+    Ok(work.events)
+}
+
+/// Play starts: tables opened and every entry drawn a seat (TDA 7).
+fn start(state: &SeatingState, settings: &Settings, seed: &[u8; 32]) -> Decided {
+    let mut work = Work::on(state);
+    if state.started {
+        return Err(SeatingError::AlreadyStarted);
+    }
+    let mut players: Vec<EntryId> = state
+        .entries
+        .iter()
+        .filter(|(_, e)| e.status == EntryStatus::Registered)
+        .map(|(&id, _)| id)
+        .collect();
+    if players.len() < 2 {
+        return Err(SeatingError::TooFewPlayers {
+            players: players.len() as u32,
+        });
+    }
+    let mut rng = ChaCha20Rng::from_seed(*seed);
+    let size = u32::from(settings.table_size);
+    let n = (players.len() as u32).div_ceil(size);
+    work.emit(SeatingEvent::Started {
+        players: players.len() as u32,
+    });
+    for t in 1..=n {
+        work.emit(SeatingEvent::TableOpened {
+            table: t,
+            seats: settings.table_size,
+        });
+    }
+    // TDA 7: random seats, tables filled evenly.
+    players.shuffle(&mut rng);
+    let tables: Vec<TableNo> = (1..=n).collect();
+    let mut drawn = Vec::with_capacity(players.len());
+    for (table, group) in split_evenly(&players, &tables) {
+        let mut seats: Vec<Seat> = (1..=settings.table_size).collect();
+        seats.shuffle(&mut rng);
+        for (entry, seat) in group.iter().zip(seats) {
+            drawn.push((*entry, table, seat));
         }
     }
+    // One fact for the whole draw: ten thousand seats are a small
+    // message, ten thousand events a large one.
+    work.emit(SeatingEvent::SeatsDrawn {
+        stack: settings.starting_stack,
+        seats: drawn,
+    });
+    tidy(&mut work, &mut rng);
+    Ok(work.events)
+}
+
+fn close_registration(state: &SeatingState) -> Decided {
+    let mut work = Work::on(state);
+    if state.registration_closed {
+        return Err(SeatingError::RegistrationClosed);
+    }
+    work.emit(SeatingEvent::RegistrationClosed);
+    Ok(work.events)
+}
+
+/// The number of places paid; the room is put in order again (the final
+/// table, hand-for-hand).
+fn set_paid(state: &SeatingState, paid: u32, seed: &[u8; 32]) -> Decided {
+    let mut work = Work::on(state);
+    work.emit(SeatingEvent::PaidSet { paid });
+    if state.started {
+        tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+    }
+    Ok(work.events)
+}
+
+/// The floor starts hand-for-hand (RP8).
+fn start_hand_for_hand(state: &SeatingState) -> Decided {
+    let mut work = Work::on(state);
+    if !state.started {
+        return Err(SeatingError::NotStarted);
+    }
+    let refused = |reason: String| Err(SeatingError::HandForHand { reason });
+    if state.room.hand_for_hand.is_some() {
+        return refused("already being played".into());
+    }
+    let playing = state
+        .room
+        .tables
+        .values()
+        .filter(|t| t.count() >= 2)
+        .count();
+    if playing < 2 {
+        return refused(format!("it needs two tables in play, there are {playing}"));
+    }
+    work.emit(SeatingEvent::HandForHandStarted {
+        remaining: state.room.players(),
+        paid: state.room.paid,
+    });
+    Ok(work.events)
+}
+
+fn stop_hand_for_hand(state: &SeatingState) -> Decided {
+    let mut work = Work::on(state);
+    if state.room.hand_for_hand.is_none() {
+        return Err(SeatingError::HandForHand {
+            reason: "it is not being played".into(),
+        });
+    }
+    work.emit(SeatingEvent::HandForHandEnded {
+        remaining: state.room.players(),
+    });
+    Ok(work.events)
+}
+
+/// A table's hand ended: its button and big blind, its busts numbered in
+/// the order out (with the hand-for-hand round they busted in), and the
+/// room put in order.
+fn hand_ended(
+    state: &SeatingState,
+    table: TableNo,
+    button: Seat,
+    big_blind: Seat,
+    busted: &[EntryId],
+    seed: &[u8; 32],
+) -> Decided {
+    let mut work = Work::on(state);
+    let t = state
+        .room
+        .tables
+        .get(&table)
+        .ok_or(SeatingError::NoSuchTable { table })?;
+    if !t.in_hand {
+        return Err(SeatingError::NoHand { table });
+    }
+    for s in [button, big_blind] {
+        if s == 0 || s > t.size() {
+            return Err(SeatingError::NoSuchSeat { table, seat: s });
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in busted {
+        let at = t.seat_of(*entry);
+        if at.is_none()
+            || !seen.insert(*entry)
+            || state.room.leaving.contains(&(table, at.unwrap_or(0)))
+        {
+            return Err(SeatingError::NotAtTable {
+                entry: *entry,
+                table,
+            });
+        }
+    }
+    if busted.len() as u32 >= state.room.players() {
+        return Err(SeatingError::EveryoneBusted);
+    }
+    work.emit(SeatingEvent::HandEnded {
+        table,
+        button,
+        big_blind,
+    });
+    let round = t.round;
+    for entry in busted {
+        let remaining = work.room.players() - 1;
+        work.emit(SeatingEvent::Busted {
+            entry: *entry,
+            table,
+            remaining,
+            hand_for_hand_round: round,
+        });
+    }
+    tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+    Ok(work.events)
+}
+
+/// A table seated a drawn entry.
+fn seat_confirmed(state: &SeatingState, entry: EntryId, seed: &[u8; 32]) -> Decided {
+    let mut work = Work::on(state);
+    if !state.unconfirmed.contains(&entry) {
+        return Err(SeatingError::NothingToConfirm { entry });
+    }
+    work.emit(SeatingEvent::SeatConfirmed { entry });
+    tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+    Ok(work.events)
+}
+
+/// A move was carried out at both tables.
+fn move_completed(state: &SeatingState, id: u64, stack: u64, seed: &[u8; 32]) -> Decided {
+    let mut work = Work::on(state);
+    if !state.room.moves.contains_key(&id) {
+        return Err(SeatingError::NoSuchMove { id });
+    }
+    work.emit(SeatingEvent::MoveCompleted { id, stack });
+    tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
     Ok(work.events)
 }
 
@@ -476,371 +500,4 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
         }
     }
     Ok(())
-}
-
-/// Splits players across tables as evenly as possible, the first tables
-/// taking the extra players.
-fn split_evenly<'a>(players: &'a [EntryId], tables: &[TableNo]) -> Vec<(TableNo, &'a [EntryId])> {
-    let n = tables.len();
-    let base = players.len() / n;
-    let extra = players.len() % n;
-    let mut out = Vec::with_capacity(n);
-    let mut at = 0;
-    for (i, &t) in tables.iter().enumerate() {
-        let k = base + usize::from(i < extra);
-        out.push((t, &players[at..at + k]));
-        at += k;
-    }
-    out
-}
-
-/// Tables that can receive players, with their counts.
-fn open_tables(room: &Room) -> impl Iterator<Item = &Table> {
-    room.tables.values().filter(|t| !t.breaking)
-}
-
-/// A random free seat at one of the shortest tables that has one (TDA 8,
-/// 10: a random draw, keeping the tables even).
-fn random_free_seat(room: &Room, rng: &mut ChaCha20Rng) -> Option<(TableNo, Seat)> {
-    let has_free = |t: &Table| (1..=t.size()).any(|s| seat_free(room, t, s));
-    let min = open_tables(room)
-        .filter(|t| t.count() < u32::from(t.size()) && has_free(t))
-        .map(Table::count)
-        .min()?;
-    let shortest: Vec<&Table> = open_tables(room)
-        .filter(|t| t.count() == min && has_free(t))
-        .collect();
-    let table = shortest.choose(rng)?;
-    let seats: Vec<Seat> = (1..=table.size())
-        .filter(|&s| seat_free(room, table, s))
-        .collect();
-    Some((table.number, *seats.choose(rng)?))
-}
-
-/// A seat nobody holds, nor is still leaving.
-fn seat_free(room: &Room, t: &Table, seat: Seat) -> bool {
-    t.occupant(seat).is_none()
-        && (room.leaving.is_empty() || !room.leaving.contains(&(t.number, seat)))
-}
-
-fn seat_new_entry(work: &mut Work, entry: EntryId, rng: &mut ChaCha20Rng) {
-    let stack = work.settings().starting_stack;
-    let (table, seat) = match random_free_seat(&work.room, rng) {
-        Some(at) => at,
-        None => {
-            // Every table is full: open the next one.
-            let number = work.room.next_table();
-            let size = work.settings().table_size;
-            work.emit(SeatingEvent::TableOpened {
-                table: number,
-                seats: size,
-            });
-            let mut seats: Vec<Seat> = (1..=size).collect();
-            seats.shuffle(rng);
-            (number, seats[0])
-        }
-    };
-    work.emit(SeatingEvent::Seated {
-        entry,
-        table,
-        seat,
-        stack,
-        reason: SeatReason::LateEntry,
-    });
-}
-
-/// Puts the room in order after a change.
-fn tidy(work: &mut Work, rng: &mut ChaCha20Rng) {
-    hand_for_hand(work);
-    if redraws(work, rng) {
-        return;
-    }
-    break_tables(work, rng);
-    balance(work);
-    close_empty(work);
-    hand_for_hand_round(work);
-}
-
-fn hand_for_hand(work: &mut Work) {
-    let room = &work.room;
-    let paid = room.paid;
-    if paid == 0 || room.hand_for_hand_over {
-        return;
-    }
-    let players = room.players();
-    let distance = work.settings().hand_for_hand_distance;
-    if room.hand_for_hand.is_none()
-        && players > paid
-        && players <= paid + distance
-        && room.tables.len() > 1
-    {
-        work.emit(SeatingEvent::HandForHandStarted {
-            remaining: players,
-            paid,
-        });
-    } else if room.hand_for_hand.is_some() && players <= paid {
-        work.emit(SeatingEvent::HandForHandEnded { remaining: players });
-    }
-}
-
-/// Calls and carries out redraws; true while one is pending (no other
-/// seat changes then).
-fn redraws(work: &mut Work, rng: &mut ChaCha20Rng) -> bool {
-    let players = work.room.players();
-    let tables = work.room.tables.len();
-    if work.room.redraw.is_none() && players > 1 && tables > 1 {
-        let settings = work.settings();
-        if !work.room.final_table && players <= u32::from(settings.final_table) {
-            work.emit(SeatingEvent::RedrawCalled {
-                players,
-                reason: MoveReason::FinalTable,
-            });
-        } else {
-            let mut counts = settings.redraws_at.clone();
-            counts.sort_unstable();
-            if let Some(&at) = counts.iter().find(|&&c| {
-                players <= c && c < work.room.started_with && !work.room.redrawn_at.contains(&c)
-            }) {
-                work.emit(SeatingEvent::RedrawCalled {
-                    players: at,
-                    reason: MoveReason::Redraw,
-                });
-            }
-        }
-    }
-    let Some((_, reason)) = work.room.redraw else {
-        return false;
-    };
-    if work.room.tables.values().any(|t| t.in_hand)
-        || !work.room.moves.is_empty()
-        || !work.room.unseated.is_empty()
-    {
-        return true;
-    }
-    redraw(work, reason, rng);
-    false
-}
-
-/// Every player draws a new seat at the tables that stay (the ones the
-/// break order breaks last); the final table may be a new table of its
-/// own size.
-fn redraw(work: &mut Work, reason: MoveReason, rng: &mut ChaCha20Rng) {
-    let settings = work.settings().clone();
-    let mut players: Vec<(EntryId, TableNo, Seat)> = Vec::new();
-    for t in work.room.tables.values() {
-        for s in 1..=t.size() {
-            if let Some(e) = t.occupant(s) {
-                players.push((e, t.number, s));
-            }
-        }
-    }
-    let order = break_order(&work.room, &settings.break_order);
-    let mut targets: Vec<TableNo> = Vec::new();
-    let count = players.len() as u32;
-    if reason == MoveReason::FinalTable {
-        let keep = *order.last().expect("a redraw has tables");
-        if settings.final_table != work.room.tables[&keep].size() {
-            let number = work.room.next_table();
-            work.emit(SeatingEvent::TableOpened {
-                table: number,
-                seats: settings.final_table,
-            });
-            targets.push(number);
-        } else {
-            targets.push(keep);
-        }
-    } else {
-        let n = count.div_ceil(u32::from(settings.table_size)) as usize;
-        targets.extend(order.iter().rev().take(n.max(1)));
-        targets.sort_unstable();
-    }
-    players.shuffle(rng);
-    let entries: Vec<EntryId> = players.iter().map(|p| p.0).collect();
-    let mut assignment = Vec::new();
-    for (table, group) in split_evenly(&entries, &targets) {
-        let size = work.room.tables[&table].size();
-        let mut seats: Vec<Seat> = (1..=size).collect();
-        seats.shuffle(rng);
-        for (entry, seat) in group.iter().zip(seats) {
-            assignment.push((*entry, table, seat));
-        }
-    }
-    for (entry, table, seat) in assignment {
-        let (_, from_t, from_s) = *players
-            .iter()
-            .find(|p| p.0 == entry)
-            .expect("drawn from the players");
-        if (from_t, from_s) != (table, seat) {
-            let detail = format!("{count} players left");
-            work.start_move(entry, (from_t, from_s), (table, seat), reason, detail);
-        }
-    }
-    let others: Vec<TableNo> = work
-        .room
-        .tables
-        .keys()
-        .copied()
-        .filter(|t| !targets.contains(t))
-        .collect();
-    for table in others {
-        work.emit(SeatingEvent::TableBreaking { table });
-    }
-    work.emit(SeatingEvent::Redrawn { reason });
-}
-
-/// Tables in the order they break: first to break first.
-fn break_order(room: &Room, order: &BreakOrder) -> Vec<TableNo> {
-    let mut tables: Vec<TableNo> = room.tables.keys().copied().collect();
-    match order {
-        BreakOrder::HighestNumbered => tables.reverse(),
-        BreakOrder::LowestNumbered => {}
-        BreakOrder::Listed(list) => {
-            tables.reverse();
-            tables.sort_by_key(|t| list.iter().position(|l| l == t).unwrap_or(usize::MAX));
-        }
-    }
-    tables
-}
-
-/// Breaks tables while the players fit at one table fewer (TDA 10), and
-/// moves the players of breaking tables that are between hands.
-fn break_tables(work: &mut Work, rng: &mut ChaCha20Rng) {
-    let size = u32::from(work.settings().table_size);
-    let needed = work.room.players().div_ceil(size).max(1) as usize;
-    while open_tables(&work.room).count() > needed {
-        let order = break_order(&work.room, &work.settings().break_order);
-        let Some(&table) = order.iter().find(|t| !work.room.tables[*t].breaking) else {
-            break;
-        };
-        work.emit(SeatingEvent::TableBreaking { table });
-    }
-    let breaking: Vec<TableNo> = work
-        .room
-        .tables
-        .values()
-        .filter(|t| t.breaking && !t.in_hand)
-        .map(|t| t.number)
-        .collect();
-    for table in breaking {
-        // A double random draw: the players in random order, each to a
-        // random open seat (at the shortest tables, keeping them even).
-        let t = &work.room.tables[&table];
-        let mut players: Vec<(EntryId, Seat)> = (1..=t.size())
-            .filter(|&s| work.room.movable(table, s))
-            .filter_map(|s| t.occupant(s).map(|e| (e, s)))
-            .collect();
-        players.shuffle(rng);
-        for (entry, seat) in players {
-            let Some(to) = random_free_seat(&work.room, rng) else {
-                break;
-            };
-            work.start_move(
-                entry,
-                (table, seat),
-                to,
-                MoveReason::TableBroken,
-                format!("table {table} broke"),
-            );
-        }
-    }
-}
-
-/// TDA 11: while the longest table has more than `tolerance` players more
-/// than the shortest, the player due the big blind next at a long table
-/// between hands moves to the worst position at the shortest table: the
-/// free seat that gets the big blind soonest (never the small blind).
-fn balance(work: &mut Work) {
-    let tolerance = u32::from(work.settings().balance.tolerance);
-    for _ in 0..work.room.players() {
-        let open: Vec<&Table> = open_tables(&work.room).collect();
-        if open.len() < 2 {
-            return;
-        }
-        let max = open.iter().map(|t| t.count()).max().unwrap_or(0);
-        let min = open.iter().map(|t| t.count()).min().unwrap_or(0);
-        if max - min <= tolerance {
-            return;
-        }
-        let Some(long) = open
-            .iter()
-            .find(|t| t.count() == max && !t.in_hand)
-            .map(|t| t.number)
-        else {
-            return;
-        };
-        let Some(short) = open
-            .iter()
-            .find(|t| t.count() == min && (1..=t.size()).any(|s| seat_free(&work.room, t, s)))
-            .map(|t| t.number)
-        else {
-            return;
-        };
-        let l = &work.room.tables[&long];
-        let mover = next_big_blind(&work.room, l);
-        let s = &work.room.tables[&short];
-        let to = worst_seat(&work.room, s);
-        let (Some((entry, from)), Some(to)) = (mover, to) else {
-            return;
-        };
-        let detail = format!("table {long} had {max}, table {short} had {min}");
-        work.start_move(
-            entry,
-            (long, from),
-            (short, to),
-            MoveReason::Balance,
-            detail,
-        );
-    }
-}
-
-/// The player who would post the big blind next (after the last hand's big
-/// blind, clockwise); before any hand, the first player after seat 1.
-fn next_big_blind(room: &Room, t: &Table) -> Option<(EntryId, Seat)> {
-    let from = t.big_blind.unwrap_or(t.size());
-    t.after(from)
-        .chain(std::iter::once(from))
-        .filter(|&s| room.movable(t.number, s))
-        .find_map(|s| t.occupant(s).map(|e| (e, s)))
-}
-
-/// The free seat that gets the big blind soonest: the first free seat
-/// clockwise after the last hand's big blind.
-fn worst_seat(room: &Room, t: &Table) -> Option<Seat> {
-    let from = t.big_blind.unwrap_or(t.size());
-    t.after(from)
-        .chain(std::iter::once(from))
-        .find(|&s| seat_free(room, t, s))
-}
-
-/// Closes breaking tables left empty with nothing pending.
-fn close_empty(work: &mut Work) {
-    let empty: Vec<TableNo> = work
-        .room
-        .tables
-        .values()
-        .filter(|t| t.breaking && t.count() == 0 && work.room.pending_at(t.number) == 0)
-        .map(|t| t.number)
-        .collect();
-    for table in empty {
-        work.emit(SeatingEvent::TableClosed { table });
-    }
-}
-
-/// Ends the hand-for-hand round when every table that can play has.
-fn hand_for_hand_round(work: &mut Work) {
-    let Some(round) = work.room.hand_for_hand else {
-        return;
-    };
-    let mut playing = work
-        .room
-        .tables
-        .values()
-        .filter(|t| !t.breaking && t.count() >= 2)
-        .peekable();
-    if playing.peek().is_none() {
-        return;
-    }
-    if playing.all(|t| t.hand_for_hand_done && !t.in_hand) {
-        work.emit(SeatingEvent::HandForHandRound { round });
-    }
 }

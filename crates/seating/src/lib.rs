@@ -12,6 +12,7 @@
 
 mod decide;
 mod model;
+mod order;
 mod state;
 
 pub use decide::{decide, gate};
