@@ -319,199 +319,238 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
             name,
             settings,
             busts,
-        } => {
-            if state.settings.is_some() {
-                return Err(PayoutError::AlreadyConfigured);
-            }
-            settings.check()?;
-            Ok(vec![PayoutEvent::Configured {
-                name: name.clone(),
-                settings: settings.clone(),
-                busts: *busts,
-            }])
-        }
-        Command::RecordEntry { entry, player } => {
-            settings(state)?;
-            if state.pool.is_some() {
-                return Err(PayoutError::RegistrationClosed);
-            }
-            if state.entries.contains_key(entry) {
-                return Err(PayoutError::DuplicateEntry { entry: *entry });
-            }
-            if state.entries.len() >= crate::MAX_FIELD as usize {
-                return Err(PayoutError::TooMuch {
-                    what: "entries".into(),
-                    max: crate::MAX_FIELD.into(),
-                });
-            }
-            Ok(vec![PayoutEvent::EntryRecorded {
+        } => configure(state, name, settings, busts),
+        Command::RecordEntry { entry, player } => record_entry(state, entry, player),
+        Command::RecordEntries { entries } => record_entries(state, entries),
+        Command::RemoveEntry { entry } => remove_entry(state, entry),
+        Command::RecordAddOn { entry } => record_add_on(state, entry),
+        Command::CloseRegistration => close_registration(state),
+        Command::PlaceWaiting => place_more_waiting(state),
+        Command::RecordBusts { busts } => record_busts(state, busts),
+        Command::ProposeDeal { terms } => propose_deal(state, terms),
+        Command::ConsentToDeal { entry } => consent_to_deal(state, entry),
+        Command::WithdrawDeal => withdraw_deal(state),
+    }
+}
+
+type Decided = Result<Vec<PayoutEvent>, PayoutError>;
+
+/// The money settings, once.
+fn configure(
+    state: &PayoutState,
+    name: &str,
+    settings: &MoneySettings,
+    busts: &SimultaneousBusts,
+) -> Decided {
+    if state.settings.is_some() {
+        return Err(PayoutError::AlreadyConfigured);
+    }
+    settings.check()?;
+    Ok(vec![PayoutEvent::Configured {
+        name: name.to_string(),
+        settings: settings.clone(),
+        busts: *busts,
+    }])
+}
+
+/// An entry (or re-entry) from seating, while registration is open.
+fn record_entry(state: &PayoutState, entry: &EntryId, player: &str) -> Decided {
+    settings(state)?;
+    if state.pool.is_some() {
+        return Err(PayoutError::RegistrationClosed);
+    }
+    if state.entries.contains_key(entry) {
+        return Err(PayoutError::DuplicateEntry { entry: *entry });
+    }
+    if state.entries.len() >= crate::MAX_FIELD as usize {
+        return Err(PayoutError::TooMuch {
+            what: "entries".into(),
+            max: crate::MAX_FIELD.into(),
+        });
+    }
+    Ok(vec![PayoutEvent::EntryRecorded {
+        entry: *entry,
+        player: player.to_string(),
+    }])
+}
+
+/// Many entries at once, each as `RecordEntry` takes it: all or none.
+fn record_entries(state: &PayoutState, entries: &[(EntryId, String)]) -> Decided {
+    if entries.is_empty() {
+        return Err(PayoutError::NoEntries);
+    }
+    let mut scratch = state.clone();
+    let mut events = Vec::with_capacity(entries.len());
+    for (entry, player) in entries {
+        let one = decide(
+            &scratch,
+            &Command::RecordEntry {
                 entry: *entry,
                 player: player.clone(),
-            }])
+            },
+        )?;
+        for e in &one {
+            scratch.apply(e);
         }
-        Command::RecordEntries { entries } => {
-            if entries.is_empty() {
-                return Err(PayoutError::NoEntries);
-            }
-            let mut scratch = state.clone();
-            let mut events = Vec::with_capacity(entries.len());
-            for (entry, player) in entries {
-                let one = decide(
-                    &scratch,
-                    &Command::RecordEntry {
-                        entry: *entry,
-                        player: player.clone(),
-                    },
-                )?;
-                for e in &one {
-                    scratch.apply(e);
-                }
-                events.extend(one);
-            }
-            Ok(events)
-        }
-        Command::RemoveEntry { entry } => {
-            settings(state)?;
-            if state.pool.is_some() {
-                return Err(PayoutError::RegistrationClosed);
-            }
-            let e = state
-                .entries
-                .get(entry)
-                .ok_or(PayoutError::NoSuchEntry { entry: *entry })?;
-            if e.busted || state.waiting.iter().flatten().any(|b| b.entry == *entry) {
-                return Err(PayoutError::EntryBusted { entry: *entry });
-            }
-            Ok(vec![PayoutEvent::EntryRemoved { entry: *entry }])
-        }
-        Command::RecordAddOn { entry } => {
-            let s = settings(state)?;
-            if s.add_on == 0 {
-                return Err(PayoutError::NoAddOns);
-            }
-            let e = state
-                .entries
-                .get(entry)
-                .ok_or(PayoutError::NoSuchEntry { entry: *entry })?;
-            if e.busted {
-                return Err(PayoutError::EntryBusted { entry: *entry });
-            }
-            if state.add_ons >= crate::MAX_FIELD {
-                return Err(PayoutError::TooMuch {
-                    what: "add-ons".into(),
-                    max: crate::MAX_FIELD.into(),
-                });
-            }
-            Ok(vec![PayoutEvent::AddOnRecorded { entry: *entry }])
-        }
-        Command::CloseRegistration => {
-            let s = settings(state)?;
-            if state.pool.is_some() {
-                return Err(PayoutError::RegistrationClosed);
-            }
-            let entries = state.entries.len() as u32;
-            if entries == 0 {
-                return Err(PayoutError::NoEntries);
-            }
-            let pool = s.pool(entries, state.add_ons)?;
-            let sheet = s.sheet(entries, state.add_ons)?;
-            let mut events = vec![PayoutEvent::RegistrationClosed {
-                pool,
-                sheet: sheet.clone(),
-            }];
-            // Place the busts that waited, in order, on the fixed sheet.
-            events.extend(place_waiting(state, &sheet.prizes(), entries));
-            Ok(events)
-        }
-        Command::PlaceWaiting => {
-            if state.pool.is_none() {
-                return Err(PayoutError::RegistrationOpen);
-            }
-            if state.waiting.is_empty() {
-                return Err(PayoutError::NothingWaiting);
-            }
-            Ok(place_waiting(
-                state,
-                &state.prizes,
-                state.entries.len() as u32,
-            ))
-        }
-        Command::RecordBusts { busts } => {
-            let s = settings(state)?;
-            check_busts(state, busts)?;
-            let mut events = Vec::new();
-            for b in busts {
-                let bounty = state.entries.get(&b.entry).map_or(0, |e| e.bounty);
-                if s.bounty > 0 && bounty > 0 {
-                    events.push(bounty_event(s, b, bounty));
-                }
-            }
-            if state.pool.is_none() || !state.waiting.is_empty() {
-                // Placed in their turn, after the busts already waiting.
-                events.push(PayoutEvent::Busted {
-                    busts: busts.clone(),
-                });
-                return Ok(events);
-            }
-            let remaining = state.remaining();
-            let left = left_before(state.entries.len() as u32, busts, remaining);
-            check_places_free(state, left, busts)?;
-            events.extend(placements(state, &state.prizes, left, busts));
-            if remaining - busts.len() as u32 == 1 {
-                events.extend(winner(state, &state.prizes, &events));
-            }
-            Ok(events)
-        }
-        Command::ProposeDeal { terms } => {
-            if state.pool.is_none() {
-                return Err(PayoutError::DealBeforeClose);
-            }
-            if state.proposal.is_some() {
-                return Err(PayoutError::DealPending);
-            }
-            let alive: BTreeSet<EntryId> = state
-                .entries
-                .iter()
-                .filter(|(_, e)| !e.busted)
-                .map(|(&id, _)| id)
-                .collect();
-            let parties: BTreeSet<EntryId> = terms.players.iter().map(|p| p.0).collect();
-            if parties != alive || parties.len() != terms.players.len() {
-                return Err(PayoutError::DealParties {
-                    remaining: alive.len(),
-                });
-            }
-            let n = alive.len();
-            let prizes: Vec<Money> = (1..=n as u32).map(|p| state.prize(p)).collect();
-            let result = deal(terms, &prizes)?;
-            Ok(vec![PayoutEvent::DealProposed {
-                terms: terms.clone(),
-                result,
-            }])
-        }
-        Command::ConsentToDeal { entry } => {
-            let p = state.proposal.as_ref().ok_or(PayoutError::NoDeal)?;
-            if !p.terms.players.iter().any(|(id, _)| id == entry) {
-                return Err(PayoutError::NotInDeal { entry: *entry });
-            }
-            if p.consents.contains(entry) {
-                return Err(PayoutError::AlreadyConsented { entry: *entry });
-            }
-            let mut events = vec![PayoutEvent::DealConsented { entry: *entry }];
-            if p.consents.len() + 1 == p.terms.players.len() {
-                events.push(PayoutEvent::DealMade {
-                    result: p.result.clone(),
-                });
-            }
-            Ok(events)
-        }
-        Command::WithdrawDeal => {
-            if state.proposal.is_none() {
-                return Err(PayoutError::NoDeal);
-            }
-            Ok(vec![PayoutEvent::DealWithdrawn])
+        events.extend(one);
+    }
+    Ok(events)
+}
+
+/// An entry withdrawn before it busted, while registration is open.
+fn remove_entry(state: &PayoutState, entry: &EntryId) -> Decided {
+    settings(state)?;
+    if state.pool.is_some() {
+        return Err(PayoutError::RegistrationClosed);
+    }
+    let e = state
+        .entries
+        .get(entry)
+        .ok_or(PayoutError::NoSuchEntry { entry: *entry })?;
+    if e.busted || state.waiting.iter().flatten().any(|b| b.entry == *entry) {
+        return Err(PayoutError::EntryBusted { entry: *entry });
+    }
+    Ok(vec![PayoutEvent::EntryRemoved { entry: *entry }])
+}
+
+/// An add-on bought by a live entry.
+fn record_add_on(state: &PayoutState, entry: &EntryId) -> Decided {
+    let s = settings(state)?;
+    if s.add_on == 0 {
+        return Err(PayoutError::NoAddOns);
+    }
+    let e = state
+        .entries
+        .get(entry)
+        .ok_or(PayoutError::NoSuchEntry { entry: *entry })?;
+    if e.busted {
+        return Err(PayoutError::EntryBusted { entry: *entry });
+    }
+    if state.add_ons >= crate::MAX_FIELD {
+        return Err(PayoutError::TooMuch {
+            what: "add-ons".into(),
+            max: crate::MAX_FIELD.into(),
+        });
+    }
+    Ok(vec![PayoutEvent::AddOnRecorded { entry: *entry }])
+}
+
+/// The pool and the pay sheet fixed; the busts that waited are placed.
+fn close_registration(state: &PayoutState) -> Decided {
+    let s = settings(state)?;
+    if state.pool.is_some() {
+        return Err(PayoutError::RegistrationClosed);
+    }
+    let entries = state.entries.len() as u32;
+    if entries == 0 {
+        return Err(PayoutError::NoEntries);
+    }
+    let pool = s.pool(entries, state.add_ons)?;
+    let sheet = s.sheet(entries, state.add_ons)?;
+    let mut events = vec![PayoutEvent::RegistrationClosed {
+        pool,
+        sheet: sheet.clone(),
+    }];
+    // Place the busts that waited, in order, on the fixed sheet.
+    events.extend(place_waiting(state, &sheet.prizes(), entries));
+    Ok(events)
+}
+
+/// More of the busts that waited for the close placed.
+fn place_more_waiting(state: &PayoutState) -> Decided {
+    if state.pool.is_none() {
+        return Err(PayoutError::RegistrationOpen);
+    }
+    if state.waiting.is_empty() {
+        return Err(PayoutError::NothingWaiting);
+    }
+    Ok(place_waiting(
+        state,
+        &state.prizes,
+        state.entries.len() as u32,
+    ))
+}
+
+/// A hand's busts: their bounties, and places (or a wait for the close).
+fn record_busts(state: &PayoutState, busts: &[Bust]) -> Decided {
+    let s = settings(state)?;
+    check_busts(state, busts)?;
+    let mut events = Vec::new();
+    for b in busts {
+        let bounty = state.entries.get(&b.entry).map_or(0, |e| e.bounty);
+        if s.bounty > 0 && bounty > 0 {
+            events.push(bounty_event(s, b, bounty));
         }
     }
+    if state.pool.is_none() || !state.waiting.is_empty() {
+        // Placed in their turn, after the busts already waiting.
+        events.push(PayoutEvent::Busted {
+            busts: busts.to_vec(),
+        });
+        return Ok(events);
+    }
+    let remaining = state.remaining();
+    let left = left_before(state.entries.len() as u32, busts, remaining);
+    check_places_free(state, left, busts)?;
+    events.extend(placements(state, &state.prizes, left, busts));
+    if remaining - busts.len() as u32 == 1 {
+        events.extend(winner(state, &state.prizes, &events));
+    }
+    Ok(events)
+}
+
+/// A deal among every player left, with its result.
+fn propose_deal(state: &PayoutState, terms: &DealTerms) -> Decided {
+    if state.pool.is_none() {
+        return Err(PayoutError::DealBeforeClose);
+    }
+    if state.proposal.is_some() {
+        return Err(PayoutError::DealPending);
+    }
+    let alive: BTreeSet<EntryId> = state
+        .entries
+        .iter()
+        .filter(|(_, e)| !e.busted)
+        .map(|(&id, _)| id)
+        .collect();
+    let parties: BTreeSet<EntryId> = terms.players.iter().map(|p| p.0).collect();
+    if parties != alive || parties.len() != terms.players.len() {
+        return Err(PayoutError::DealParties {
+            remaining: alive.len(),
+        });
+    }
+    let n = alive.len();
+    let prizes: Vec<Money> = (1..=n as u32).map(|p| state.prize(p)).collect();
+    let result = deal(terms, &prizes)?;
+    Ok(vec![PayoutEvent::DealProposed {
+        terms: terms.clone(),
+        result,
+    }])
+}
+
+/// One party's consent; the last one makes the deal.
+fn consent_to_deal(state: &PayoutState, entry: &EntryId) -> Decided {
+    let p = state.proposal.as_ref().ok_or(PayoutError::NoDeal)?;
+    if !p.terms.players.iter().any(|(id, _)| id == entry) {
+        return Err(PayoutError::NotInDeal { entry: *entry });
+    }
+    if p.consents.contains(entry) {
+        return Err(PayoutError::AlreadyConsented { entry: *entry });
+    }
+    let mut events = vec![PayoutEvent::DealConsented { entry: *entry }];
+    if p.consents.len() + 1 == p.terms.players.len() {
+        events.push(PayoutEvent::DealMade {
+            result: p.result.clone(),
+        });
+    }
+    Ok(events)
+}
+
+fn withdraw_deal(state: &PayoutState) -> Decided {
+    if state.proposal.is_none() {
+        return Err(PayoutError::NoDeal);
+    }
+    Ok(vec![PayoutEvent::DealWithdrawn])
 }
 
 /// The most waiting bust groups one decision places: a decision stays a
