@@ -1,0 +1,185 @@
+//! `decide`: what a command means at this table, as events, or why not.
+
+use felt_cards::{Card, Hand, HandRank};
+
+use crate::chips::{Push, read_push};
+use crate::model::*;
+use crate::rejection::Rejection;
+use crate::state::{HandState, Phase, TableState, apply};
+
+mod action;
+mod deal;
+mod showdown;
+
+/// Decides a command. On success the events, applied in order with
+/// [`crate::evolve`], give the new state; on rejection nothing changes.
+pub fn decide(state: &TableState, command: &Command) -> Result<Vec<TableEvent>, Rejection> {
+    let mut scratch = state.clone();
+    execute(&mut scratch, command)
+}
+
+/// Decides a command and, when it is accepted, moves `state` to where its
+/// events lead (what folding them with [`crate::evolve`] gives), applying
+/// each event once, in place. On rejection `state` is unchanged: every
+/// command is checked in full before its first event (the property tests
+/// hold `execute` to this).
+pub fn execute(state: &mut TableState, command: &Command) -> Result<Vec<TableEvent>, Rejection> {
+    let mut d = Decider {
+        state,
+        events: Vec::new(),
+    };
+    d.command(command)?;
+    d.follow_up();
+    Ok(d.events)
+}
+
+struct Decider<'a> {
+    state: &'a mut TableState,
+    events: Vec<TableEvent>,
+}
+
+impl Decider<'_> {
+    fn emit(&mut self, event: TableEvent) {
+        apply(self.state, &event);
+        self.events.push(event);
+    }
+
+    fn hand(&self) -> Result<&HandState, Rejection> {
+        self.state.hand.as_ref().ok_or(Rejection::NoHand)
+    }
+
+    fn check_seat(&self, seat: Seat) -> Result<(), Rejection> {
+        if self.state.size == 0 {
+            return Err(Rejection::TableNotOpen);
+        }
+        if seat == 0 || seat > self.state.size {
+            return Err(Rejection::NoSuchSeat {
+                seat,
+                size: self.state.size,
+            });
+        }
+        Ok(())
+    }
+
+    fn command(&mut self, command: &Command) -> Result<(), Rejection> {
+        match command {
+            Command::OpenTable { seats, rules } => self.open_table(*seats, *rules),
+            Command::SeatPlayer {
+                seat,
+                player,
+                stack,
+            } => self.seat_player(*seat, *player, *stack),
+            Command::RemovePlayer { seat } => self.remove_player(*seat),
+            Command::SetAbsent { seat, absent } => self.set_absent(*seat, *absent),
+            Command::StartHand {
+                level,
+                deal,
+                button,
+            } => self.start_hand(level, deal, *button),
+            Command::EnterHoleCards { seat, cards } => self.enter_hole_cards(*seat, cards),
+            Command::DealBoard { cards } => self.deal_board(cards),
+            Command::Act { seat, action } => self.act_in_turn(*seat, action),
+            Command::ActOutOfTurn { seat, action } => self.act_out_of_turn(*seat, action),
+            Command::PushChips {
+                seat,
+                chips,
+                declaration,
+                in_front,
+            } => self.push_chips(*seat, chips, *declaration, in_front),
+            Command::CallClock { seat } => self.call_clock(*seat),
+            Command::TimeOut { seat } => self.time_out(*seat),
+            Command::Misdeal { reason, deal } => self.misdeal(reason, deal),
+            Command::Rule { ruling, reason } => self.rule(ruling, reason),
+            Command::Penalize { seat, orbits } => self.penalize(*seat, *orbits),
+            Command::Show { seat, cards } => self.show(*seat, cards.as_ref()),
+            Command::Muck { seat } => self.muck(*seat),
+        }
+    }
+
+    fn open_table(&mut self, seats: u8, rules: HouseRules) -> Result<(), Rejection> {
+        if self.state.size != 0 {
+            return Err(Rejection::TableAlreadyOpen);
+        }
+        if !(2..=MAX_SEATS as u8).contains(&seats) {
+            return Err(Rejection::InvalidTableSize { seats });
+        }
+        self.emit(TableEvent::TableOpened { seats, rules });
+        Ok(())
+    }
+
+    fn seat_player(&mut self, seat: Seat, player: PlayerId, stack: Chips) -> Result<(), Rejection> {
+        self.check_seat(seat)?;
+        if self.state.seat(seat).is_some() {
+            return Err(Rejection::SeatOccupied { seat });
+        }
+        if let Some(at) =
+            (1..=self.state.size).find(|&s| self.state.seat(s).is_some_and(|p| p.player == player))
+        {
+            return Err(Rejection::AlreadySeated { player, seat: at });
+        }
+        if stack == 0 {
+            return Err(Rejection::EmptyStack);
+        }
+        let total = u128::from(self.state.chips_in_play()) + u128::from(stack);
+        if total > u128::from(MAX_CHIPS) {
+            return Err(Rejection::TooManyChips {
+                stack,
+                total,
+                max: MAX_CHIPS,
+            });
+        }
+        self.emit(TableEvent::PlayerSeated {
+            seat,
+            player,
+            stack,
+        });
+        Ok(())
+    }
+
+    fn remove_player(&mut self, seat: Seat) -> Result<(), Rejection> {
+        self.check_seat(seat)?;
+        let occupant = *self.state.seat(seat).ok_or(Rejection::SeatEmpty { seat })?;
+        if self
+            .state
+            .hand
+            .as_ref()
+            .is_some_and(|h| h.player(seat).is_some())
+        {
+            return Err(Rejection::PlayerInHand { seat });
+        }
+        self.emit(TableEvent::PlayerRemoved {
+            seat,
+            player: occupant.player,
+            stack: occupant.stack,
+        });
+        Ok(())
+    }
+
+    fn set_absent(&mut self, seat: Seat, absent: bool) -> Result<(), Rejection> {
+        self.check_seat(seat)?;
+        self.state.seat(seat).ok_or(Rejection::SeatEmpty { seat })?;
+        self.emit(TableEvent::AbsenceChanged { seat, absent });
+        Ok(())
+    }
+
+    fn penalize(&mut self, seat: Seat, orbits: u8) -> Result<(), Rejection> {
+        self.check_seat(seat)?;
+        let offender = self
+            .state
+            .seat(seat)
+            .ok_or(Rejection::SeatEmpty { seat })?
+            .player;
+        if orbits == 0 {
+            return Err(Rejection::InvalidPenalty);
+        }
+        // One hand per player at the table, the offender included,
+        // times the orbits (TDA 71).
+        let players = self.state.seats.iter().flatten().count() as u32;
+        self.emit(TableEvent::PenaltyGiven {
+            seat,
+            player: offender,
+            hands: players * u32::from(orbits),
+        });
+        Ok(())
+    }
+}
