@@ -1,0 +1,287 @@
+//! A table's dealer and its bots, and sending a call again while its
+//! service is away.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+/// Whether a call failed because its service was away (killed, restarting,
+/// its log's leader moving) or lost a race: sent again with the same
+/// command id, it is stored once.
+pub(super) fn away(status: &Status) -> bool {
+    matches!(
+        status.code(),
+        Code::Unavailable | Code::Unknown | Code::Cancelled | Code::Aborted
+    )
+}
+
+/// How long a call is sent again while its service is away.
+pub(super) const PATIENCE: Duration = Duration::from_secs(120);
+/// A table told to wait this long is said to wait (the log shows why).
+pub(super) const WAIT_NOTED: Duration = Duration::from_secs(10);
+
+/// Since when a table has been told to wait, and why: said once it is
+/// long, a failure past [`PATIENCE`] if `strict`. A new reason starts
+/// the count again.
+#[derive(Default)]
+pub(super) struct Waiting(Option<(Instant, String, bool)>);
+
+impl Waiting {
+    pub(super) fn note(
+        &mut self,
+        table: u32,
+        by: &str,
+        why: String,
+        strict: bool,
+    ) -> anyhow::Result<()> {
+        let (since, said, told) = self
+            .0
+            .get_or_insert_with(|| (Instant::now(), why.clone(), false));
+        if *said != why {
+            (*since, *said, *told) = (Instant::now(), why, false);
+        }
+        let waited = since.elapsed();
+        anyhow::ensure!(
+            waited < PATIENCE || !strict,
+            "table {table} waited {}s for {by}: {said}",
+            waited.as_secs()
+        );
+        if waited > WAIT_NOTED && !*told {
+            *told = true;
+            tracing::warn!(table, waited_s = waited.as_secs(), reason = %said, "a table waits long");
+        }
+        Ok(())
+    }
+}
+
+/// Calls sent again because their service was away (reported at the end).
+pub(super) static SENT_AGAIN: AtomicU64 = AtomicU64::new(0);
+
+/// A call, sent again while its service is away (for at most
+/// [`PATIENCE`]); its answer or the service's refusal.
+pub(super) async fn again<T, F, Fut>(what: &str, mut call: F) -> Result<T, Status>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<tonic::Response<T>, Status>>,
+{
+    let since = Instant::now();
+    let mut tries = 0u32;
+    loop {
+        match call().await {
+            Ok(response) => return Ok(response.into_inner()),
+            Err(status) if away(&status) && since.elapsed() < PATIENCE => {
+                SENT_AGAIN.fetch_add(1, Ordering::Relaxed);
+                tries += 1;
+                if tries == 1 {
+                    tracing::info!(what, code = ?status.code(), message = status.message(), "service away, sending again");
+                } else {
+                    tracing::debug!(what, tries, code = ?status.code(), message = status.message(), "service away, sending again");
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(status) => {
+                return Err(Status::new(
+                    status.code(),
+                    format!("{what}: {}", status.message()),
+                ));
+            }
+        }
+    }
+}
+
+/// [`again`] for a call with no command id (creating, starting): when an
+/// earlier send may have been applied before its answer was lost, a
+/// refusal of the repeat ("already exists", "already started") means done.
+pub(super) async fn once_more<T: Default, F, Fut>(what: &str, mut call: F) -> Result<T, Status>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<tonic::Response<T>, Status>>,
+{
+    let mut sent = false;
+    again(what, || {
+        let repeat = std::mem::replace(&mut sent, true);
+        let answer = call();
+        async move {
+            match answer.await {
+                Err(s) if repeat && s.code() == Code::FailedPrecondition => {
+                    tracing::info!(what, message = s.message(), "a repeat refused: done before");
+                    Ok(tonic::Response::new(T::default()))
+                }
+                other => other,
+            }
+        }
+    })
+    .await
+}
+
+/// A bot's action as the table service takes it.
+pub(super) fn wire_action(action: PlayerAction) -> pb::action::Kind {
+    use pb::action::Kind;
+    match action {
+        PlayerAction::Fold => Kind::Fold(pb::Fold {}),
+        PlayerAction::Check => Kind::Check(pb::Check {}),
+        PlayerAction::Call => Kind::Call(pb::Call {}),
+        PlayerAction::Bet { to } => Kind::BetTo(to),
+        PlayerAction::Raise { to } => Kind::RaiseTo(to),
+        PlayerAction::AllIn => Kind::AllIn(pb::AllIn {}),
+    }
+}
+
+/// The entries a hand's `HandEnded` event (as the table service sends it)
+/// says busted.
+pub(super) fn busted(event: &pb::Event) -> Vec<u64> {
+    if event.r#type != "HandEnded" {
+        return Vec::new();
+    }
+    let json: serde_json::Value = serde_json::from_str(&event.json).unwrap_or_default();
+    json["HandEnded"]["busted"]
+        .as_array()
+        .map(|busts| busts.iter().filter_map(|b| b["player"].as_u64()).collect())
+        .unwrap_or_default()
+}
+
+impl Sim {
+    /// One table's dealer and its players' bots: ask seating to deal, play
+    /// the hand at the table service; until the table closes or the
+    /// tournament is over.
+    pub(super) async fn deal(&self, table: u32) -> anyhow::Result<()> {
+        use pb::begin_hand_response::Outcome;
+        let t = self.tournament.as_str();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.master ^ u64::from(table) << 32);
+        let mut waiting = Waiting::default();
+        loop {
+            if self.over.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let now = self.clock.now();
+            let begin = pb::BeginHandRequest {
+                tournament_id: t.into(),
+                table,
+            };
+            // (Asked again after a restart, seating gives back the hand it
+            // dealt, or deals the one it granted.)
+            let begun = again("begin a hand", || {
+                let mut c = self.seating();
+                let req = self.request(begin.clone());
+                async move { c.begin_hand(req).await }
+            })
+            .await?;
+            let mut view = match begun.outcome {
+                None | Some(Outcome::Closed(_)) => return Ok(()),
+                Some(Outcome::OnBreakMs(remaining)) => {
+                    // A break whose time stands still is a clock that
+                    // stopped: said, and after a while a failure.
+                    waiting.note(
+                        table,
+                        "the clock",
+                        format!("a break with {remaining} ms left"),
+                        true,
+                    )?;
+                    if self.simulated {
+                        self.clock.at_least(now + remaining);
+                        tokio::task::yield_now().await;
+                    } else {
+                        let wait = u64::try_from(remaining).unwrap_or(0).clamp(5, 500);
+                        tokio::time::sleep(Duration::from_millis(wait)).await;
+                    }
+                    continue;
+                }
+                Some(Outcome::Wait(reason)) => {
+                    // Seating waits for the last hand's end (from the log),
+                    // a move, or the other tables' hand-for-hand hands.
+                    // (Paced for a demo, the other tables may be slow.)
+                    waiting.note(table, "seating", reason, self.pace.is_zero())?;
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    continue;
+                }
+                Some(Outcome::Dealt(dealt)) => {
+                    waiting = Waiting::default();
+                    dealt.table.unwrap_or_default()
+                }
+            };
+            let mut out = Vec::new();
+            while let Some(hand) = view.hand.as_ref() {
+                let Some(seat) = hand.to_act else {
+                    anyhow::bail!(
+                        "table {table}, hand {}: nobody to act and the hand not over",
+                        hand.number
+                    );
+                };
+                let facing = bot::Facing {
+                    to_call: hand.to_call,
+                    min_to: hand.min_raise_to,
+                    max_to: hand.max_raise_to,
+                    bet: hand.current_bet > 0,
+                    preflop: hand.board.is_empty(),
+                };
+                let action = bot::choose(&facing, &mut rng);
+                // The command id names the decision (a seat acts once per
+                // street and bet): the same whether the hand was dealt to
+                // this dealer or given back after a restart.
+                let execute = pb::ExecuteRequest {
+                    table: Some(pb::TableRef {
+                        tournament_id: t.into(),
+                        table_id: table.to_string(),
+                    }),
+                    command_id: format!(
+                        "h{}-{}-s{seat}-b{}-p{}",
+                        hand.number, hand.street, hand.current_bet, hand.pot
+                    ),
+                    command: Some(pb::execute_request::Command::Act(pb::Act {
+                        seat,
+                        action: Some(pb::Action {
+                            kind: Some(wire_action(action)),
+                        }),
+                    })),
+                };
+                let answer = again("act", || {
+                    let mut c = self.tables(table);
+                    let req = self.request(execute.clone());
+                    async move { c.execute(req).await }
+                })
+                .await?;
+                out.extend(answer.events.iter().flat_map(busted));
+                view = answer.table.unwrap_or_default();
+            }
+            self.hands.fetch_add(1, Ordering::Relaxed);
+            self.clock.hand_played();
+            self.re_enter(&out, &mut rng).await?;
+            if !self.pace.is_zero() {
+                tokio::time::sleep(self.pace).await;
+            }
+        }
+    }
+
+    /// Some busted players re-enter (seating refuses once late registration
+    /// is over, or the player re-entered before).
+    pub(super) async fn re_enter(
+        &self,
+        busted: &[u64],
+        rng: &mut ChaCha8Rng,
+    ) -> anyhow::Result<()> {
+        for &entry in busted {
+            if rng.next_u32() % 100 >= self.re_entry_percent {
+                continue;
+            }
+            let Some((player, name)) = self
+                .entries
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(&entry)
+                .cloned()
+            else {
+                continue;
+            };
+            match self
+                .register(format!("re-enter-{entry}"), player, name)
+                .await
+            {
+                Ok(r) => self.remember(r.entry.as_slice()),
+                Err(e) if e.code() == Code::FailedPrecondition => {
+                    tracing::debug!(%e, "no re-entry");
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+}

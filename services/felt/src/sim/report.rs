@@ -1,0 +1,122 @@
+//! The results as payout and seating give them, and the run's figures.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+pub(super) fn money(minor: u64) -> String {
+    format!("{}.{:02}", minor / 100, minor % 100)
+}
+
+/// The results as payout and seating give them over gRPC, and the figures.
+pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
+    let t = sim.tournament.as_str();
+    let standings = sim.standings().await?;
+    // Payout follows seating's log: it may be a moment behind (more after
+    // a restart), until every entry has its place.
+    let since = Instant::now();
+    let results = loop {
+        let results = again("get the results", || {
+            let mut c = sim.payout();
+            let req = sim.request(pb::GetResultsRequest {
+                tournament_id: t.into(),
+            });
+            async move { c.get_results(req).await }
+        })
+        .await?
+        .results;
+        if results.len() as u64 >= u64::from(standings.entries) {
+            break results;
+        }
+        anyhow::ensure!(
+            since.elapsed() < PATIENCE,
+            "payout placed {} of {} entries",
+            results.len(),
+            standings.entries
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let payouts = again("get the payouts", || {
+        let mut c = sim.payout();
+        let req = sim.request(pb::GetPayoutsRequest {
+            tournament_id: t.into(),
+        });
+        async move { c.get_payouts(req).await }
+    })
+    .await?;
+    let hands = sim.hands.load(Ordering::Relaxed);
+    let winner = results
+        .iter()
+        .find(|r| r.first == 1)
+        .map(|r| format!("{} (entry {})", r.name, r.entry))
+        .unwrap_or_default();
+    let re_entries = {
+        let known = sim
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let players: std::collections::HashSet<&String> = known.values().map(|v| &v.0).collect();
+        known.len() - players.len()
+    };
+    let pool = payouts.prize_pool;
+    println!("winner: {winner}");
+    println!(
+        "{} entries ({re_entries} re-entries), prize pool {} {}, {} paid",
+        standings.entries,
+        money(pool),
+        payouts.currency,
+        payouts.paid,
+    );
+    println!("final table:");
+    let mut sorted = results.clone();
+    sorted.sort_by_key(|r| (r.first, r.entry));
+    for r in sorted.iter().take(sim.final_table) {
+        let place = if r.first == r.last {
+            r.first.to_string()
+        } else {
+            format!("{}-{}", r.first, r.last)
+        };
+        println!(
+            "  {place:>5}  {:<16} entry {:<6} {:>12}",
+            r.name,
+            r.entry,
+            money(r.prize)
+        );
+    }
+    let top: Vec<String> = payouts
+        .sheet
+        .iter()
+        .take(5)
+        .map(|b| {
+            let places = if b.first == b.last {
+                b.first.to_string()
+            } else {
+                format!("{}-{}", b.first, b.last)
+            };
+            format!("{places}: {}", money(b.amount))
+        })
+        .collect();
+    println!("pay sheet: {} …", top.join(", "));
+    if payouts.bounties > 0 {
+        let won: u64 = results.iter().map(|r| r.bounties).sum();
+        println!(
+            "bounties paid {} of {}",
+            money(won),
+            money(payouts.bounties)
+        );
+    }
+    let paid: u64 = results.iter().map(|r| r.prize).sum();
+    println!("prizes paid {} of the pool {}", money(paid), money(pool));
+    let level = sim.level().await?;
+    let secs = elapsed.as_secs_f64();
+    println!(
+        "{hands} hands in {secs:.1} s ({:.0} hands/s), ended at level {level}; {} calls sent again while their service was away",
+        hands as f64 / secs,
+        SENT_AGAIN.load(Ordering::Relaxed),
+    );
+    println!("tournament id: {t} (felt audit verify --tournament {t})");
+    anyhow::ensure!(
+        paid == pool,
+        "prizes paid {paid} differ from the pool {pool}"
+    );
+    Ok(())
+}
