@@ -164,3 +164,71 @@ async fn on_nats() {
     })
     .await;
 }
+
+/// Deployed apart, seating's process and the clock's each write the clock
+/// stream through a handler of their own. Seating asked to deal during
+/// the first break (after level 6: five minutes, TDA 23 deals no hand on
+/// it); the floor then ended the break at the clock service by jumping to
+/// level 7. Seating must see that, not the break it read before: a break
+/// seating kept from its own stale read held every table for its whole
+/// length, and a break the clock service shortened (as `felt sim
+/// --level-seconds` does) for minutes more than the clock ran it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_break_the_clock_service_ended_ends_for_seating_too() {
+    use felt_clock::ClockCommand;
+    use felt_tournament::aggregates::clock_stream;
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let seating = Conductor::new(log.clone());
+    let clock = Conductor::new(log);
+    seating.create("t", &spec(), T0).await.unwrap();
+    for i in 1..=18 {
+        seating
+            .register(
+                "t",
+                &format!("r{i}"),
+                &format!("p{i}"),
+                &format!("Player {i}"),
+                T0,
+                Seed::from_u64(i),
+            )
+            .await
+            .unwrap();
+    }
+    seating.start("t", T0, Seed::from_u64(99)).await.unwrap();
+    assert!(matches!(
+        seating.begin_hand("t", 2, T0 + 125 * MIN, &move |_| Seed::from_u64(4)).await.unwrap(),
+        Begin::OnBreak(r) if r == 5 * MIN
+    ));
+    // The floor, at the clock service.
+    let stream = clock_stream("t").unwrap();
+    let now = T0 + 126 * MIN;
+    clock
+        .clock
+        .handle(
+            &stream,
+            "floor-jump",
+            now,
+            &ClockCommand::JumpToLevel { at: now, level: 7 },
+        )
+        .await
+        .unwrap();
+    let level = clock
+        .clock_state("t")
+        .await
+        .unwrap()
+        .level_for_hand(now + 1_000)
+        .unwrap();
+    let begun = seating
+        .begin_hand("t", 2, now + 1_000, &move |_| Seed::from_u64(5))
+        .await
+        .unwrap();
+    let Begin::Started(events, _, _) = begun else {
+        panic!("table 2 may deal at level 7: {begun:?}")
+    };
+    let dealt = events.iter().find_map(|e| match e {
+        TableEvent::HandStarted { level, .. } => Some(*level),
+        _ => None,
+    });
+    assert_eq!(dealt, Some(level));
+}

@@ -19,10 +19,26 @@ impl<L: EventLog + 'static> Conductor<L> {
         // Once: moves and seats left undone are carried out, then asked again.
         let mut carried = false;
         loop {
-            let clock = self.clock_state(t).await?;
-            let level = match clock.level_for_hand(now) {
+            let level = match self.clock_state(t).await?.level_for_hand(now) {
                 Ok(level) => level,
-                Err(ClockError::OnBreak { remaining }) => return Ok(Begin::OnBreak(remaining)),
+                // Deployed apart, the clock service writes the clock stream
+                // too (the floor ends or shortens a break there): a break
+                // is read from the log before a table is held for it.
+                Err(ClockError::OnBreak { .. }) => {
+                    match self
+                        .clock
+                        .state(&clock_stream(t)?)
+                        .await?
+                        .0
+                        .level_for_hand(now)
+                    {
+                        Ok(level) => level,
+                        Err(ClockError::OnBreak { remaining }) => {
+                            return Ok(Begin::OnBreak(remaining));
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                }
                 Err(e) => return Err(e.into()),
             };
             let seating = self.seating_state(t).await?;
