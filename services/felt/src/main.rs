@@ -1,17 +1,12 @@
-//! `felt`: the operator's command line and, as later work lands, the
-//! all-in-one tournament server.
+//! `felt`: the operator's command line. The services it starts are the
+//! `felt` library's ([`felt::serve`]); what is here only reads the command
+//! line and calls them, the audit (`felt_audit`), or the tools in `cli/`.
 
 use clap::{Parser, Subcommand};
+use felt::serve;
 
-mod audit;
-mod bench;
-mod health;
-mod logs;
-mod payout;
-mod phh;
-mod serve;
-mod sim;
-mod telemetry;
+mod cli;
+use cli::{audit, health, payout, phh, sim};
 
 /// mimalloc: the replay and the services allocate many small, short-lived
 /// values (events, commands); glibc's allocator costs about a sixth of the
@@ -34,11 +29,6 @@ enum Command {
     Audit {
         #[command(subcommand)]
         what: audit::AuditCommand,
-    },
-    /// Measure how fast felt's parts run on this machine.
-    Bench {
-        #[command(subcommand)]
-        what: bench::BenchCommand,
     },
     /// Hand histories in PHH, the poker research community's format.
     Phh {
@@ -70,12 +60,11 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Audit { what } => audit::run(what),
-        Command::Bench { what } => bench::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Phh { what } => phh::run(what),
         Command::Health(args) => health::run(&args),
         Command::Payout { what } => payout::run(what).map(|()| std::process::ExitCode::SUCCESS),
         Command::Sim(args) => sim::run(args).map(|()| std::process::ExitCode::SUCCESS),
-        Command::Up(args) => serve::up(&args).map(|()| std::process::ExitCode::SUCCESS),
-        Command::Serve { what } => serve::run(what).map(|()| std::process::ExitCode::SUCCESS),
+        Command::Up(args) => Ok(serve::up(&args).map(|()| std::process::ExitCode::SUCCESS)?),
+        Command::Serve { what } => Ok(serve::run(what).map(|()| std::process::ExitCode::SUCCESS)?),
     }
 }

@@ -17,7 +17,8 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 /// Keeps the tracer provider; dropping it flushes the spans still queued.
-pub(crate) struct Telemetry {
+#[derive(Debug)]
+pub struct Telemetry {
     provider: SdkTracerProvider,
 }
 
@@ -28,13 +29,18 @@ impl Drop for Telemetry {
 }
 
 /// Sets up logging and tracing for a service (inside a tokio runtime).
-pub(crate) fn init(service: &'static str, otlp: Option<&str>) -> anyhow::Result<Telemetry> {
+pub fn init(
+    service: &'static str,
+    otlp: Option<&str>,
+) -> Result<Telemetry, crate::serve::ServeError> {
+    let failed = |e: &dyn std::fmt::Display| crate::serve::ServeError::Telemetry(e.to_string());
     let mut builder = SdkTracerProvider::builder();
     if let Some(endpoint) = otlp {
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_tonic()
             .with_endpoint(endpoint)
-            .build()?;
+            .build()
+            .map_err(|e| failed(&e))?;
         builder = builder.with_batch_exporter(exporter);
     }
     let provider = builder.build();
@@ -51,7 +57,8 @@ pub(crate) fn init(service: &'static str, otlp: Option<&str>) -> anyhow::Result<
                 .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
         )
         .with(tracing_opentelemetry::layer().with_tracer(tracer))
-        .try_init()?;
+        .try_init()
+        .map_err(|e| failed(&e))?;
     Ok(Telemetry { provider })
 }
 
@@ -74,7 +81,7 @@ impl Extractor for Metadata<'_> {
 }
 
 /// Makes the caller's trace (its `traceparent` metadata) the parent of `span`.
-pub(crate) fn follow_caller(span: &tracing::Span, metadata: &tonic::metadata::MetadataMap) {
+pub fn follow_caller(span: &tracing::Span, metadata: &tonic::metadata::MetadataMap) {
     let parent = TraceContextPropagator::new().extract(&Metadata(metadata));
     let _ = span.set_parent(parent);
 }
@@ -88,7 +95,7 @@ impl Injector for Headers {
 }
 
 /// The W3C `traceparent` of `span`, to carry on.
-pub(crate) fn traceparent(span: &tracing::Span) -> Option<String> {
+pub fn traceparent(span: &tracing::Span) -> Option<String> {
     let mut headers = Headers(HashMap::new());
     TraceContextPropagator::new().inject_context(&span.context(), &mut headers);
     headers.0.remove("traceparent")

@@ -9,7 +9,7 @@ use tonic::{Request, Status};
 
 /// What a caller may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Role {
+pub enum Role {
     /// Everything, every table.
     Director,
     /// Rulings, misdeals and penalties, and every dealer command, every table.
@@ -66,7 +66,7 @@ impl Role {
 }
 
 /// Parses `director=T`, `floor=T`, `partner=T` or `dealer:<tournament>/<table>=T`.
-pub(crate) fn parse_token(spec: &str) -> Result<(String, Role), String> {
+pub fn parse_token(spec: &str) -> Result<(String, Role), String> {
     let (role, token) = spec
         .split_once('=')
         .ok_or_else(|| format!("token {spec:?}: expected ROLE=TOKEN"))?;
@@ -100,13 +100,13 @@ pub(crate) fn parse_token(spec: &str) -> Result<(String, Role), String> {
 /// `felt up`'s tokens when none are given: one each for the director, the
 /// floor and partners, drawn at the first start and kept in the data
 /// folder (`tokens`, readable by its owner only) so they outlive restarts.
-pub(crate) fn room_tokens(data: &std::path::Path) -> anyhow::Result<Vec<(String, Role)>> {
+pub fn room_tokens(data: &std::path::Path) -> Result<Vec<(String, Role)>, super::ServeError> {
     let path = data.join("tokens");
     if let Ok(text) = std::fs::read_to_string(&path) {
         return text
             .lines()
             .filter(|l| !l.trim().is_empty())
-            .map(|l| parse_token(l.trim()).map_err(|e| anyhow::anyhow!("{}: {e}", path.display())))
+            .map(|l| parse_token(l.trim()).map_err(|e| super::ServeError::file(&path, e)))
             .collect();
     }
     std::fs::create_dir_all(data)?;
@@ -131,7 +131,7 @@ pub(crate) fn room_tokens(data: &std::path::Path) -> anyhow::Result<Vec<(String,
 }
 
 /// The interceptor: puts the caller's role into the request.
-pub(crate) fn authenticate(
+pub fn authenticate(
     tokens: Arc<HashMap<String, Role>>,
 ) -> impl Fn(Request<()>) -> Result<Request<()>, Status> + Clone {
     move |mut req: Request<()>| {
@@ -155,7 +155,7 @@ pub(crate) fn authenticate(
 }
 
 /// The caller's role, as the interceptor recorded it.
-pub(crate) fn role<T>(req: &Request<T>) -> Result<Role, Status> {
+pub fn role<T>(req: &Request<T>) -> Result<Role, Status> {
     req.extensions()
         .get::<Role>()
         .cloned()

@@ -17,7 +17,9 @@ use tonic::service::{Routes, RoutesBuilder};
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
-pub(crate) mod auth;
+type Result<T, E = ServeError> = std::result::Result<T, E>;
+
+pub mod auth;
 mod clock;
 mod convert;
 mod display;
@@ -29,10 +31,12 @@ mod shared;
 mod status;
 mod table;
 
-pub(crate) use shared::{Draw, Now, Seeds, fresh_seed, wall_clock};
+mod error;
+pub use error::ServeError;
+pub use shared::{Draw, Now, Seeds, fresh_seed, wall_clock};
 
 #[derive(Debug, Subcommand)]
-pub(crate) enum ServeCommand {
+pub enum ServeCommand {
     /// The table service: dealers' commands, the floor's rulings, partners'
     /// reads and streams, over gRPC (with health and reflection).
     Table(ServeArgs),
@@ -51,7 +55,7 @@ pub(crate) enum ServeCommand {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct DisplayArgs {
+pub struct DisplayArgs {
     /// Where to serve the pages (port 0: any free port; the address is
     /// printed).
     #[arg(long, env = "FELT_LISTEN", default_value = "127.0.0.1:8080")]
@@ -80,25 +84,25 @@ pub(crate) struct DisplayArgs {
 
 /// Which services a process runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Services {
-    pub(crate) table: bool,
-    pub(crate) clock: bool,
-    pub(crate) seating: bool,
-    pub(crate) payout: bool,
+pub struct Services {
+    pub table: bool,
+    pub clock: bool,
+    pub seating: bool,
+    pub payout: bool,
 }
 
 impl Services {
-    pub(crate) const ALL: Services = Services {
+    pub const ALL: Services = Services {
         table: true,
         clock: true,
         seating: true,
         payout: true,
     };
-    pub(crate) const TABLE: Services = Services {
+    pub const TABLE: Services = Services {
         table: true,
         ..Services::NONE
     };
-    pub(crate) const NONE: Services = Services {
+    pub const NONE: Services = Services {
         table: false,
         clock: false,
         seating: false,
@@ -121,7 +125,7 @@ impl Services {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct ServeArgs {
+pub struct ServeArgs {
     /// A TOML file with any of: listen, data, nats, otlp, broadcast_delay
     /// and tokens = ["ROLE=TOKEN", ...]. Flags and environment variables
     /// win over the file.
@@ -190,7 +194,7 @@ struct ConfigFile {
 
 /// Flags, environment and file merged, defaults filled in.
 #[derive(Debug)]
-pub(crate) struct Settings {
+pub struct Settings {
     data: PathBuf,
     nats: Option<String>,
     nats_replicas: usize,
@@ -204,7 +208,7 @@ pub(crate) struct Settings {
     display: bool,
     /// Where every seed comes from: the operating system, but for the
     /// services `felt sim` runs in its own process.
-    pub(crate) seeds: Seeds,
+    pub seeds: Seeds,
 }
 
 /// The server's TLS settings: a certificate and key, and for mTLS the CA
@@ -213,16 +217,17 @@ fn tls(
     cert: Option<PathBuf>,
     key: Option<PathBuf>,
     client_ca: Option<PathBuf>,
-) -> anyhow::Result<Option<ServerTlsConfig>> {
+) -> Result<Option<ServerTlsConfig>> {
     let read = |path: &PathBuf| {
-        std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
+        std::fs::read(path).map_err(|e| ServeError::file(path, format!("cannot read it: {e}")))
     };
     match (cert, key) {
         (None, None) => {
-            anyhow::ensure!(
-                client_ca.is_none(),
-                "--tls-client-ca needs --tls-cert and --tls-key"
-            );
+            if client_ca.is_some() {
+                return Err(ServeError::settings(
+                    "--tls-client-ca needs --tls-cert and --tls-key",
+                ));
+            }
             Ok(None)
         }
         (Some(cert), Some(key)) => {
@@ -233,13 +238,13 @@ fn tls(
             }
             Ok(Some(config))
         }
-        _ => anyhow::bail!("--tls-cert and --tls-key go together"),
+        _ => Err(ServeError::settings("--tls-cert and --tls-key go together")),
     }
 }
 
 impl Settings {
     /// Plain gRPC on the embedded log's defaults, with these tokens.
-    pub(crate) fn with_tokens(tokens: Vec<(String, auth::Role)>) -> Settings {
+    pub fn with_tokens(tokens: Vec<(String, auth::Role)>) -> Settings {
         Settings {
             data: PathBuf::from("felt-data"),
             nats: None,
@@ -257,21 +262,20 @@ impl Settings {
 }
 
 impl ServeArgs {
-    fn settings(&self) -> anyhow::Result<Settings> {
+    fn settings(&self) -> Result<Settings> {
         let file = match &self.config {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
-                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-                toml::from_str::<ConfigFile>(&text)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+                    .map_err(|e| ServeError::file(path, format!("cannot read it: {e}")))?;
+                toml::from_str::<ConfigFile>(&text).map_err(|e| ServeError::file(path, e))?
             }
             None => ConfigFile::default(),
         };
         let tokens = if self.tokens.is_empty() {
             file.tokens
                 .iter()
-                .map(|t| auth::parse_token(t).map_err(|e| anyhow::anyhow!(e)))
-                .collect::<anyhow::Result<_>>()?
+                .map(|t| auth::parse_token(t).map_err(ServeError::Settings))
+                .collect::<Result<_>>()?
         } else {
             self.tokens.clone()
         };
@@ -305,7 +309,7 @@ impl ServeArgs {
     }
 }
 
-pub(crate) fn run(command: ServeCommand) -> anyhow::Result<()> {
+pub fn run(command: ServeCommand) -> Result<()> {
     let (args, services, name) = match command {
         ServeCommand::Display(a) => return serve_display(a),
         ServeCommand::Table(a) => (
@@ -342,15 +346,16 @@ pub(crate) fn run(command: ServeCommand) -> anyhow::Result<()> {
         ),
     };
     let settings = args.settings()?;
-    anyhow::ensure!(
-        !settings.tokens.is_empty(),
-        "no --token given: every call must carry a known token"
-    );
+    if settings.tokens.is_empty() {
+        return Err(ServeError::settings(
+            "no --token given: every call must carry a known token",
+        ));
+    }
     start(name, services, settings, None)
 }
 
 /// `felt serve display`: the pages alone, reading the services over gRPC.
-fn serve_display(args: DisplayArgs) -> anyhow::Result<()> {
+fn serve_display(args: DisplayArgs) -> Result<()> {
     let tls = tls(args.tls_cert.clone(), args.tls_key.clone(), None)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -365,7 +370,7 @@ fn serve_display(args: DisplayArgs) -> anyhow::Result<()> {
             Arc::new(shared::wall_clock),
         )?;
         let incoming = TcpIncoming::bind(args.listen)
-            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .map_err(|e| ServeError::Io(std::io::Error::other(e)))?
             .with_nodelay(Some(true));
         let addr = incoming.local_addr()?;
         let mut out = std::io::stdout().lock();
@@ -390,7 +395,7 @@ fn serve_display(args: DisplayArgs) -> anyhow::Result<()> {
 }
 
 /// `felt up`: the four services in one process on one port.
-pub(crate) fn up(args: &ServeArgs) -> anyhow::Result<()> {
+pub fn up(args: &ServeArgs) -> Result<()> {
     let mut settings = args.settings()?;
     let mut printed = None;
     if settings.tokens.is_empty() {
@@ -408,14 +413,14 @@ fn start(
     services: Services,
     settings: Settings,
     printed: Option<Vec<(String, auth::Role)>>,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
         let _telemetry = crate::telemetry::init(name, settings.otlp.as_deref())?;
         let incoming = TcpIncoming::bind(settings.listen)
-            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .map_err(|e| ServeError::Io(std::io::Error::other(e)))?
             .with_nodelay(Some(true));
         let addr = incoming.local_addr()?;
         let now: Now = Arc::new(shared::wall_clock);
@@ -501,26 +506,29 @@ fn announce(
 
 /// Runs `services` (with health and reflection) on `incoming`, and their
 /// background work: the clock's ticker, seating's follower of the tables.
-pub(crate) async fn serve<L: EventLog + 'static>(
+pub async fn serve<L: EventLog + 'static>(
     log: Arc<L>,
     services: Services,
     settings: &Settings,
     now: Now,
     incoming: TcpIncoming,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let conductor = match &settings.tables {
         None => Conductor::new(log),
         Some(url) => {
-            anyhow::ensure!(
-                !services.table,
-                "--tables names a table service elsewhere: this process runs its own"
-            );
+            if services.table {
+                return Err(ServeError::settings(
+                    "--tables names a table service elsewhere: this process runs its own",
+                ));
+            }
             let token = settings
                 .tokens
                 .iter()
                 .find(|(_, role)| *role == auth::Role::Director)
                 .map(|(token, _)| token.clone())
-                .ok_or_else(|| anyhow::anyhow!("--tables needs a director token to call with"))?;
+                .ok_or_else(|| {
+                    ServeError::settings("--tables needs a director token to call with")
+                })?;
             Conductor::with_table_service(log, Arc::new(remote::RemoteTables::new(url, token)?))
         }
     };
@@ -529,13 +537,13 @@ pub(crate) async fn serve<L: EventLog + 'static>(
 }
 
 /// [`serve`] with a conductor of the caller's (who may read its figures).
-pub(crate) async fn serve_conductor<L: EventLog + 'static>(
+pub async fn serve_conductor<L: EventLog + 'static>(
     conductor: Arc<Conductor<L>>,
     services: Services,
     settings: &Settings,
     now: Now,
     incoming: TcpIncoming,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let tokens: HashMap<String, auth::Role> = settings.tokens.iter().cloned().collect();
     let interceptor = auth::authenticate(Arc::new(tokens));
     let ctx = shared::Ctx {

@@ -180,14 +180,14 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         role(&request)?;
         let req = request.into_inner();
         let (format, content_type) = match pb::ExportFormat::try_from(req.format) {
-            Ok(pb::ExportFormat::Csv) => (crate::payout::Format::Csv, "text/csv"),
-            Ok(pb::ExportFormat::Json) => (crate::payout::Format::Json, "application/json"),
+            Ok(pb::ExportFormat::Csv) => (crate::results::Format::Csv, "text/csv"),
+            Ok(pb::ExportFormat::Json) => (crate::results::Format::Json, "application/json"),
             _ => return Err(Status::invalid_argument("format: csv or json")),
         };
         let state = self.state(&req.tournament_id).await?;
         let seating = self.seating(&req.tournament_id).await?;
-        let rows = crate::payout::result_rows(&state, &seating);
-        let body = crate::payout::render_results(&rows, format)
+        let rows = crate::results::result_rows(&state, &seating);
+        let body = crate::results::render_results(&rows, format)
             .map_err(|e| Status::internal(e.to_string()))?;
         Ok(Response::new(pb::ExportResultsResponse {
             content_type: content_type.into(),

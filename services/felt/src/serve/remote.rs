@@ -17,9 +17,9 @@ pub(crate) struct RemoteTables {
 
 impl RemoteTables {
     /// Connects lazily (and again after the service restarts).
-    pub(crate) fn new(url: &str, token: String) -> anyhow::Result<RemoteTables> {
+    pub(crate) fn new(url: &str, token: String) -> Result<RemoteTables, super::ServeError> {
         let channel = tonic::transport::Endpoint::from_shared(url.to_string())
-            .map_err(|e| anyhow::anyhow!("--tables {url}: {e}"))?
+            .map_err(|e| super::ServeError::settings(format!("--tables {url}: {e}")))?
             .connect_lazy();
         Ok(RemoteTables {
             client: TableServiceClient::new(channel),

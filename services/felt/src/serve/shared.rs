@@ -16,20 +16,20 @@ use super::auth::Role;
 use super::status::log as log_status;
 
 /// The time in milliseconds since the Unix epoch.
-pub(crate) fn wall_clock() -> i64 {
+pub fn wall_clock() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// The service's one source of time (tests hand in a manual one).
-pub(crate) type Now = Arc<dyn Fn() -> i64 + Send + Sync>;
+pub type Now = Arc<dyn Fn() -> i64 + Send + Sync>;
 
 /// A seed from the operating system's cryptographic source: the services
 /// draw the seeds the domain crates are handed. Without it the process
 /// stops: a seed it could guess (the time, a counter) would let whoever
 /// guesses it know the cards.
-pub(crate) fn fresh_seed() -> Seed {
+pub fn fresh_seed() -> Seed {
     let mut bytes = [0u8; 32];
     if let Err(e) = rand::rngs::OsRng.try_fill_bytes(&mut bytes) {
         tracing::error!(%e, "no randomness from the operating system: stopping");
@@ -45,7 +45,7 @@ pub(crate) fn fresh_seed() -> Seed {
 /// it runs in its own process a source that derives each seed from its
 /// `--seed` and this, so that a run can be played again.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Draw<'a> {
+pub enum Draw<'a> {
     /// The seat draw at the start (TDA 7).
     Seats { tournament: &'a str },
     /// The deck of a hand seating granted a table.
@@ -83,7 +83,7 @@ pub(crate) enum Draw<'a> {
 
 /// Where a service's seeds come from.
 #[derive(Clone)]
-pub(crate) struct Seeds(Arc<dyn Fn(Draw<'_>) -> Seed + Send + Sync>);
+pub struct Seeds(Arc<dyn Fn(Draw<'_>) -> Seed + Send + Sync>);
 
 impl Seeds {
     /// The operating system's cryptographic source: what every service
@@ -93,7 +93,7 @@ impl Seeds {
     }
 
     /// A source of the caller's (`felt sim` in its own process).
-    pub(crate) fn from_fn(f: impl Fn(Draw<'_>) -> Seed + Send + Sync + 'static) -> Seeds {
+    pub fn from_fn(f: impl Fn(Draw<'_>) -> Seed + Send + Sync + 'static) -> Seeds {
         Seeds(Arc::new(f))
     }
 
@@ -102,7 +102,7 @@ impl Seeds {
     }
 
     /// Seating's draws as the conductor asks for them.
-    pub(crate) fn seating(&self) -> felt_tournament::Draws {
+    pub fn seating(&self) -> felt_tournament::Draws {
         let seeds = self.clone();
         Arc::new(move |tournament: &str, command_id: &str| {
             seeds.draw(Draw::Seating {

@@ -56,9 +56,12 @@ pub(crate) fn in_process(routes: tonic::service::Routes) -> Grpc {
 }
 
 /// A service elsewhere as an upstream (`felt serve display`).
-pub(crate) fn remote(url: &str) -> anyhow::Result<Grpc> {
+pub(crate) fn remote(url: &str) -> Result<Grpc, super::ServeError> {
     let channel = tonic::transport::Endpoint::from_shared(url.to_string())
-        .map_err(|e| anyhow::anyhow!("{url}: {e}"))?
+        .map_err(|e| super::ServeError::Upstream {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?
         .connect_lazy();
     Ok(BoxCloneSyncService::new(channel))
 }
@@ -85,13 +88,13 @@ impl Display {
         payout: Grpc,
         tokens: &[(String, Role)],
         now: Now,
-    ) -> anyhow::Result<Arc<Display>> {
+    ) -> Result<Arc<Display>, super::ServeError> {
         let token = tokens
             .iter()
             .find(|(_, role)| *role == Role::Partner)
             .map(|(token, _)| token.clone())
             .ok_or_else(|| {
-                anyhow::anyhow!("the room display needs a partner token to read with")
+                super::ServeError::settings("the room display needs a partner token to read with")
             })?;
         Ok(Arc::new(Display {
             clock,

@@ -89,7 +89,7 @@ pub(crate) fn run(args: &TableArgs) -> anyhow::Result<()> {
         .build()?;
     runtime.block_on(async {
         let (_local, url, channel) =
-            super::local_services(args.nats.as_deref(), crate::serve::Services::TABLE, TOKEN)
+            super::local_services(args.nats.as_deref(), felt::serve::Services::TABLE, TOKEN)
                 .await?;
         println!(
             "table service on nats at {url}: {} tables, {} callers",

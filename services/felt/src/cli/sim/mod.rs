@@ -188,15 +188,15 @@ fn seed(master: u64, a: u64, b: u64) -> Seed {
 
 /// The seeds of the services `felt sim` runs in its own process: each
 /// derived from `--seed` and what it is for.
-fn sim_seeds(master: u64) -> crate::serve::Seeds {
-    use crate::serve::Draw;
+fn sim_seeds(master: u64) -> felt::serve::Seeds {
+    use felt::serve::Draw;
     fn text(s: &str) -> u64 {
         // FNV-1a: stable across runs and Rust versions.
         s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         })
     }
-    crate::serve::Seeds::from_fn(move |draw| {
+    felt::serve::Seeds::from_fn(move |draw| {
         let (kind, tournament, key) = match draw {
             Draw::Seats { tournament } => (2, tournament, 0),
             Draw::Deck {
@@ -388,7 +388,7 @@ pub(crate) fn run(args: SimArgs) -> anyhow::Result<()> {
                     now: AtomicI64::new(START),
                     tables: AtomicU32::new(1),
                 });
-                let _telemetry = crate::telemetry::init("felt-sim", None)?;
+                let _telemetry = felt::telemetry::init("felt-sim", None)?;
                 println!("felt sim: against the services at {seating}");
                 play(up, token, clock, false, &args).await.map(|_| ())
             }
@@ -398,7 +398,7 @@ pub(crate) fn run(args: SimArgs) -> anyhow::Result<()> {
             }
             (None, None) => {
                 std::fs::create_dir_all(&args.data)?;
-                let log = EmbeddedLog::open(&crate::logs::embedded_path(&args.data))?;
+                let log = EmbeddedLog::open(&felt::logs::embedded_path(&args.data))?;
                 simulate(Arc::new(log), &args).await
             }
         }
@@ -429,14 +429,14 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
         now: AtomicI64::new(START),
         tables: AtomicU32::new(1),
     });
-    let now: crate::serve::Now = {
+    let now: felt::serve::Now = {
         let clock = clock.clone();
         Arc::new(move || clock.now())
     };
-    let token = crate::serve::fresh_seed().to_string();
-    let mut settings = crate::serve::Settings::with_tokens(vec![(
+    let token = felt::serve::fresh_seed().to_string();
+    let mut settings = felt::serve::Settings::with_tokens(vec![(
         token.clone(),
-        crate::serve::auth::Role::Director,
+        felt::serve::auth::Role::Director,
     )]);
     // The services in this process draw their seeds (seats, decks, seating's
     // draws) from `--seed`, so that a run can be played again; no request
@@ -450,9 +450,9 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
     let server = {
         let conductor = conductor.clone();
         tokio::spawn(async move {
-            crate::serve::serve_conductor(
+            felt::serve::serve_conductor(
                 conductor,
-                crate::serve::Services::ALL,
+                felt::serve::Services::ALL,
                 &settings,
                 now,
                 incoming,

@@ -53,16 +53,16 @@ pub(crate) fn run(args: &RegistrationsArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let services = crate::serve::Services {
+        let services = felt::serve::Services {
             seating: true,
-            ..crate::serve::Services::NONE
+            ..felt::serve::Services::NONE
         };
         let (_local, url, channel) =
             super::local_services(args.nats.as_deref(), services, TOKEN).await?;
         let mut seating = SeatingServiceClient::new(channel)
             .max_decoding_message_size(64 << 20)
             .max_encoding_message_size(64 << 20);
-        let stamp = crate::serve::wall_clock();
+        let stamp = felt::serve::wall_clock();
         println!("seating service on nats at {url}");
 
         let one = format!("one-{stamp}");

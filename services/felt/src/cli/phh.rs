@@ -82,7 +82,7 @@ pub(crate) fn run(command: PhhCommand) -> anyhow::Result<ExitCode> {
             table,
             hand,
         } => {
-            let events = crate::logs::table_events(&data, nats.as_deref(), &tournament, &table)?;
+            let events = super::table_events(&data, nats.as_deref(), &tournament, &table)?;
             let hands = felt_tablelog::hands(&events);
             let chosen = match hand {
                 Some(n) => hands.iter().find(|h| h.number == n),

@@ -1,6 +1,9 @@
-//! `felt bench`: speed figures for BENCHMARKS.md.
+//! `felt-bench`: speed figures for BENCHMARKS.md, measured on this
+//! machine. A tool for developers beside the `felt` binary: it starts the
+//! server library's services ([`felt::serve`]) in its own process, and a
+//! local nats-server when none is named.
 
-use clap::Subcommand;
+use clap::{Parser, Subcommand};
 
 mod eval;
 mod hands;
@@ -9,8 +12,20 @@ mod registrations;
 mod replay;
 mod table;
 
+/// mimalloc, as in the `felt` binary: the figures are the server's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Measure how fast felt's parts run on this machine.
+#[derive(Debug, Parser)]
+#[command(name = "felt-bench", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    what: BenchCommand,
+}
+
 #[derive(Debug, Subcommand)]
-pub(crate) enum BenchCommand {
+enum BenchCommand {
     /// Hand evaluations per second: random 7-card hands from a pre-generated
     /// array, then all 133,784,560 seven-card hands in sequence.
     Eval(eval::EvalArgs),
@@ -32,8 +47,8 @@ pub(crate) enum BenchCommand {
     Table(table::TableArgs),
 }
 
-pub(crate) fn run(command: BenchCommand) -> anyhow::Result<()> {
-    match command {
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().what {
         BenchCommand::Eval(args) => eval::run(&args),
         BenchCommand::Hands(args) => hands::run(&args),
         BenchCommand::Log(args) => log::run(&args),
@@ -48,7 +63,7 @@ pub(crate) fn run(command: BenchCommand) -> anyhow::Result<()> {
 /// returned guard), with one director token; a channel to them.
 async fn local_services(
     nats: Option<&str>,
-    services: crate::serve::Services,
+    services: felt::serve::Services,
     token: &str,
 ) -> anyhow::Result<(
     Option<felt_testkit::NatsServer>,
@@ -70,12 +85,10 @@ async fn local_services(
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .with_nodelay(Some(true));
     let addr = incoming.local_addr()?;
-    let settings = crate::serve::Settings::with_tokens(vec![(
-        token.into(),
-        crate::serve::auth::Role::Director,
-    )]);
-    let now: crate::serve::Now = std::sync::Arc::new(crate::serve::wall_clock);
-    tokio::spawn(async move { crate::serve::serve(log, services, &settings, now, incoming).await });
+    let settings =
+        felt::serve::Settings::with_tokens(vec![(token.into(), felt::serve::auth::Role::Director)]);
+    let now: felt::serve::Now = std::sync::Arc::new(felt::serve::wall_clock);
+    tokio::spawn(async move { felt::serve::serve(log, services, &settings, now, incoming).await });
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?
         .connect()
         .await?;

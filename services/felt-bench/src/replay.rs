@@ -49,7 +49,7 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<()> {
                 Ok(())
             }
             None => {
-                let path = crate::logs::embedded_path(&args.data);
+                let path = felt::logs::embedded_path(&args.data);
                 anyhow::ensure!(
                     path.is_file(),
                     "no event log at {} (--data names the folder felt up or felt sim wrote, --nats a NATS server)",

@@ -1,14 +1,8 @@
 //! `felt payout`: pay sheets and deals from the command line.
 
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
+use felt::results::{Format, ResultRow, render_results, result_rows, show};
 use felt_payout::{Curve, DealMethod, DealTerms, MoneySettings, PaySheet, PercentTable, Structure};
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum Format {
-    Text,
-    Csv,
-    Json,
-}
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum PayoutCommand {
@@ -92,18 +86,6 @@ fn money(text: &str) -> anyhow::Result<u64> {
 }
 
 /// A CSV field, quoted when it needs to be.
-fn csv(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-fn show(minor: u64) -> String {
-    format!("{}.{:02}", minor / 100, minor % 100)
-}
-
 fn print_sheet(sheet: &PaySheet, format: Format) -> anyhow::Result<()> {
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(sheet)?),
@@ -126,18 +108,6 @@ fn print_sheet(sheet: &PaySheet, format: Format) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// One line of the results.
-#[derive(serde::Serialize)]
-pub(crate) struct ResultRow {
-    first: u32,
-    last: u32,
-    entry: u64,
-    player: String,
-    name: String,
-    prize: String,
-    bounties: String,
 }
 
 /// The results of a tournament, read from whichever log was named.
@@ -175,7 +145,7 @@ fn results(
                 .await
             }
             None => {
-                let path = crate::logs::embedded_path(data);
+                let path = felt::logs::embedded_path(data);
                 anyhow::ensure!(path.is_file(), "no event log at {}", path.display());
                 read(&EmbeddedLog::open(&path)?, tournament).await
             }
@@ -186,74 +156,6 @@ fn results(
         "no tournament {tournament} in the log"
     );
     Ok(result_rows(&payout, &seating))
-}
-
-/// The results in payout's order (best place first), with seating's names.
-pub(crate) fn result_rows(
-    payout: &felt_payout::PayoutState,
-    seating: &felt_seating::SeatingState,
-) -> Vec<ResultRow> {
-    payout
-        .results()
-        .into_iter()
-        .map(|(entry, e)| {
-            let (first, last) = e.place.unwrap_or((0, 0));
-            let name = seating
-                .entries
-                .get(&entry)
-                .map(|s| s.name.clone())
-                .unwrap_or_default();
-            ResultRow {
-                first,
-                last,
-                entry,
-                player: e.player.clone(),
-                name,
-                prize: show(e.prize),
-                bounties: show(e.bounties_won),
-            }
-        })
-        .collect()
-}
-
-/// The results as text, CSV or JSON.
-pub(crate) fn render_results(rows: &[ResultRow], format: Format) -> anyhow::Result<String> {
-    use std::fmt::Write;
-    let mut out = String::new();
-    match format {
-        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?,
-        Format::Csv => {
-            writeln!(out, "first,last,entry,player,name,prize,bounties")?;
-            for r in rows {
-                writeln!(
-                    out,
-                    "{},{},{},{},{},{},{}",
-                    r.first,
-                    r.last,
-                    r.entry,
-                    csv(&r.player),
-                    csv(&r.name),
-                    r.prize,
-                    r.bounties
-                )?;
-            }
-        }
-        Format::Text => {
-            for r in rows {
-                let place = if r.first == r.last {
-                    r.first.to_string()
-                } else {
-                    format!("{}-{}", r.first, r.last)
-                };
-                writeln!(
-                    out,
-                    "{place:>11}  {:<20} entry {:<7} {:>14}  bounties {}",
-                    r.name, r.entry, r.prize, r.bounties
-                )?;
-            }
-        }
-    }
-    Ok(out)
 }
 
 pub(crate) fn run(command: PayoutCommand) -> anyhow::Result<()> {

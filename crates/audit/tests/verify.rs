@@ -1,0 +1,155 @@
+//! The audit over a real log: a tournament played through the conductor
+//! passes every check; the same log with one event changed behind the
+//! log's back fails, naming the stream and the event; asking for what the
+//! log does not hold is an error, not a pass.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use felt_audit::{AuditError, Line};
+use felt_cards::Seed;
+use felt_clock::{ClockSettings, Millis, Structure};
+use felt_eventlog::{EmbeddedLog, EventLog, Filter};
+use felt_payout::{MoneySettings, SimultaneousBusts};
+use felt_seating::Settings;
+use felt_table::HouseRules;
+use felt_tournament::follow::{HandFollower, Inputs, report};
+use felt_tournament::{Begin, Conductor, TournamentSpec, bot};
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::SeedableRng;
+
+const T0: Millis = 1_796_153_400_000;
+
+struct Fixed;
+
+impl Inputs for Fixed {
+    fn now(&self) -> Millis {
+        T0
+    }
+    fn seed(&self, _: &str, _: u32, _: u64) -> Seed {
+        Seed::from_u64(9)
+    }
+}
+
+fn spec() -> TournamentSpec {
+    TournamentSpec {
+        name: "Audited".into(),
+        seating: Settings::tda(6, 6_000),
+        structure: Structure::bhpoker(),
+        clock: ClockSettings::default(),
+        money: MoneySettings::club(),
+        busts: SimultaneousBusts::ShareAcrossTables,
+        rules: HouseRules::default(),
+    }
+}
+
+/// Twelve players on two tables, each table's first three hands played
+/// out by bots and reported to seating and payout from the log.
+async fn played(log: Arc<EmbeddedLog>, t: &str) {
+    let c = Conductor::new(log);
+    c.create(t, &spec(), T0).await.unwrap();
+    let players: Vec<(String, String)> = (1..=12)
+        .map(|i| (format!("p{i}"), format!("Player {i}")))
+        .collect();
+    c.register_many(t, "presales", &players, T0, Seed::from_u64(7))
+        .await
+        .unwrap();
+    c.start(t, T0, Seed::from_u64(1)).await.unwrap();
+    let mut sub = c
+        .tables
+        .log()
+        .subscribe(
+            Filter {
+                tournament: None,
+                kind: Some("table".into()),
+            },
+            0,
+        )
+        .await
+        .unwrap();
+    let mut follower = HandFollower::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for _ in 0..3 {
+        for table in [1, 2] {
+            let deck = |hand: u64| Seed::from_u64(100 + hand);
+            let Begin::Started(_, mut state, _) = c.begin_hand(t, table, T0, &deck).await.unwrap()
+            else {
+                panic!("table {table} was not dealt a hand");
+            };
+            let number = state.hand.as_ref().unwrap().number;
+            let mut k = 0;
+            while let Some(command) = bot::act(&state, &mut rng) {
+                k += 1;
+                state = c
+                    .table(t, table, &format!("h{number}-{k}"), T0, command)
+                    .await
+                    .unwrap()
+                    .state;
+            }
+            while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
+                report(&c, &mut follower, &next.unwrap().unwrap(), &Fixed)
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_played_tournament_passes_and_a_changed_event_fails_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.redb");
+    {
+        let log = Arc::new(EmbeddedLog::open(&path).unwrap());
+        played(log.clone(), "audited").await;
+        let audit = felt_audit::verify(log.as_ref(), None).await.unwrap();
+        assert!(audit.clean(), "{:?}", audit.lines);
+        assert_eq!(audit.tournaments, 1);
+        // Seating, clock, payout and two tables: each chain, fold, deal and
+        // award check, and the tournament's own.
+        assert!(audit.passed > 15, "{audit:?}");
+        assert!(audit.events > 50, "{audit:?}");
+        // Read once, the log gives the same audit.
+        assert_eq!(
+            felt_audit::verify_read_once(log.as_ref(), Some("audited"))
+                .await
+                .unwrap(),
+            audit
+        );
+    }
+    let stream = felt_tablelog::stream("audited", "1").unwrap();
+    let changed = felt_eventlog::tamper(&path, &stream, 12, |env| env.payload.push(0xc0)).unwrap();
+    assert!(changed, "table 1 has an event 12");
+    let log = EmbeddedLog::open(&path).unwrap();
+    let audit = felt_audit::verify(&log, Some("audited")).await.unwrap();
+    assert!(!audit.clean());
+    let failed: Vec<&str> = audit.failures().collect();
+    assert_eq!(
+        failed,
+        [format!("{stream}: hash chain")],
+        "{:?}",
+        audit.lines
+    );
+    let Some(Line::Failed { why, .. }) = audit
+        .lines
+        .iter()
+        .find(|l| matches!(l, Line::Failed { .. }))
+    else {
+        panic!("no failure in {:?}", audit.lines);
+    };
+    assert!(why.contains("event 13"), "{why}");
+}
+
+#[tokio::test]
+async fn an_empty_log_or_a_tournament_it_does_not_hold_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = EmbeddedLog::open(&dir.path().join("log.redb")).unwrap();
+    assert!(matches!(
+        felt_audit::verify(&log, None).await,
+        Err(AuditError::Empty)
+    ));
+    assert!(matches!(
+        felt_audit::verify(&log, Some("nowhere")).await,
+        Err(AuditError::NoSuchTournament(t)) if t == "nowhere"
+    ));
+}

@@ -1,0 +1,112 @@
+//! A tournament's results as the payout service exports them and `felt
+//! payout results` prints them: place, player, entry, prize and bounties,
+//! best place first, as text, CSV or JSON.
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Csv,
+    Json,
+}
+
+fn csv(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Minor units (cents) as units and cents.
+pub fn show(minor: u64) -> String {
+    format!("{}.{:02}", minor / 100, minor % 100)
+}
+
+/// One line of the results.
+#[derive(Debug, serde::Serialize)]
+pub struct ResultRow {
+    first: u32,
+    last: u32,
+    entry: u64,
+    player: String,
+    name: String,
+    prize: String,
+    bounties: String,
+}
+
+/// The results in payout's order (best place first), with seating's names.
+pub fn result_rows(
+    payout: &felt_payout::PayoutState,
+    seating: &felt_seating::SeatingState,
+) -> Vec<ResultRow> {
+    payout
+        .results()
+        .into_iter()
+        .map(|(entry, e)| {
+            let (first, last) = e.place.unwrap_or((0, 0));
+            let name = seating
+                .entries
+                .get(&entry)
+                .map(|s| s.name.clone())
+                .unwrap_or_default();
+            ResultRow {
+                first,
+                last,
+                entry,
+                player: e.player.clone(),
+                name,
+                prize: show(e.prize),
+                bounties: show(e.bounties_won),
+            }
+        })
+        .collect()
+}
+
+/// Why the results could not be written out.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("cannot write the results as JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("cannot write the results: {0}")]
+    Write(#[from] std::fmt::Error),
+}
+
+/// The results as text, CSV or JSON.
+pub fn render_results(rows: &[ResultRow], format: Format) -> Result<String, ResultsError> {
+    use std::fmt::Write;
+    let mut out = String::new();
+    match format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?,
+        Format::Csv => {
+            writeln!(out, "first,last,entry,player,name,prize,bounties")?;
+            for r in rows {
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{}",
+                    r.first,
+                    r.last,
+                    r.entry,
+                    csv(&r.player),
+                    csv(&r.name),
+                    r.prize,
+                    r.bounties
+                )?;
+            }
+        }
+        Format::Text => {
+            for r in rows {
+                let place = if r.first == r.last {
+                    r.first.to_string()
+                } else {
+                    format!("{}-{}", r.first, r.last)
+                };
+                writeln!(
+                    out,
+                    "{place:>11}  {:<20} entry {:<7} {:>14}  bounties {}",
+                    r.name, r.entry, r.prize, r.bounties
+                )?;
+            }
+        }
+    }
+    Ok(out)
+}
