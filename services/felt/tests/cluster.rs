@@ -175,16 +175,29 @@ async fn a_cluster_loses_each_service_and_a_nats_node_while_felt_sim_plays_and_t
     let cluster = Cluster::start();
     let seating = SeatingServiceClient::new(channel(&cluster.addr(71)));
     let mut sim = sim(&cluster, 300);
+    // The standings as a partner reads them: asked again while the answer
+    // is UNAVAILABLE (a NATS node or the service itself away in the middle
+    // of a fault: the call says a retry can help), for up to 30 s.
     let standings = |mut seating: SeatingServiceClient<tonic::transport::Channel>| async move {
-        seating
-            .get_standings(with(
-                pb::GetStandingsRequest {
-                    tournament_id: T.into(),
-                },
-                "tv",
-            ))
-            .await
-            .map(tonic::Response::into_inner)
+        let mut tries = 0;
+        loop {
+            let answer = seating
+                .get_standings(with(
+                    pb::GetStandingsRequest {
+                        tournament_id: T.into(),
+                    },
+                    "tv",
+                ))
+                .await
+                .map(tonic::Response::into_inner);
+            match answer {
+                Err(status) if status.code() == tonic::Code::Unavailable && tries < 150 => {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                other => return other,
+            }
+        }
     };
     // Play has begun once the sim has seated its presales.
     let started = tokio::time::timeout(Duration::from_secs(60), async {
