@@ -143,7 +143,7 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
     let decided = hand_at(&mut state, 1, vec![out]);
     let hand = summary(1, &[(out, 2_500)], &[(out, vec![4])]);
     let busts = hand_end::busts(1, &hand, &decided, &state, |seat| (seat == 4).then_some(99));
-    assert_eq!(busts.held, None);
+    assert!(busts.held.is_empty());
     assert_eq!(
         busts.now,
         Some(Order {
@@ -168,9 +168,9 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
 }
 
 /// RP8: given hand-for-hand at the bubble, when two tables' hands of the
-/// same round bust a player each, then payout holds both for the round,
-/// which is over only when no table plays it; then payout places them
-/// together, once.
+/// same round bust a player each, then both are held for the round, which
+/// is over only when no table plays it; then payout gets them together,
+/// without those it already has.
 #[test]
 fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
     let mut settings = Settings::tda(9, 10_000);
@@ -205,41 +205,12 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
             seed: seed(1),
         },
     );
-    // Payout knows the field.
-    let mut payout = PayoutState::default();
-    pay(
-        &mut payout,
-        felt_payout::Command::Configure {
-            name: "Bubble".into(),
-            settings: felt_payout::MoneySettings::club(),
-            busts: felt_payout::SimultaneousBusts::ShareAcrossTables,
-        },
-    );
-    pay(
-        &mut payout,
-        felt_payout::Command::RecordEntries {
-            entries: state
-                .entries
-                .iter()
-                .map(|(id, e)| (*id, e.player.clone()))
-                .collect(),
-        },
-    );
     let held = hand_end::busts(1, &summary(2, &[(b1, 100)], &[]), &first, &state, |_| None);
     assert_eq!(held.now, None);
-    let Some(Order {
-        id,
-        command: felt_payout::Command::HoldBusts { round, busts },
-    }) = held.held.clone()
-    else {
-        panic!("table 1's bust is not held: {held:?}");
-    };
-    assert_eq!(id, "busts-1-2");
-    assert_eq!(busts.iter().map(|b| b.entry).collect::<Vec<_>>(), [b1]);
-    pay(&mut payout, held.held.unwrap().command);
-    // Table 2 still plays the round: payout keeps holding it.
+    assert_eq!(held.held.len(), 1);
+    let round = held.held[0].0;
+    // Table 2 still plays the round.
     assert!(!hand_end::round_over(&state, round));
-    assert!(hand_end::rounds_over(&state, &payout).is_empty());
     let second = seating(
         &mut state,
         SeatingCommand::HandEnded {
@@ -251,39 +222,39 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
         },
     );
     let also = hand_end::busts(2, &summary(2, &[(b2, 300)], &[]), &second, &state, |_| None);
-    let Some(Order {
-        command: felt_payout::Command::HoldBusts { round: same, .. },
-        ..
-    }) = also.held.clone()
-    else {
-        panic!("table 2's bust is not held: {also:?}");
-    };
-    assert_eq!(same, round);
-    pay(&mut payout, also.held.unwrap().command);
+    assert_eq!(also.held[0].0, round);
     assert!(hand_end::round_over(&state, round));
-    // The round is over: payout places its two busts together.
-    let orders = hand_end::rounds_over(&state, &payout);
+    let busts: Vec<Bust> = held
+        .held
+        .into_iter()
+        .chain(also.held)
+        .map(|h| h.1)
+        .collect();
+    let order = hand_end::round_to_payout(round, busts.clone(), &PayoutState::default()).unwrap();
+    assert_eq!(order.id, format!("busts-round-{round}-{b1}-{b2}"));
     assert_eq!(
-        orders,
-        [Order {
-            id: format!("busts-round-{round}-{b1}-{b2}"),
-            command: felt_payout::Command::PlaceRound { round },
-        }]
+        order.command,
+        felt_payout::Command::RecordBusts {
+            busts: busts.clone()
+        }
     );
-    let placed = pay(&mut payout, orders[0].command.clone());
-    assert_eq!(placed[0], PayoutEvent::RoundReleased { round });
-    assert!(matches!(&placed[1], PayoutEvent::Busted { busts } if busts.len() == 2));
-    // Placed, nothing is held: nothing more is sent.
-    assert!(hand_end::rounds_over(&state, &payout).is_empty());
-}
-
-/// A payout command decided and applied; its events.
-fn pay(payout: &mut PayoutState, command: felt_payout::Command) -> Vec<PayoutEvent> {
-    let events = felt_payout::decide(payout, &command).expect("payout takes it");
-    for e in &events {
-        payout.apply(e);
+    // After a restart payout may have some already: only the rest go.
+    let mut payout = PayoutState::default();
+    for entry in [b1, b2] {
+        payout.apply(&PayoutEvent::EntryRecorded {
+            entry,
+            player: format!("p{entry}"),
+        });
     }
-    events
+    payout.apply(&PayoutEvent::Busted {
+        busts: vec![busts[0].clone()],
+    });
+    let rest = hand_end::round_to_payout(round, busts.clone(), &payout).unwrap();
+    assert_eq!(rest.id, format!("busts-round-{round}-{b2}"));
+    payout.apply(&PayoutEvent::Busted {
+        busts: vec![busts[1].clone()],
+    });
+    assert_eq!(hand_end::round_to_payout(round, busts, &payout), None);
 }
 
 /// RP8: given seating started hand-for-hand and the clock runs, then the
