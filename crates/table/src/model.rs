@@ -321,12 +321,18 @@ pub struct Share {
 }
 
 /// A player out of chips at the end of a hand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Bust {
     pub seat: Seat,
     pub player: PlayerId,
     /// Chips at the start of the hand: simultaneous busts are placed by it.
     pub starting_stack: Chips,
+    /// The players who won the last of these chips: the winners of the
+    /// highest pot this player was in (a bounty's collectors). Named by the
+    /// table as the hand ends, while they still sit in their seats. Empty
+    /// in hands recorded before the table named them.
+    #[serde(default)]
+    pub by: Vec<PlayerId>,
 }
 
 /// Every fact a table records.

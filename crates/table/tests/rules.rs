@@ -437,10 +437,44 @@ fn a_busted_player_is_reported_with_the_stack_they_started_with() {
         vec![Bust {
             seat: 2,
             player: PlayerId(101),
-            starting_stack: 500
+            starting_stack: 500,
+            by: vec![PlayerId(102)],
         }]
     );
     assert!(t.state.seat(2).is_none());
+}
+
+/// A bust names who won the player's last chips (their bounty's
+/// collectors, in a knockout): the winners of the highest pot they were
+/// in. A main pot split between two players names both.
+#[test]
+fn a_player_busted_by_a_split_pot_names_both_winners() {
+    let mut t = table(&[1000, 500, 1000]);
+    t.start(level(50, 100), Some(3));
+    t.act(3, Raise { to: 500 });
+    t.act(1, Call);
+    t.act(2, AllIn);
+    for board in ["2c 7d 9h", "3s", "4d"] {
+        t.board(board);
+        t.act(1, Check);
+        t.act(3, Check);
+    }
+    t.show(1, "Ks Kh");
+    t.show(2, "Js Jh");
+    t.show(3, "Kd Kc");
+    let busted = t.log.iter().find_map(|e| match e {
+        TableEvent::HandEnded { busted, .. } => Some(busted.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        busted.unwrap(),
+        vec![Bust {
+            seat: 2,
+            player: PlayerId(101),
+            starting_stack: 500,
+            by: vec![PlayerId(100), PlayerId(102)],
+        }]
+    );
 }
 
 #[test]

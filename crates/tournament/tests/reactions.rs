@@ -95,7 +95,11 @@ fn clock_after(commands: &[ClockCommand]) -> ClockState {
     state
 }
 
-fn summary(number: u64, busted: &[(u64, u64)], by: &[(u64, Vec<u8>)]) -> hand_end::HandSummary {
+fn summary(
+    number: u64,
+    busted: &[(u64, u64)],
+    by: &[(u64, hand_end::Eliminators)],
+) -> hand_end::HandSummary {
     hand_end::HandSummary {
         number,
         button: 3,
@@ -127,9 +131,9 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
 }
 
 /// Given seating recorded a bust outside hand-for-hand, then payout gets it
-/// at once, with the chips the player started the hand with, the entries in
-/// the seats that won them (their bounty's collectors) and their number in
-/// seating's order out.
+/// at once, with the chips the player started the hand with, the entries
+/// the table named as winning them (their bounty's collectors) and their
+/// number in seating's order out.
 #[test]
 fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_eliminators() {
     let mut state = room(Settings::tda(9, 10_000), 18);
@@ -141,8 +145,13 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
         .next()
         .unwrap();
     let decided = hand_at(&mut state, 1, vec![out]);
-    let hand = summary(1, &[(out, 2_500)], &[(out, vec![4])]);
-    let busts = hand_end::busts(1, &hand, &decided, &state, |seat| (seat == 4).then_some(99));
+    let hand = summary(
+        1,
+        &[(out, 2_500)],
+        &[(out, hand_end::Eliminators::Entries(vec![99]))],
+    );
+    // Whoever sits in the winning seat now does not matter.
+    let busts = hand_end::busts(1, &hand, &decided, &state, |_| Some(12));
     assert!(busts.held.is_empty());
     assert_eq!(
         busts.now,
@@ -159,6 +168,24 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
             },
         })
     );
+    // A hand recorded before the table named the winners names their
+    // seats: the entries sitting there collect.
+    let legacy = summary(
+        1,
+        &[(out, 2_500)],
+        &[(out, hand_end::Eliminators::Seats(vec![4]))],
+    );
+    let busts = hand_end::busts(1, &legacy, &decided, &state, |seat| {
+        (seat == 4).then_some(99)
+    });
+    let Some(Order {
+        command: felt_payout::Command::RecordBusts { busts },
+        ..
+    }) = busts.now
+    else {
+        panic!("the bust goes to payout at once")
+    };
+    assert_eq!(busts[0].by, vec![99]);
     // A hand without busts sends payout nothing.
     let quiet = hand_at(&mut state, 2, vec![]);
     assert_eq!(

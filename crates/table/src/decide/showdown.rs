@@ -236,6 +236,11 @@ impl Decider<'_> {
                     seat,
                     player: self.state.seat(seat)?.player,
                     starting_stack: h.player(seat)?.starting_stack,
+                    by: self
+                        .eliminators(seat)
+                        .into_iter()
+                        .filter_map(|s| Some(self.state.seat(s)?.player))
+                        .collect(),
                 })
             })
             .collect();
@@ -244,6 +249,32 @@ impl Decider<'_> {
             stacks,
             busted,
         });
+    }
+
+    /// The seats that won the last chips of `seat`: the winners (but
+    /// `seat`) of the highest pot it was eligible for, among the pots this
+    /// decision awarded.
+    fn eliminators(&self, seat: Seat) -> Vec<Seat> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TableEvent::PotAwarded {
+                    pot,
+                    eligible,
+                    shares,
+                    ..
+                } if eligible.contains(&seat) => Some((*pot, shares)),
+                _ => None,
+            })
+            .max_by_key(|(pot, _)| *pot)
+            .map(|(_, shares)| {
+                shares
+                    .iter()
+                    .map(|s| s.seat)
+                    .filter(|s| *s != seat)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 }
 

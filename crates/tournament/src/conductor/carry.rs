@@ -41,16 +41,26 @@ impl<L: EventLog + 'static> Conductor<L> {
         let busting = self.busting.lock().await;
         let order = reactions::hand_end::to_seating(table, hand, seed);
         let Outcome { events, state, .. } = self.seat_cmd(t, &order.id, now, order.command).await?;
-        // Who collects each bounty: the entries in the winning seats.
-        // Read from the log: a dealer may have played the hand through
-        // another handler (the table service).
-        let table_state = self
-            .tables
-            .state(&felt_tablelog::stream(t, &table.to_string())?)
-            .await?
-            .0;
+        // Who collects each bounty: the table named them. A hand recorded
+        // before it did names only the winning seats: their entries are
+        // read from the log (a dealer may have played the hand through
+        // another handler, the table service).
+        let by_seat = hand
+            .eliminators
+            .values()
+            .any(|e| matches!(e, reactions::hand_end::Eliminators::Seats(_)));
+        let table_state = if by_seat {
+            Some(
+                self.tables
+                    .state(&felt_tablelog::stream(t, &table.to_string())?)
+                    .await?
+                    .0,
+            )
+        } else {
+            None
+        };
         let busts = reactions::hand_end::busts(table, hand, &events, &state, |s| {
-            table_state.seat(s).map(|p| p.player.0)
+            table_state.as_ref()?.seat(s).map(|p| p.player.0)
         });
         drop(table_state);
         if !busts.held.is_empty() {

@@ -17,9 +17,20 @@ pub struct HandSummary {
     pub big_blind: Seat,
     /// Busted entries with their chips at the start of the hand.
     pub busted: Vec<(EntryId, u64)>,
-    /// For each busted entry, the seats that won their last chips: the
-    /// winners of the highest pot they were in (their bounty's collectors).
-    pub eliminators: BTreeMap<EntryId, Vec<Seat>>,
+    /// For each busted entry, who won their last chips (their bounty's
+    /// collectors), as the table named them.
+    pub eliminators: BTreeMap<EntryId, Eliminators>,
+}
+
+/// Who won a busted entry's last chips: the winners of the highest pot it
+/// was in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Eliminators {
+    /// The entries, named by the table as the hand ended.
+    Entries(Vec<EntryId>),
+    /// Only their seats: a hand recorded before the table named them. The
+    /// entries are whoever sits there when the hand end is handled.
+    Seats(Vec<Seat>),
 }
 
 impl HandSummary {
@@ -56,12 +67,17 @@ impl HandSummary {
                     let eliminators = busted
                         .iter()
                         .map(|b| {
-                            let by = pots
+                            let seats: Vec<Seat> = pots
                                 .iter()
                                 .filter(|p| p.1.contains(&b.seat))
                                 .max_by_key(|p| p.0)
                                 .map(|p| p.2.iter().copied().filter(|s| *s != b.seat).collect())
                                 .unwrap_or_default();
+                            let by = if b.by.is_empty() && !seats.is_empty() {
+                                Eliminators::Seats(seats)
+                            } else {
+                                Eliminators::Entries(b.by.iter().map(|p| p.0).collect())
+                            };
                             (b.player.0, by)
                         })
                         .collect();
@@ -111,9 +127,10 @@ pub struct Busts {
 }
 
 /// The busts seating recorded for a table's hand (`decided`: the events of
-/// its `HandEnded`), each with its starting stack, the entries seated in
-/// the seats that won its chips (`occupant`, from the table after the
-/// hand) and its number in seating's order out.
+/// its `HandEnded`), each with its starting stack, the entries that won its
+/// chips (for a hand recorded before the table named them, the entries
+/// `occupant` now seats in the winning seats) and its number in seating's
+/// order out.
 pub fn busts(
     table: TableNo,
     hand: &HandSummary,
@@ -138,11 +155,13 @@ pub fn busts(
             entry: *entry,
             table: *at,
             starting_stack: stacks.get(entry).copied().unwrap_or(0),
-            by: hand
-                .eliminators
-                .get(entry)
-                .map(|seats| seats.iter().filter_map(|&s| occupant(s)).collect())
-                .unwrap_or_default(),
+            by: match hand.eliminators.get(entry) {
+                Some(Eliminators::Entries(entries)) => entries.clone(),
+                Some(Eliminators::Seats(seats)) => {
+                    seats.iter().filter_map(|&s| occupant(s)).collect()
+                }
+                None => Vec::new(),
+            },
             // Its turn out, for its place: a hand end reported again after
             // a crash reaches payout after later ones.
             out: seating.out.get(entry).copied(),
