@@ -47,6 +47,19 @@ pub enum Command {
     RecordBusts {
         busts: Vec<Bust>,
     },
+    /// The busts of one table's hand in hand-for-hand round `round`: held
+    /// until every table has played the round, then placed together with
+    /// the round's other busts (RP8: players out in the same hand-for-hand
+    /// hand share their places).
+    HoldBusts {
+        round: u64,
+        busts: Vec<Bust>,
+    },
+    /// Hand-for-hand round `round` is over at every table: its held busts
+    /// are placed together, as one hand's.
+    PlaceRound {
+        round: u64,
+    },
     ProposeDeal {
         terms: DealTerms,
     },
@@ -82,6 +95,16 @@ pub enum PayoutEvent {
     Busted {
         busts: Vec<Bust>,
     },
+    /// Busts of a hand-for-hand round, held until the round is over.
+    BustsHeld {
+        round: u64,
+        busts: Vec<Bust>,
+    },
+    /// A hand-for-hand round is over: its held busts are placed (the
+    /// events that follow), no longer held.
+    RoundReleased {
+        round: u64,
+    },
     /// Players given places, with what each wins.
     Placed {
         group: PlaceGroup,
@@ -116,6 +139,8 @@ impl PayoutEvent {
             PayoutEvent::EntryRemoved { .. } => "EntryRemoved",
             PayoutEvent::RegistrationClosed { .. } => "RegistrationClosed",
             PayoutEvent::Busted { .. } => "Busted",
+            PayoutEvent::BustsHeld { .. } => "BustsHeld",
+            PayoutEvent::RoundReleased { .. } => "RoundReleased",
             PayoutEvent::Placed { .. } => "Placed",
             PayoutEvent::BountyCollected { .. } => "BountyCollected",
             PayoutEvent::DealProposed { .. } => "DealProposed",
@@ -161,6 +186,9 @@ pub struct PayoutState {
     pub sheet: Option<PaySheet>,
     /// Busts waiting for registration to close, one group per hand.
     pub waiting: Vec<Vec<Bust>>,
+    /// Hand-for-hand busts held until their round is over, by round.
+    #[serde(default)]
+    pub held: BTreeMap<u64, Vec<Bust>>,
     pub busted: u32,
     /// Prizes by place still to be won (from the sheet, or a deal).
     pub prizes: Vec<Money>,
@@ -239,6 +267,15 @@ impl PayoutState {
                 }
                 self.busted += busts.len() as u32;
                 self.waiting.push(busts.clone());
+            }
+            PayoutEvent::BustsHeld { round, busts } => {
+                self.held
+                    .entry(*round)
+                    .or_default()
+                    .extend(busts.iter().cloned());
+            }
+            PayoutEvent::RoundReleased { round } => {
+                self.held.remove(round);
             }
             PayoutEvent::Placed { group, prizes } => {
                 let first_waiting = self
@@ -327,6 +364,8 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
         Command::CloseRegistration => close_registration(state),
         Command::PlaceWaiting => place_more_waiting(state),
         Command::RecordBusts { busts } => record_busts(state, busts),
+        Command::HoldBusts { round, busts } => hold_busts(state, *round, busts),
+        Command::PlaceRound { round } => place_round(state, *round),
         Command::ProposeDeal { terms } => propose_deal(state, terms),
         Command::ConsentToDeal { entry } => consent_to_deal(state, entry),
         Command::WithdrawDeal => withdraw_deal(state),
@@ -473,6 +512,52 @@ fn place_more_waiting(state: &PayoutState) -> Decided {
 
 /// A hand's busts: their bounties, and places (or a wait for the close).
 fn record_busts(state: &PayoutState, busts: &[Bust]) -> Decided {
+    settings(state)?;
+    check_not_held(state, busts)?;
+    place_busts(state, busts)
+}
+
+/// A hand-for-hand hand's busts, held for the end of their round.
+fn hold_busts(state: &PayoutState, round: u64, busts: &[Bust]) -> Decided {
+    settings(state)?;
+    check_not_held(state, busts)?;
+    check_busts(state, busts)?;
+    Ok(vec![PayoutEvent::BustsHeld {
+        round,
+        busts: busts.to_vec(),
+    }])
+}
+
+/// A hand-for-hand round's held busts, placed together.
+fn place_round(state: &PayoutState, round: u64) -> Decided {
+    let busts = state
+        .held
+        .get(&round)
+        .ok_or(PayoutError::NoRoundHeld { round })?;
+    let mut events = vec![PayoutEvent::RoundReleased { round }];
+    events.extend(place_busts(state, busts)?);
+    Ok(events)
+}
+
+/// An entry held for its hand-for-hand round is placed with the round.
+fn check_not_held(state: &PayoutState, busts: &[Bust]) -> Result<(), PayoutError> {
+    for b in busts {
+        if let Some((&round, _)) = state
+            .held
+            .iter()
+            .find(|(_, held)| held.iter().any(|h| h.entry == b.entry))
+        {
+            return Err(PayoutError::HeldForRound {
+                entry: b.entry,
+                round,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Busts' bounties, and their places (or a wait for the close).
+fn place_busts(state: &PayoutState, busts: &[Bust]) -> Decided {
     let s = settings(state)?;
     check_busts(state, busts)?;
     let mut events = Vec::new();

@@ -97,6 +97,12 @@ pub enum PayoutError {
     RegistrationOpen,
     #[error("no busts are waiting for their places")]
     NothingWaiting,
+    #[error("no busts are held for hand-for-hand round {round}")]
+    NoRoundHeld { round: u64 },
+    #[error(
+        "entry {entry} is held for hand-for-hand round {round}: it is placed with the round (RP8)"
+    )]
+    HeldForRound { entry: EntryId, round: u64 },
     #[error("entry {entry} is already recorded")]
     DuplicateEntry { entry: EntryId },
     #[error("no entry {entry}")]

@@ -230,6 +230,77 @@ fn a_hand_for_hand_double_bust_on_the_bubble_shares_the_min_cash() {
     );
 }
 
+/// RP8 (seed 002: players out in the same hand-for-hand hand share their
+/// places): given one table's hand-for-hand bust held for its round, when
+/// another table's hand of the round busts a player too, then both are
+/// held; when the round is over, then they are placed together, once.
+#[test]
+fn hand_for_hand_busts_are_held_for_their_round_then_placed_together() {
+    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    bust_one_by_one(&mut state, 1..=6, |e| 1 + e as u32 % 2);
+    for (table, entry, stack) in [(1, 7, 9_000), (2, 8, 1_000)] {
+        let events = decide(
+            &state,
+            &Command::HoldBusts {
+                round: 4,
+                busts: vec![bust(entry, table, stack)],
+            },
+        )
+        .unwrap();
+        assert!(placed(&events).is_empty(), "{events:?}");
+        for e in &events {
+            state.apply(e);
+        }
+    }
+    assert_eq!(state.held[&4].len(), 2);
+    assert_eq!(state.remaining(), 4, "held busts are not out yet");
+    let events = decide(&state, &Command::PlaceRound { round: 4 }).unwrap();
+    assert_eq!(events[0], PayoutEvent::RoundReleased { round: 4 });
+    assert_eq!(
+        placed(&events),
+        vec![(vec![7, 8], 3, 4, vec![4_000, 4_000])]
+    );
+    for e in &events {
+        state.apply(e);
+    }
+    assert!(state.held.is_empty());
+    // Placed once: the round is not held any more.
+    assert_eq!(
+        decide(&state, &Command::PlaceRound { round: 4 }),
+        Err(PayoutError::NoRoundHeld { round: 4 })
+    );
+}
+
+/// Given a bust held for its hand-for-hand round, when the same entry is
+/// reported again outside the round (held or placed), then it is refused,
+/// naming the round, and nothing changes.
+#[test]
+fn a_held_bust_is_placed_with_its_round_only() {
+    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    let hold = Command::HoldBusts {
+        round: 2,
+        busts: vec![bust(3, 1, 500)],
+    };
+    for e in decide(&state, &hold).unwrap() {
+        state.apply(&e);
+    }
+    let refused = PayoutError::HeldForRound { entry: 3, round: 2 };
+    assert_eq!(decide(&state, &hold), Err(refused.clone()));
+    assert_eq!(
+        decide(
+            &state,
+            &Command::RecordBusts {
+                busts: vec![bust(3, 1, 500)]
+            }
+        ),
+        Err(refused)
+    );
+    assert_eq!(
+        decide(&state, &Command::PlaceRound { round: 3 }),
+        Err(PayoutError::NoRoundHeld { round: 3 })
+    );
+}
+
 #[test]
 fn across_tables_each_tables_order_stands_and_equal_ranks_tie() {
     let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);

@@ -164,7 +164,18 @@ async fn started(
 /// busts; the two entries (with their starting stacks) out in the same
 /// hand-for-hand hand on the bubble, and payout's state at the end.
 async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutState>) {
-    let (_dir, c, mut sub) = started(rule).await;
+    to_a_winner_restarting(rule, false).await
+}
+
+/// [`to_a_winner`]; with `restart`, the process stops and starts again
+/// (a fresh conductor on the same log) between the bubble's two hand ends,
+/// the first bust held for the round and the second not yet reported.
+async fn to_a_winner_restarting(
+    rule: SimultaneousBusts,
+    restart: bool,
+) -> ([(u64, u64); 2], Arc<PayoutState>) {
+    let (_dir, mut c, mut sub) = started(rule).await;
+    let mut restarted = false;
     c.close_registration("b", T0).await.unwrap();
     let mut follower = HandFollower::default();
 
@@ -205,7 +216,26 @@ async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutSta
         for ((table, state), pair) in dealt.iter().zip(chosen) {
             play(&c, *table, state, pair).await;
         }
-        let reported = catch_up(&c, &mut follower, &mut sub).await;
+        let reported = if restart && !restarted && hand_for_hand && bubble.is_some() {
+            let mut reported = 0;
+            while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
+                let committed = next.unwrap().unwrap();
+                if report(&c, &mut follower, &committed, &Fixed)
+                    .await
+                    .unwrap()
+                    .is_some()
+                {
+                    reported += 1;
+                    if !restarted {
+                        c = Conductor::new(c.tables.log().clone());
+                        restarted = true;
+                    }
+                }
+            }
+            reported
+        } else {
+            catch_up(&c, &mut follower, &mut sub).await
+        };
         assert_eq!(reported, dealt.len(), "every hand end reported once");
         if hand_for_hand && bubble.is_some() {
             let seating = c.seating_state("b").await.unwrap();
@@ -215,6 +245,7 @@ async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutSta
     }
     let bubble = bubble.expect("a double bust on the bubble");
     assert!(hfh_rounds >= 1);
+    assert_eq!(restarted, restart);
 
     let seating = c.seating_state("b").await.unwrap();
     assert_eq!(seating.room.players(), 1, "played to a winner");
@@ -263,6 +294,22 @@ async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_
     }
     let paid: u64 = payout.entries.values().map(|e| e.prize).sum();
     assert_eq!(paid, pool, "the whole pool is paid");
+}
+
+/// RP8, across a restart: the first of the bubble's two busts is held for
+/// its hand-for-hand round in the log (payout's `BustsHeld`), not in the
+/// memory of the process that reported it, so the process that reports
+/// the second places both together.
+#[tokio::test]
+async fn a_restart_between_the_bubble_hands_still_places_the_pair_together() {
+    let ([(x, _), (y, _)], payout) =
+        to_a_winner_restarting(SimultaneousBusts::ShareAcrossTables, true).await;
+    let pool = payout.pool.as_ref().unwrap().prize_pool;
+    for entry in [x, y] {
+        let e = &payout.entries[&entry];
+        assert_eq!(e.place, Some((6, 7)), "entry {entry}");
+        assert_eq!(e.prize, pool / 10 / 2, "entry {entry}");
+    }
 }
 
 #[tokio::test]

@@ -152,7 +152,7 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
     );
     // Whoever sits in the winning seat now does not matter.
     let busts = hand_end::busts(1, &hand, &decided, &state, |_| Some(12));
-    assert!(busts.held.is_empty());
+    assert_eq!(busts.held, None);
     assert_eq!(
         busts.now,
         Some(Order {
@@ -195,9 +195,9 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
 }
 
 /// RP8: given hand-for-hand at the bubble, when two tables' hands of the
-/// same round bust a player each, then both are held for the round, which
-/// is over only when no table plays it; then payout gets them together,
-/// without those it already has.
+/// same round bust a player each, then payout holds both for the round,
+/// which is over only when no table plays it; then payout places them
+/// together, once.
 #[test]
 fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
     let mut settings = Settings::tda(9, 10_000);
@@ -232,12 +232,41 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
             seed: seed(1),
         },
     );
+    // Payout knows the field.
+    let mut payout = PayoutState::default();
+    pay(
+        &mut payout,
+        felt_payout::Command::Configure {
+            name: "Bubble".into(),
+            settings: felt_payout::MoneySettings::club(),
+            busts: felt_payout::SimultaneousBusts::ShareAcrossTables,
+        },
+    );
+    pay(
+        &mut payout,
+        felt_payout::Command::RecordEntries {
+            entries: state
+                .entries
+                .iter()
+                .map(|(id, e)| (*id, e.player.clone()))
+                .collect(),
+        },
+    );
     let held = hand_end::busts(1, &summary(2, &[(b1, 100)], &[]), &first, &state, |_| None);
     assert_eq!(held.now, None);
-    assert_eq!(held.held.len(), 1);
-    let round = held.held[0].0;
-    // Table 2 still plays the round.
+    let Some(Order {
+        id,
+        command: felt_payout::Command::HoldBusts { round, busts },
+    }) = held.held.clone()
+    else {
+        panic!("table 1's bust is not held: {held:?}");
+    };
+    assert_eq!(id, "busts-1-2");
+    assert_eq!(busts.iter().map(|b| b.entry).collect::<Vec<_>>(), [b1]);
+    pay(&mut payout, held.held.unwrap().command);
+    // Table 2 still plays the round: payout keeps holding it.
     assert!(!hand_end::round_over(&state, round));
+    assert!(hand_end::rounds_over(&state, &payout).is_empty());
     let second = seating(
         &mut state,
         SeatingCommand::HandEnded {
@@ -249,39 +278,39 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
         },
     );
     let also = hand_end::busts(2, &summary(2, &[(b2, 300)], &[]), &second, &state, |_| None);
-    assert_eq!(also.held[0].0, round);
+    let Some(Order {
+        command: felt_payout::Command::HoldBusts { round: same, .. },
+        ..
+    }) = also.held.clone()
+    else {
+        panic!("table 2's bust is not held: {also:?}");
+    };
+    assert_eq!(same, round);
+    pay(&mut payout, also.held.unwrap().command);
     assert!(hand_end::round_over(&state, round));
-    let busts: Vec<Bust> = held
-        .held
-        .into_iter()
-        .chain(also.held)
-        .map(|h| h.1)
-        .collect();
-    let order = hand_end::round_to_payout(round, busts.clone(), &PayoutState::default()).unwrap();
-    assert_eq!(order.id, format!("busts-round-{round}-{b1}-{b2}"));
+    // The round is over: payout places its two busts together.
+    let orders = hand_end::rounds_over(&state, &payout);
     assert_eq!(
-        order.command,
-        felt_payout::Command::RecordBusts {
-            busts: busts.clone()
-        }
+        orders,
+        [Order {
+            id: format!("busts-round-{round}-{b1}-{b2}"),
+            command: felt_payout::Command::PlaceRound { round },
+        }]
     );
-    // After a restart payout may have some already: only the rest go.
-    let mut payout = PayoutState::default();
-    for entry in [b1, b2] {
-        payout.apply(&PayoutEvent::EntryRecorded {
-            entry,
-            player: format!("p{entry}"),
-        });
+    let placed = pay(&mut payout, orders[0].command.clone());
+    assert_eq!(placed[0], PayoutEvent::RoundReleased { round });
+    assert!(matches!(&placed[1], PayoutEvent::Busted { busts } if busts.len() == 2));
+    // Placed, nothing is held: nothing more is sent.
+    assert!(hand_end::rounds_over(&state, &payout).is_empty());
+}
+
+/// A payout command decided and applied; its events.
+fn pay(payout: &mut PayoutState, command: felt_payout::Command) -> Vec<PayoutEvent> {
+    let events = felt_payout::decide(payout, &command).expect("payout takes it");
+    for e in &events {
+        payout.apply(e);
     }
-    payout.apply(&PayoutEvent::Busted {
-        busts: vec![busts[0].clone()],
-    });
-    let rest = hand_end::round_to_payout(round, busts.clone(), &payout).unwrap();
-    assert_eq!(rest.id, format!("busts-round-{round}-{b2}"));
-    payout.apply(&PayoutEvent::Busted {
-        busts: vec![busts[1].clone()],
-    });
-    assert_eq!(hand_end::round_to_payout(round, busts, &payout), None);
+    events
 }
 
 /// RP8: given seating started hand-for-hand and the clock runs, then the

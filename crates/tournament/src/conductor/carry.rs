@@ -63,21 +63,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             table_state.as_ref()?.seat(s).map(|p| p.player.0)
         });
         drop(table_state);
-        if !busts.held.is_empty() {
-            let mut held = self
-                .held
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            for (round, bust) in busts.held {
-                let round = held.entry((t.to_string(), round)).or_default();
-                // The same hand reported again (after a restart) holds each
-                // bust once.
-                if !round.iter().any(|b| b.entry == bust.entry) {
-                    round.push(bust);
-                }
-            }
-        }
-        if let Some(order) = busts.now {
+        for order in busts.now.into_iter().chain(busts.held) {
             self.pay_cmd(t, &order.id, now, order.command).await?;
         }
         self.flush_rounds(t, now, &state).await?;
@@ -92,57 +78,32 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(())
     }
 
-    /// Whether payout has every one of these busts (placed, or waiting for
-    /// registration to close), or they are held for the end of their
-    /// hand-for-hand round: a hand end seating recorded whose busts are
-    /// not there was cut short between the two (a crash).
+    /// Whether payout has every one of these busts (placed, waiting for
+    /// registration to close, or held for the end of their hand-for-hand
+    /// round): a hand end seating recorded whose busts are not there was
+    /// cut short between the two (a crash).
     pub async fn busts_recorded(&self, t: &str, entries: &[EntryId]) -> Result<bool> {
         let payout = self.payout_state(t).await?;
-        let held = self
-            .held
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(entries.iter().all(|e| {
             payout.entries.get(e).is_some_and(|p| p.busted)
-                || held
-                    .iter()
-                    .any(|((tt, _), busts)| tt == t && busts.iter().any(|b| b.entry == *e))
+                || payout
+                    .held
+                    .values()
+                    .any(|busts| busts.iter().any(|b| b.entry == *e))
         }))
     }
 
-    /// Sends payout the busts of hand-for-hand hands no table is still playing.
+    /// Has payout place the busts it holds for hand-for-hand rounds no
+    /// table is still playing.
     pub(super) async fn flush_rounds(
         &self,
         t: &str,
         now: Millis,
         seating: &SeatingState,
     ) -> Result<()> {
-        let ready: Vec<(u64, Vec<felt_payout::Bust>)> = {
-            let mut held = self
-                .held
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let rounds: Vec<u64> = held
-                .keys()
-                .filter(|(tt, r)| tt == t && reactions::hand_end::round_over(seating, *r))
-                .map(|(_, r)| *r)
-                .collect();
-            rounds
-                .into_iter()
-                .filter_map(|r| held.remove(&(t.to_string(), r)).map(|b| (r, b)))
-                .collect()
-        };
-        if ready.is_empty() {
-            return Ok(());
-        }
-        let orders: Vec<_> = {
+        let orders = {
             let payout = self.payout_state(t).await?;
-            ready
-                .into_iter()
-                .filter_map(|(round, busts)| {
-                    reactions::hand_end::round_to_payout(round, busts, &payout)
-                })
-                .collect()
+            reactions::hand_end::rounds_over(seating, &payout)
         };
         for order in orders {
             self.pay_cmd(t, &order.id, now, order.command).await?;

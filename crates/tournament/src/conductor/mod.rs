@@ -203,8 +203,6 @@ pub struct Conductor<L: EventLog> {
     /// hand-for-hand news and closed tables the clock, in the order
     /// seating recorded them (lock order: `busting`, then `clocking`).
     busting: tokio::sync::Mutex<()>,
-    /// Hand-for-hand busts held until every table has played the hand.
-    held: std::sync::Mutex<BTreeMap<(String, u64), Vec<felt_payout::Bust>>>,
     rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
     /// Tables known to be open at the table service.
     opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
@@ -258,7 +256,6 @@ impl<L: EventLog + 'static> Conductor<L> {
             carrying: tokio::sync::Mutex::new(()),
             clocking: tokio::sync::Mutex::new(()),
             busting: tokio::sync::Mutex::new(()),
-            held: std::sync::Mutex::new(BTreeMap::new()),
             rules: std::sync::Mutex::new(BTreeMap::new()),
             opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),

@@ -114,16 +114,16 @@ pub fn to_seating(table: TableNo, hand: &HandSummary, seed: Seed) -> Order<Seati
     )
 }
 
-/// Seating's busts of one hand, as payout takes them.
+/// Seating's busts of one hand, as payout takes them: placed now, or held
+/// by payout for the end of their hand-for-hand round (RP8: players out in
+/// the same hand-for-hand round share their places). Either way under
+/// `busts-{table}-{n}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Busts {
-    /// The busts of a hand outside hand-for-hand: placed now, under
-    /// `busts-{table}-{n}`.
+    /// The busts of a hand outside hand-for-hand: placed now.
     pub now: Option<Order<felt_payout::Command>>,
-    /// The busts of a hand-for-hand hand, by round: held until no table
-    /// plays that round any more, then placed together (RP8: players out
-    /// in the same hand-for-hand round share their places).
-    pub held: Vec<(u64, Bust)>,
+    /// The busts of a hand-for-hand hand: held by payout for the round.
+    pub held: Option<Order<felt_payout::Command>>,
 }
 
 /// The busts seating recorded for a table's hand (`decided`: the events of
@@ -140,7 +140,7 @@ pub fn busts(
 ) -> Busts {
     let stacks: BTreeMap<EntryId, u64> = hand.busted.iter().copied().collect();
     let mut now = Vec::new();
-    let mut held = Vec::new();
+    let mut held: Option<(u64, Vec<Bust>)> = None;
     for e in decided {
         let SeatingEvent::Busted {
             entry,
@@ -167,18 +167,21 @@ pub fn busts(
             out: seating.out.get(entry).copied(),
         };
         match hand_for_hand_round {
-            Some(round) => held.push((*round, bust)),
+            // One hand's busts are all of the table's round.
+            Some(round) => held
+                .get_or_insert_with(|| (*round, Vec::new()))
+                .1
+                .push(bust),
             None => now.push(bust),
         }
     }
+    let id = || format!("busts-{table}-{}", hand.number);
     Busts {
-        now: (!now.is_empty()).then(|| {
-            Order::new(
-                format!("busts-{table}-{}", hand.number),
-                felt_payout::Command::RecordBusts { busts: now },
-            )
+        now: (!now.is_empty())
+            .then(|| Order::new(id(), felt_payout::Command::RecordBusts { busts: now })),
+        held: held.map(|(round, busts)| {
+            Order::new(id(), felt_payout::Command::HoldBusts { round, busts })
         }),
-        held,
     }
 }
 
@@ -191,22 +194,24 @@ pub fn round_over(seating: &SeatingState, round: u64) -> bool {
         .any(|t| t.in_hand && t.round == Some(round))
 }
 
-/// The busts held for a round that is over, to payout together, under an
-/// id naming the round and its entries; those payout already has
-/// (reported again after a restart) are left out, and nothing is sent if
-/// that leaves none.
-pub fn round_to_payout(
-    round: u64,
-    mut busts: Vec<Bust>,
+/// Every round payout holds busts for that no table still plays, to be
+/// placed: each under an id naming the round and its entries (a round
+/// number may come again in a later hand-for-hand period; its entries
+/// never do).
+pub fn rounds_over(
+    seating: &SeatingState,
     payout: &PayoutState,
-) -> Option<Order<felt_payout::Command>> {
-    busts.retain(|b| !payout.entries.get(&b.entry).is_some_and(|e| e.busted));
-    if busts.is_empty() {
-        return None;
-    }
-    let entries: Vec<String> = busts.iter().map(|b| b.entry.to_string()).collect();
-    Some(Order::new(
-        format!("busts-round-{round}-{}", entries.join("-")),
-        felt_payout::Command::RecordBusts { busts },
-    ))
+) -> Vec<Order<felt_payout::Command>> {
+    payout
+        .held
+        .iter()
+        .filter(|(round, _)| round_over(seating, **round))
+        .map(|(&round, busts)| {
+            let entries: Vec<String> = busts.iter().map(|b| b.entry.to_string()).collect();
+            Order::new(
+                format!("busts-round-{round}-{}", entries.join("-")),
+                felt_payout::Command::PlaceRound { round },
+            )
+        })
+        .collect()
 }

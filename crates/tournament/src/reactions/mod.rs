@@ -8,7 +8,8 @@
 //! | rule | cause | sends to |
 //! |---|---|---|
 //! | [`hand_end::to_seating`] | a table's `HandEnded` | seating |
-//! | [`hand_end::busts`], [`hand_end::round_to_payout`] | seating's `Busted` | payout |
+//! | [`hand_end::busts`] | seating's `Busted` | payout (placed, or held for a hand-for-hand round) |
+//! | [`hand_end::rounds_over`] | seating's hand ends, payout's `BustsHeld` | payout |
 //! | [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's tables, seats and moves | a table |
 //! | [`seats::seated`], [`seats::move_done`] | a table's `PlayerSeated` | seating |
 //! | [`hand_for_hand::to_clock`], [`hand_for_hand::closed_to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock |
