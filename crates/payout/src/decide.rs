@@ -2,7 +2,7 @@
 //! closing registration fixes the pay sheet, busts become places and
 //! prizes (and bounties), deals replace the prizes still to be won.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -10,6 +10,7 @@ use crate::deal::{DealResult, DealTerms, deal};
 use crate::places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
 use crate::pool::{MoneySettings, Pool};
 use crate::sheet::PaySheet;
+use crate::state::PayoutState;
 use crate::{EntryId, Money, PayoutError};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,200 +148,6 @@ impl PayoutEvent {
             PayoutEvent::DealConsented { .. } => "DealConsented",
             PayoutEvent::DealMade { .. } => "DealMade",
             PayoutEvent::DealWithdrawn => "DealWithdrawn",
-        }
-    }
-}
-
-/// One entry's money.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
-    pub player: String,
-    pub add_ons: u32,
-    /// The bounty on this entry's head now.
-    pub bounty: Money,
-    /// Bounties this entry collected, paid.
-    pub bounties_won: Money,
-    pub busted: bool,
-    /// Places `first..=last` (shared when first < last).
-    pub place: Option<(u32, u32)>,
-    pub prize: Money,
-}
-
-/// A deal on the table, waiting for every player's consent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Proposal {
-    pub terms: DealTerms,
-    pub result: DealResult,
-    pub consents: BTreeSet<EntryId>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PayoutState {
-    pub name: String,
-    pub settings: Option<MoneySettings>,
-    pub rule: SimultaneousBusts,
-    pub entries: BTreeMap<EntryId, Entry>,
-    pub add_ons: u32,
-    /// Set when registration closed.
-    pub pool: Option<Pool>,
-    pub sheet: Option<PaySheet>,
-    /// Busts waiting for registration to close, one group per hand.
-    pub waiting: Vec<Vec<Bust>>,
-    /// Hand-for-hand busts held until their round is over, by round.
-    #[serde(default)]
-    pub held: BTreeMap<u64, Vec<Bust>>,
-    pub busted: u32,
-    /// Prizes by place still to be won (from the sheet, or a deal).
-    pub prizes: Vec<Money>,
-    /// Amounts the last deal guarantees each player still in.
-    pub guaranteed: BTreeMap<EntryId, Money>,
-    pub proposal: Option<Proposal>,
-    pub deals: u32,
-}
-
-impl PayoutState {
-    /// Entries not yet busted.
-    pub fn remaining(&self) -> u32 {
-        self.entries.len() as u32 - self.busted
-    }
-
-    /// The prize for a finishing place now.
-    fn prize(&self, place: u32) -> Money {
-        self.prizes.get(place as usize - 1).copied().unwrap_or(0)
-    }
-
-    /// Finishing results, best place first.
-    pub fn results(&self) -> Vec<(EntryId, &Entry)> {
-        let mut out: Vec<(EntryId, &Entry)> = self
-            .entries
-            .iter()
-            .filter(|(_, e)| e.place.is_some())
-            .map(|(&id, e)| (id, e))
-            .collect();
-        out.sort_by_key(|(id, e)| (e.place, *id));
-        out
-    }
-
-    pub fn apply(&mut self, event: &PayoutEvent) {
-        match event {
-            PayoutEvent::Configured {
-                name,
-                settings,
-                busts,
-            } => {
-                self.name.clone_from(name);
-                self.settings = Some(settings.clone());
-                self.rule = *busts;
-            }
-            PayoutEvent::EntryRecorded { entry, player } => {
-                let bounty = self.settings.as_ref().map_or(0, |s| s.bounty);
-                self.entries.insert(
-                    *entry,
-                    Entry {
-                        player: player.clone(),
-                        bounty,
-                        ..Entry::default()
-                    },
-                );
-            }
-            PayoutEvent::EntryRemoved { entry } => {
-                if let Some(e) = self.entries.remove(entry) {
-                    self.add_ons -= e.add_ons;
-                }
-            }
-            PayoutEvent::AddOnRecorded { entry } => {
-                self.add_ons += 1;
-                if let Some(e) = self.entries.get_mut(entry) {
-                    e.add_ons += 1;
-                }
-            }
-            PayoutEvent::RegistrationClosed { pool, sheet } => {
-                self.pool = Some(*pool);
-                self.prizes = sheet.prizes();
-                self.sheet = Some(sheet.clone());
-            }
-            PayoutEvent::Busted { busts } => {
-                for b in busts {
-                    if let Some(e) = self.entries.get_mut(&b.entry) {
-                        e.busted = true;
-                    }
-                }
-                self.busted += busts.len() as u32;
-                self.waiting.push(busts.clone());
-            }
-            PayoutEvent::BustsHeld { round, busts } => {
-                self.held
-                    .entry(*round)
-                    .or_default()
-                    .extend(busts.iter().cloned());
-            }
-            PayoutEvent::RoundReleased { round } => {
-                self.held.remove(round);
-            }
-            PayoutEvent::Placed { group, prizes } => {
-                let first_waiting = self
-                    .waiting
-                    .first()
-                    .is_some_and(|w| w.iter().any(|b| group.entries.contains(&b.entry)));
-                for (id, prize) in prizes {
-                    if let Some(e) = self.entries.get_mut(id) {
-                        if !e.busted && group.first > 1 {
-                            self.busted += 1;
-                        }
-                        if group.first > 1 {
-                            e.busted = true;
-                        }
-                        e.place = Some((group.first, group.last));
-                        e.prize = *prize;
-                    }
-                }
-                if first_waiting {
-                    let w = &mut self.waiting[0];
-                    w.retain(|b| !group.entries.contains(&b.entry));
-                    if w.is_empty() {
-                        self.waiting.remove(0);
-                    }
-                }
-            }
-            PayoutEvent::BountyCollected { from, paid, added } => {
-                if let Some(e) = self.entries.get_mut(from) {
-                    e.bounty = 0;
-                }
-                for (id, m) in paid {
-                    if let Some(e) = self.entries.get_mut(id) {
-                        e.bounties_won += m;
-                    }
-                }
-                for (id, m) in added {
-                    if let Some(e) = self.entries.get_mut(id) {
-                        e.bounty += m;
-                    }
-                }
-            }
-            PayoutEvent::DealProposed { terms, result } => {
-                self.proposal = Some(Proposal {
-                    terms: terms.clone(),
-                    result: result.clone(),
-                    consents: BTreeSet::new(),
-                });
-            }
-            PayoutEvent::DealConsented { entry } => {
-                if let Some(p) = &mut self.proposal {
-                    p.consents.insert(*entry);
-                }
-            }
-            PayoutEvent::DealMade { result } => {
-                let n = result.play_for.len();
-                self.prizes.truncate(0);
-                self.prizes.extend(&result.play_for);
-                self.prizes.resize(n, 0);
-                for (id, m) in &result.guaranteed {
-                    *self.guaranteed.entry(*id).or_default() += m;
-                }
-                self.proposal = None;
-                self.deals += 1;
-            }
-            PayoutEvent::DealWithdrawn => self.proposal = None,
         }
     }
 }

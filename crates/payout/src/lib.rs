@@ -15,13 +15,15 @@ mod places;
 mod pool;
 mod rankings;
 mod sheet;
+mod state;
 
 pub use deal::{DealMethod, DealResult, DealTerms, deal};
-pub use decide::{Command, Entry, PLACED_PER_DECISION, PayoutEvent, PayoutState, Proposal, decide};
+pub use decide::{Command, PLACED_PER_DECISION, PayoutEvent, decide};
 pub use places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
 pub use pool::{MoneySettings, Pool};
 pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
 pub use sheet::{Band, Curve, PaySheet, PercentRow, PercentTable, Structure};
+pub use state::{Entry, PayoutState, Proposal};
 
 /// Money in integer minor units (cents, centavos).
 pub type Money = u64;
