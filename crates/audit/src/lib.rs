@@ -308,7 +308,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         {
             report.check(
                 &format!("{t}: the clock"),
-                (state.remaining >= 0)
+                (state.remaining() >= 0)
                     .then_some(())
                     .ok_or_else(|| "negative time left".into()),
             );

@@ -292,26 +292,26 @@ pub enum Status {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockState {
-    pub structure: Option<Structure>,
-    pub settings: ClockSettings,
-    pub status: Status,
+    pub(crate) structure: Option<Structure>,
+    pub(crate) settings: ClockSettings,
+    pub(crate) status: Status,
     /// The current period (index into the structure's periods).
-    pub period: usize,
+    pub(crate) period: usize,
     /// Time left in the period when the status last changed (running: at `since`).
-    pub remaining: Millis,
+    pub(crate) remaining: Millis,
     /// The time of the last event.
-    pub last: Millis,
-    pub day: u32,
+    pub(crate) last: Millis,
+    pub(crate) day: u32,
     /// Time-bank cards used, by player, this day and in all.
-    pub time_banks_used: std::collections::BTreeMap<u64, u32>,
+    pub(crate) time_banks_used: std::collections::BTreeMap<u64, u32>,
     /// Hand-for-hand periods started so far (the current one's number
     /// while in hand-for-hand).
     #[serde(default)]
-    pub hand_for_hand_periods: u64,
+    pub(crate) hand_for_hand_periods: u64,
     /// In hand-for-hand, when the break being taken began: hands take no
     /// time off a break, it runs on the wall clock.
     #[serde(default)]
-    pub hand_for_hand_break: Option<Millis>,
+    pub(crate) hand_for_hand_break: Option<Millis>,
 }
 
 /// What the clock shows at a moment.
@@ -332,6 +332,68 @@ pub struct ClockView {
 }
 
 impl ClockState {
+    /// The structure, once configured.
+    pub fn configured(&self) -> Option<&Structure> {
+        self.structure.as_ref()
+    }
+
+    pub fn settings(&self) -> &ClockSettings {
+        &self.settings
+    }
+
+    /// The status as of the last event (see [`ClockState::view`] for now).
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// The current period (an index into the structure's periods) as of
+    /// the last event.
+    pub fn period(&self) -> usize {
+        self.period
+    }
+
+    /// The day being played (1 from the start).
+    pub fn day(&self) -> u32 {
+        self.day
+    }
+
+    /// Time left in the period when the status last changed (see
+    /// [`ClockState::remaining_at`] for now).
+    pub fn remaining(&self) -> Millis {
+        self.remaining
+    }
+
+    /// The time of the last event.
+    pub fn last(&self) -> Millis {
+        self.last
+    }
+
+    /// Time-bank cards `player` has used.
+    pub fn time_banks_used(&self, player: u64) -> u32 {
+        self.time_banks_used.get(&player).copied().unwrap_or(0)
+    }
+
+    /// Hand-for-hand periods started so far (the current one's number
+    /// while in hand-for-hand).
+    pub fn hand_for_hand_periods(&self) -> u64 {
+        self.hand_for_hand_periods
+    }
+
+    /// The level number at `now`: on a break, the level before it; 0
+    /// before the start.
+    pub fn level_number_at(&self, now: Millis) -> u32 {
+        if self.status == Status::NotStarted {
+            return 0;
+        }
+        self.view(now)
+            .level
+            .or_else(|| {
+                let s = self.structure.as_ref()?;
+                (0..self.period).rev().find_map(|p| s.level_number(p))
+            })
+            .unwrap_or(0)
+    }
+
     pub(crate) fn structure(&self) -> Result<&Structure, ClockError> {
         self.structure.as_ref().ok_or(ClockError::NotConfigured)
     }

@@ -267,7 +267,10 @@ fn a_hand_for_hand_hand_that_reaches_a_break_takes_the_break_on_the_wall_clock()
         level_starts(&events),
         vec![((end + 10 * MIN - T0) / 1000, 7)]
     );
-    assert!(matches!(state.status, Status::HandForHand { round: 2, .. }));
+    assert!(matches!(
+        state.status(),
+        Status::HandForHand { round: 2, .. }
+    ));
     assert_eq!(state.view(end + 30 * MIN).remaining, 20 * MIN);
     hand_for_hand_round(&mut state, end + 31 * MIN, &[1, 2]);
     assert_eq!(state.view(end + 40 * MIN).remaining, 18 * MIN);
@@ -385,7 +388,7 @@ fn hand_for_hand_deducts_per_hand_when_every_table_has_finished() {
         },
     );
     assert_eq!(state.view(T0 + 24 * MIN).remaining, 18 * MIN);
-    let Status::HandForHand { round, .. } = &state.status else {
+    let Status::HandForHand { round, .. } = state.status() else {
         panic!()
     };
     assert_eq!(*round, 3);
@@ -449,7 +452,7 @@ fn the_end_of_the_day_after_a_drawn_number_of_hands_and_the_next_day() {
             hands: 3,
         },
     );
-    assert_eq!(state.status, Status::EndOfDay { hands: 3 });
+    assert_eq!(state.status(), &Status::EndOfDay { hands: 3 });
     assert_eq!(state.view(T0 + 60 * MIN).remaining, 10 * MIN);
     run(&mut state, ClockCommand::EndDay { at: T0 + 20 * MIN });
     assert_eq!(
@@ -459,7 +462,7 @@ fn the_end_of_the_day_after_a_drawn_number_of_hands_and_the_next_day() {
     // The next day, the clock goes on with the 10 minutes left.
     let day2 = T0 + 24 * 60 * MIN;
     run(&mut state, ClockCommand::StartDay { at: day2 });
-    assert_eq!(state.day, 2);
+    assert_eq!(state.day(), 2);
     assert_eq!(state.view(day2 + MIN).remaining, 9 * MIN);
 }
 
@@ -658,17 +661,17 @@ proptest! {
                     for e in &events {
                         state.apply(e);
                         if !matches!(e, ClockEvent::JumpedToLevel { .. }) {
-                            prop_assert!(state.period >= last_period, "went back by {e:?}");
+                            prop_assert!(state.period() >= last_period, "went back by {e:?}");
                         }
-                        last_period = state.period;
+                        last_period = state.period();
                     }
                 }
                 Err(_) => prop_assert_eq!(&state, &before),
             }
             let view = state.view(now);
             prop_assert!(view.remaining >= 0);
-            prop_assert!(state.remaining >= 0);
-            prop_assert!(view.period >= state.period);
+            prop_assert!(state.remaining() >= 0);
+            prop_assert!(view.period >= state.period());
         }
     }
 }

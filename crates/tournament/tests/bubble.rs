@@ -332,7 +332,7 @@ async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock
     let mut follower = HandFollower::default();
     let hand_for_hand = async || {
         matches!(
-            c.clock_state("b").await.unwrap().status,
+            c.clock_state("b").await.unwrap().status().clone(),
             felt_clock::Status::HandForHand { .. }
         )
     };
@@ -381,7 +381,7 @@ async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock
     );
     assert!(!hand_for_hand().await);
     assert!(matches!(
-        c.clock_state("b").await.unwrap().status,
+        c.clock_state("b").await.unwrap().status().clone(),
         felt_clock::Status::Running { .. }
     ));
     let refused = c.floor_hand_for_hand("b", false, "hfh-off-2", T0).await;
@@ -417,7 +417,7 @@ async fn play_a_round(
 
 /// The clock's hand-for-hand round, if it is in hand-for-hand.
 async fn clock_round(c: &Conductor<EmbeddedLog>) -> Option<u64> {
-    match c.clock_state("b").await.unwrap().status {
+    match c.clock_state("b").await.unwrap().status().clone() {
         felt_clock::Status::HandForHand { round, .. } => Some(round),
         _ => None,
     }

@@ -285,7 +285,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         command_id: &str,
         now: Millis,
     ) -> Result<()> {
-        if !self.clock_state(t).await?.settings.action.enabled {
+        if !self.clock_state(t).await?.settings().action.enabled {
             return Ok(());
         }
         let stream = felt_tablelog::stream(t, &table.to_string())?;
@@ -349,9 +349,9 @@ impl<L: EventLog + 'static> Conductor<L> {
         };
         drop(state);
         let clock = self.clock.state(&clock_stream(t)?).await?.0;
-        let action = clock.settings.action;
-        let used = clock.time_banks_used.get(&player).copied().unwrap_or(0);
-        let cards = action.cards_available(clock.day, used);
+        let action = clock.settings().action;
+        let used = clock.time_banks_used(player);
+        let cards = action.cards_available(clock.day(), used);
         drop(clock);
         Ok(Some((
             player,

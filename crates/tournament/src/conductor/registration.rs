@@ -48,20 +48,7 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// The clock's level number now (0 before it starts).
     pub(super) async fn level_now(&self, t: &str, now: Millis) -> Result<u32> {
-        let clock = self.clock_state(t).await?;
-        Ok(if clock.status == felt_clock::Status::NotStarted {
-            0
-        } else {
-            clock
-                .view(now)
-                .level
-                .or_else(|| {
-                    // On a break: the level before it.
-                    let s = clock.structure.as_ref()?;
-                    (0..clock.period).rev().find_map(|p| s.level_number(p))
-                })
-                .unwrap_or(0)
-        })
+        Ok(self.clock_state(t).await?.level_number_at(now))
     }
 
     /// Registers an entry (or a re-entry); seats it if play has started.
@@ -311,7 +298,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     pub async fn tick(&self, t: &str, now: Millis) -> Result<()> {
         let passed = {
             let clock = self.clock_state(t).await?;
-            clock.view(now).period != clock.period
+            clock.view(now).period != clock.period()
         };
         if passed {
             self.clock_cmd(t, &format!("tick-{now}"), now, |at| ClockCommand::Tick {

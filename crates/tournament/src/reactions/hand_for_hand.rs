@@ -20,21 +20,21 @@ pub fn to_clock(
         // Only while seating plays it, and once per period.
         SeatingEvent::HandForHandStarted { .. }
             if seating.room.hand_for_hand.is_some()
-                && !matches!(clock.status, Status::HandForHand { .. }) =>
+                && !matches!(clock.status(), Status::HandForHand { .. }) =>
         {
             let tables: Vec<TableNo> = seating.room.tables.keys().copied().collect();
             vec![Order::new(
-                format!("hfh-{}-start", clock.hand_for_hand_periods + 1),
+                format!("hfh-{}-start", clock.hand_for_hand_periods() + 1),
                 ClockCommand::StartHandForHand { at, tables },
             )]
         }
         SeatingEvent::HandForHandRound { .. } => finish_round(clock, at),
         SeatingEvent::HandForHandEnded { .. }
-            if matches!(clock.status, Status::HandForHand { .. }) =>
+            if matches!(clock.status(), Status::HandForHand { .. }) =>
         {
             let mut orders = finish_round(clock, at);
             orders.push(Order::new(
-                format!("hfh-{}-stop", clock.hand_for_hand_periods),
+                format!("hfh-{}-stop", clock.hand_for_hand_periods()),
                 ClockCommand::StopHandForHand { at },
             ));
             orders
@@ -45,10 +45,10 @@ pub fn to_clock(
 
 /// Every table the clock still waits for in its round has played it.
 fn finish_round(clock: &ClockState, at: Millis) -> Vec<Order<ClockCommand>> {
-    let Status::HandForHand { round, waiting, .. } = &clock.status else {
+    let Status::HandForHand { round, waiting, .. } = clock.status() else {
         return Vec::new();
     };
-    let period = clock.hand_for_hand_periods;
+    let period = clock.hand_for_hand_periods();
     waiting
         .iter()
         .map(|&table| {
@@ -70,12 +70,12 @@ pub fn closed_to_clock(
     let SeatingEvent::TableClosed { table } = event else {
         return None;
     };
-    let Status::HandForHand { tables, .. } = &clock.status else {
+    let Status::HandForHand { tables, .. } = clock.status() else {
         return None;
     };
     tables.contains(table).then(|| {
         Order::new(
-            format!("hfh-{}-close-{table}", clock.hand_for_hand_periods),
+            format!("hfh-{}-close-{table}", clock.hand_for_hand_periods()),
             ClockCommand::RemoveTable { at, table: *table },
         )
     })

@@ -62,8 +62,7 @@ pub(crate) fn view(tournament: &str, state: &ClockState, version: u64, now: i64)
         waiting_tables: waiting,
         end_of_day_hands: hands,
         structure_name: state
-            .structure
-            .as_ref()
+            .configured()
             .map(|s| s.name.clone())
             .unwrap_or_default(),
     }
@@ -166,8 +165,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
             .await
             .map_err(tournament_status)?;
         let s = state
-            .structure
-            .as_ref()
+            .configured()
             .ok_or_else(|| Status::not_found(format!("tournament {t:?} has no structure")))?;
         let periods = s
             .periods
@@ -221,7 +219,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
             .state(&stream)
             .await
             .map_err(log_status)?;
-        at = at.max(before.last);
+        at = at.max(before.last());
         drop(before);
         if let pb::control_clock_request::Command::StartHandForHand(_)
         | pb::control_clock_request::Command::StopHandForHand(_) = c
@@ -370,7 +368,7 @@ pub(crate) async fn ticker<L: EventLog + 'static>(ctx: Ctx<L>) {
             // Read from the log: another process may have paused it.
             let running = match clock_stream(&t.tournament) {
                 Ok(stream) => match ctx.conductor.clock.state(&stream).await {
-                    Ok((s, _)) => matches!(s.status, ClockStatus::Running { .. }),
+                    Ok((s, _)) => matches!(s.status(), ClockStatus::Running { .. }),
                     Err(_) => false,
                 },
                 Err(_) => false,
