@@ -484,7 +484,7 @@ fn check_places(
             _ => {}
         }
     }
-    let Some(pool) = payout.pool else {
+    let Some(pool) = payout.pool() else {
         // Busts wait for the final field while registration is open.
         if seating.registration_closed {
             report.check(
@@ -517,7 +517,7 @@ fn check_places(
         };
         let high = field - out;
         for entry in group {
-            match payout.entries.get(entry).and_then(|e| e.place) {
+            match payout.entries().get(entry).and_then(|e| e.place) {
                 Some((first, last)) if first >= low && last <= high => {}
                 other => wrong.push(format!(
                     "entry {entry} placed {other:?}, its bust gives {low}-{high}"
@@ -534,13 +534,13 @@ fn check_places(
             .find(|(_, e)| matches!(e.status, EntryStatus::Seated { .. }))
             .map(|(id, _)| *id);
         if let Some(w) = winner
-            && payout.entries.get(&w).and_then(|e| e.place) != Some((1, 1))
+            && payout.entries().get(&w).and_then(|e| e.place) != Some((1, 1))
         {
             wrong.push(format!(
                 "entry {w}, the last with chips, is not placed first"
             ));
         }
-        let paid: u128 = payout.entries.values().map(|e| u128::from(e.prize)).sum();
+        let paid: u128 = payout.entries().values().map(|e| u128::from(e.prize)).sum();
         if paid != u128::from(pool.prize_pool) {
             wrong.push(format!(
                 "prizes add up to {paid}, the pool is {}",
@@ -549,7 +549,7 @@ fn check_places(
         }
         // Every bounty bought in was collected.
         let bounties: u128 = payout
-            .entries
+            .entries()
             .values()
             .map(|e| u128::from(e.bounties_won))
             .sum();

@@ -37,29 +37,104 @@ pub struct Proposal {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PayoutState {
-    pub name: String,
-    pub settings: Option<MoneySettings>,
-    pub rule: SimultaneousBusts,
-    pub entries: BTreeMap<EntryId, Entry>,
-    pub add_ons: u32,
+    pub(crate) name: String,
+    pub(crate) settings: Option<MoneySettings>,
+    pub(crate) rule: SimultaneousBusts,
+    pub(crate) entries: BTreeMap<EntryId, Entry>,
+    pub(crate) add_ons: u32,
     /// Set when registration closed.
-    pub pool: Option<Pool>,
-    pub sheet: Option<PaySheet>,
+    pub(crate) pool: Option<Pool>,
+    pub(crate) sheet: Option<PaySheet>,
     /// Busts waiting for registration to close, one group per hand.
-    pub waiting: Vec<Vec<Bust>>,
+    pub(crate) waiting: Vec<Vec<Bust>>,
     /// Hand-for-hand busts held until their round is over, by round.
     #[serde(default)]
-    pub held: BTreeMap<u64, Vec<Bust>>,
-    pub busted: u32,
+    pub(crate) held: BTreeMap<u64, Vec<Bust>>,
+    pub(crate) busted: u32,
     /// Prizes by place still to be won (from the sheet, or a deal).
-    pub prizes: Vec<Money>,
+    pub(crate) prizes: Vec<Money>,
     /// Amounts the last deal guarantees each player still in.
-    pub guaranteed: BTreeMap<EntryId, Money>,
-    pub proposal: Option<Proposal>,
-    pub deals: u32,
+    pub(crate) guaranteed: BTreeMap<EntryId, Money>,
+    pub(crate) proposal: Option<Proposal>,
+    pub(crate) deals: u32,
 }
 
 impl PayoutState {
+    /// The tournament's name, as configured.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The money settings, once configured.
+    pub fn settings(&self) -> Option<&MoneySettings> {
+        self.settings.as_ref()
+    }
+
+    /// How simultaneous busts are placed.
+    pub fn rule(&self) -> SimultaneousBusts {
+        self.rule
+    }
+
+    /// Every entry's money, by entry.
+    pub fn entries(&self) -> &BTreeMap<EntryId, Entry> {
+        &self.entries
+    }
+
+    /// One entry's money.
+    pub fn entry(&self, entry: EntryId) -> Option<&Entry> {
+        self.entries.get(&entry)
+    }
+
+    /// Add-ons bought in all.
+    pub fn add_ons(&self) -> u32 {
+        self.add_ons
+    }
+
+    /// The prize pool, once registration closed.
+    pub fn pool(&self) -> Option<&Pool> {
+        self.pool.as_ref()
+    }
+
+    /// The pay sheet, once registration closed.
+    pub fn sheet(&self) -> Option<&PaySheet> {
+        self.sheet.as_ref()
+    }
+
+    /// Busts waiting for registration to close, one group per hand.
+    pub fn waiting(&self) -> &[Vec<Bust>] {
+        &self.waiting
+    }
+
+    /// Hand-for-hand busts held until their round is over, by round.
+    pub fn held(&self) -> &BTreeMap<u64, Vec<Bust>> {
+        &self.held
+    }
+
+    /// Entries busted so far.
+    pub fn busted(&self) -> u32 {
+        self.busted
+    }
+
+    /// Prizes by place still to be won (from the sheet, or a deal).
+    pub fn prizes(&self) -> &[Money] {
+        &self.prizes
+    }
+
+    /// Amounts the last deal guarantees each player still in.
+    pub fn guaranteed(&self) -> &BTreeMap<EntryId, Money> {
+        &self.guaranteed
+    }
+
+    /// The deal waiting for every player's consent, if any.
+    pub fn proposal(&self) -> Option<&Proposal> {
+        self.proposal.as_ref()
+    }
+
+    /// Deals made so far.
+    pub fn deals(&self) -> u32 {
+        self.deals
+    }
+
     /// Entries not yet busted.
     pub fn remaining(&self) -> u32 {
         self.entries.len() as u32 - self.busted

@@ -252,7 +252,7 @@ fn hand_for_hand_busts_are_held_for_their_round_then_placed_together() {
             state.apply(e);
         }
     }
-    assert_eq!(state.held[&4].len(), 2);
+    assert_eq!(state.held()[&4].len(), 2);
     assert_eq!(state.remaining(), 4, "held busts are not out yet");
     let events = decide(&state, &Command::PlaceRound { round: 4 }).unwrap();
     assert_eq!(events[0], PayoutEvent::RoundReleased { round: 4 });
@@ -263,7 +263,7 @@ fn hand_for_hand_busts_are_held_for_their_round_then_placed_together() {
     for e in &events {
         state.apply(e);
     }
-    assert!(state.held.is_empty());
+    assert!(state.held().is_empty());
     // Placed once: the round is not held any more.
     assert_eq!(
         decide(&state, &Command::PlaceRound { round: 4 }),
@@ -611,9 +611,9 @@ fn progressive_knockouts_pay_half_and_put_half_on_the_winners_head() {
     });
     let (state, events) = run(&commands);
     // 2 collects 1,000 from each, and wins their own head: 2,000 + 1,000 + 1,000.
-    let e2 = &state.entries[&2];
+    let e2 = &state.entries()[&2];
     assert_eq!(e2.bounties_won, 1_000 + 1_000 + 4_000);
-    let total: u64 = state.entries.values().map(|e| e.bounties_won).sum();
+    let total: u64 = state.entries().values().map(|e| e.bounties_won).sum();
     assert_eq!(total, 3 * 2_000, "every bounty paid once: {events:?}");
 }
 
@@ -655,14 +655,17 @@ fn refusals_name_the_problem_and_change_nothing() {
         decide(&PayoutState::default(), &Command::CloseRegistration),
         Err(PayoutError::NotConfigured)
     );
-    let dup = given(&[PayoutEvent::EntryRecorded {
-        entry: 1,
-        player: "a".into(),
-    }]);
-    let dup = PayoutState {
-        settings: state.settings.clone(),
-        ..dup
-    };
+    let dup = given(&[
+        PayoutEvent::Configured {
+            name: state.name().into(),
+            settings: state.settings().unwrap().clone(),
+            busts: state.rule(),
+        },
+        PayoutEvent::EntryRecorded {
+            entry: 1,
+            player: "a".into(),
+        },
+    ]);
     assert_eq!(
         decide(
             &dup,
@@ -710,7 +713,7 @@ proptest! {
         let results = state.results();
         prop_assert_eq!(results.len() as u64, n);
         let paid: u64 = results.iter().map(|r| r.1.prize).sum();
-        prop_assert_eq!(paid, state.pool.unwrap().prize_pool);
+        prop_assert_eq!(paid, state.pool().unwrap().prize_pool);
         // Places cover 1..=n: each shared range holds as many entries as places.
         let mut count = vec![0u32; n as usize + 1];
         for (_, e) in &results {
@@ -758,7 +761,7 @@ fn many_busts_during_late_registration_are_placed_in_order_a_few_hundred_at_a_ti
     for e in &late {
         state.apply(e);
     }
-    while !state.waiting.is_empty() {
+    while !state.waiting().is_empty() {
         for e in decide(&state, &Command::PlaceWaiting).unwrap() {
             state.apply(&e);
         }
@@ -768,9 +771,9 @@ fn many_busts_during_late_registration_are_placed_in_order_a_few_hundred_at_a_ti
         Err(PayoutError::NothingWaiting)
     );
     // The k-th bust finishes 1,000 - k + 1.
-    assert_eq!(state.entries[&1].place, Some((1_000, 1_000)));
-    assert_eq!(state.entries[&500].place, Some((501, 501)));
-    assert_eq!(state.entries[&999].place, Some((500, 500)));
+    assert_eq!(state.entries()[&1].place, Some((1_000, 1_000)));
+    assert_eq!(state.entries()[&500].place, Some((501, 501)));
+    assert_eq!(state.entries()[&999].place, Some((500, 500)));
 }
 
 #[test]

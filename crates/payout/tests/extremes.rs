@@ -53,10 +53,10 @@ fn a_buy_in_whose_pool_would_wrap_is_refused_at_configuration() {
     }
     let events = decide(&state, &Command::CloseRegistration).expect("closed");
     apply(&mut state, &events);
-    let pool = state.pool.expect("a pool");
+    let pool = state.pool().expect("a pool");
     assert_eq!(pool.prize_pool, 3 * MAX_ENTRY_PRICE);
     assert_eq!(
-        state.sheet.expect("a sheet").total(),
+        state.sheet().expect("a sheet").total(),
         pool.prize_pool,
         "the sheet pays the pool exactly"
     );

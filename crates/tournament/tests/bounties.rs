@@ -151,9 +151,10 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
                 .await
                 .unwrap();
             let payout = c.payout_state("t").await.unwrap();
-            assert!(payout.entries[&loser].busted);
+            assert!(payout.entries()[&loser].busted);
             assert_eq!(
-                payout.entries[&winner].bounties_won, 1_000,
+                payout.entries()[&winner].bounties_won,
+                1_000,
                 "entry {winner} won entry {loser}'s chips in hand {hand}"
             );
             return;

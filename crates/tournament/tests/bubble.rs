@@ -250,10 +250,10 @@ async fn to_a_winner_restarting(
     let seating = c.seating_state("b").await.unwrap();
     assert_eq!(seating.room.players(), 1, "played to a winner");
     let payout = c.payout_state("b").await.unwrap();
-    assert_eq!(payout.pool.as_ref().unwrap().prize_pool, 14 * 4_000);
-    assert_eq!(u64::from(payout.busted), ENTRIES - 1);
+    assert_eq!(payout.pool().unwrap().prize_pool, 14 * 4_000);
+    assert_eq!(u64::from(payout.busted()), ENTRIES - 1);
     // Seating and payout agree on who is out.
-    for (entry, e) in &payout.entries {
+    for (entry, e) in payout.entries() {
         let out = seating.entries[entry].status == EntryStatus::Busted;
         assert_eq!(e.busted, out, "entry {entry}");
     }
@@ -263,16 +263,16 @@ async fn to_a_winner_restarting(
 #[tokio::test]
 async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_bubble() {
     let ([(x, _), (y, _)], payout) = to_a_winner(SimultaneousBusts::ShareAcrossTables).await;
-    let pool = payout.pool.as_ref().unwrap().prize_pool;
+    let pool = payout.pool().unwrap().prize_pool;
     // The bubble pair share 6th and 7th: half of 6th's 10% each.
     for entry in [x, y] {
-        let e = &payout.entries[&entry];
+        let e = &payout.entries()[&entry];
         assert_eq!(e.place, Some((6, 7)), "entry {entry}");
         assert_eq!(e.prize, pool / 10 / 2, "entry {entry}");
     }
     // Everyone else has a place of their own; 1st to 5th by the sheet.
     let mut places: Vec<(u32, u32)> = payout
-        .entries
+        .entries()
         .iter()
         .filter(|(k, _)| ![x, y].contains(k))
         .map(|(_, e)| e.place.expect("placed"))
@@ -283,7 +283,7 @@ async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_
     // Each place rounded down to the unit (100); what rounding leaves goes
     // to the winner (1300 and 1200 basis points leave 80 and 20).
     let sheet = [16_800 + 100, 11_200, 8_400, 7_200, 6_700];
-    for e in payout.entries.values() {
+    for e in payout.entries().values() {
         match e.place {
             Some((p, q)) if p == q && p <= 5 => {
                 assert_eq!(e.prize, sheet[p as usize - 1], "place {p}");
@@ -292,7 +292,7 @@ async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_
             _ => {}
         }
     }
-    let paid: u64 = payout.entries.values().map(|e| e.prize).sum();
+    let paid: u64 = payout.entries().values().map(|e| e.prize).sum();
     assert_eq!(paid, pool, "the whole pool is paid");
 }
 
@@ -304,9 +304,9 @@ async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_
 async fn a_restart_between_the_bubble_hands_still_places_the_pair_together() {
     let ([(x, _), (y, _)], payout) =
         to_a_winner_restarting(SimultaneousBusts::ShareAcrossTables, true).await;
-    let pool = payout.pool.as_ref().unwrap().prize_pool;
+    let pool = payout.pool().unwrap().prize_pool;
     for entry in [x, y] {
-        let e = &payout.entries[&entry];
+        let e = &payout.entries()[&entry];
         assert_eq!(e.place, Some((6, 7)), "entry {entry}");
         assert_eq!(e.prize, pool / 10 / 2, "entry {entry}");
     }
@@ -318,9 +318,9 @@ async fn by_the_house_rule_of_seed_003_the_bubble_pair_is_placed_by_starting_sta
     // (The seeds give the pair different stacks: 5,925 and 6,000.)
     assert_ne!(a.1, b.1);
     let (high, low) = if a.1 > b.1 { (a, b) } else { (b, a) };
-    let pool = payout.pool.as_ref().unwrap().prize_pool;
-    let place = |entry: u64| payout.entries[&entry].place;
-    let prize = |entry: u64| payout.entries[&entry].prize;
+    let pool = payout.pool().unwrap().prize_pool;
+    let place = |entry: u64| payout.entries()[&entry].place;
+    let prize = |entry: u64| payout.entries()[&entry].prize;
     assert_eq!(place(high.0), Some((6, 6)), "{high:?} over {low:?}");
     assert_eq!(place(low.0), Some((7, 7)), "{low:?} under {high:?}");
     assert_eq!((prize(high.0), prize(low.0)), (pool / 10, 0));

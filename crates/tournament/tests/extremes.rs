@@ -151,8 +151,8 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
     }
     assert!(events > 0);
     let payout = c.payout_state("x").await.unwrap();
-    let pool = u128::from(payout.pool.as_ref().unwrap().prize_pool);
-    let paid = payout.entries.values().map(|e| u128::from(e.prize)).sum();
+    let pool = u128::from(payout.pool().unwrap().prize_pool);
+    let paid = payout.entries().values().map(|e| u128::from(e.prize)).sum();
     Ok((chips, pool, paid))
 }
 

@@ -157,7 +157,7 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
         .count();
     // Payout placed every bust seating recorded.
     let payout = c.payout_state("f").await.unwrap();
-    assert_eq!(payout.busted as usize, busted);
+    assert_eq!(payout.busted() as usize, busted);
     drop((seating, payout));
 
     // A follower started again from the beginning (a restart) reports only
@@ -437,18 +437,18 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
         .values()
         .filter(|e| e.status == felt_seating::EntryStatus::Busted)
         .count();
-    assert_eq!(payout.busted as usize, out);
+    assert_eq!(payout.busted() as usize, out);
     // and every place follows seating's order out, the busts that came
     // late included: the k-th out of N finishes N - k + 1 (busts of one
     // hand share their range, placed among themselves by their chips).
-    let field = payout.entries.len() as u32;
+    let field = payout.entries().len() as u32;
     assert_eq!(seating.out.len(), busted.len() + later.len());
     for hand in [&busted, &later] {
         let outs: Vec<u32> = hand.iter().map(|e| seating.out[e]).collect();
         let low = field + 1 - outs.iter().max().unwrap();
         let high = field + 1 - outs.iter().min().unwrap();
         for entry in hand {
-            let place = payout.entries[entry].place;
+            let place = payout.entries()[entry].place;
             assert!(
                 place.is_some_and(|(first, last)| low <= first && last <= high),
                 "entry {entry} placed {place:?}, its hand's busts take {low}-{high}"

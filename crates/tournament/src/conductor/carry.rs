@@ -85,9 +85,9 @@ impl<L: EventLog + 'static> Conductor<L> {
     pub async fn busts_recorded(&self, t: &str, entries: &[EntryId]) -> Result<bool> {
         let payout = self.payout_state(t).await?;
         Ok(entries.iter().all(|e| {
-            payout.entries.get(e).is_some_and(|p| p.busted)
+            payout.entries().get(e).is_some_and(|p| p.busted)
                 || payout
-                    .held
+                    .held()
                     .values()
                     .any(|busts| busts.iter().any(|b| b.entry == *e))
         }))

@@ -176,7 +176,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             )
             .await?
             .events;
-        let in_payout = self.payout_state(t).await?.entries.contains_key(&entry);
+        let in_payout = self.payout_state(t).await?.entries().contains_key(&entry);
         if in_payout {
             self.pay_cmd(
                 t,
@@ -241,7 +241,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             )
             .await?;
         }
-        let sheet = self.payout_state(t).await?.sheet.clone();
+        let sheet = self.payout_state(t).await?.sheet().cloned();
         let paid = match &sheet {
             Some(sheet) => sheet.paid(),
             None => {
@@ -253,15 +253,12 @@ impl<L: EventLog + 'static> Conductor<L> {
                         felt_payout::Command::CloseRegistration,
                     )
                     .await?;
-                out.state
-                    .sheet
-                    .as_ref()
-                    .map_or(0, felt_payout::PaySheet::paid)
+                out.state.sheet().map_or(0, felt_payout::PaySheet::paid)
             }
         };
         // Busts from late registration are placed a few hundred at a time.
         let mut round = 0;
-        while !self.payout_state(t).await?.waiting.is_empty() {
+        while !self.payout_state(t).await?.waiting().is_empty() {
             round += 1;
             match self
                 .pay_cmd(

@@ -203,7 +203,7 @@ pub fn rounds_over(
     payout: &PayoutState,
 ) -> Vec<Order<felt_payout::Command>> {
     payout
-        .held
+        .held()
         .iter()
         .filter(|(round, _)| round_over(seating, **round))
         .map(|(&round, busts)| {

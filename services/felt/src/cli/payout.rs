@@ -152,7 +152,7 @@ fn results(
         }
     })?;
     anyhow::ensure!(
-        payout.settings.is_some(),
+        payout.settings().is_some(),
         "no tournament {tournament} in the log"
     );
     Ok(result_rows(&payout, &seating))

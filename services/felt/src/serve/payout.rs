@@ -84,13 +84,11 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         let t = request.into_inner().tournament_id;
         let state = self.state(&t).await?;
         let settings = state
-            .settings
-            .as_ref()
+            .settings()
             .ok_or_else(|| Status::not_found(format!("tournament {t:?} has no money settings")))?;
-        let pool = state.pool;
+        let pool = state.pool();
         let sheet = state
-            .sheet
-            .as_ref()
+            .sheet()
             .map(|s| {
                 s.bands
                     .iter()
@@ -102,19 +100,19 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
                     .collect()
             })
             .unwrap_or_default();
-        let entries = state.entries.len() as u32;
+        let entries = state.entries().len() as u32;
         Ok(Response::new(pb::GetPayoutsResponse {
-            name: state.name.clone(),
+            name: state.name().to_string(),
             currency: settings.currency.clone(),
             minor_per_major: settings.minor_per_major,
             entries,
-            add_ons: state.add_ons,
+            add_ons: state.add_ons(),
             pool_fixed: pool.is_some(),
             // Before the close: what the entries so far have put in.
             prize_pool: pool.map_or_else(
                 || {
                     u64::from(entries) * settings.buy_in
-                        + u64::from(state.add_ons) * settings.add_on
+                        + u64::from(state.add_ons()) * settings.add_on
                 },
                 |p| p.prize_pool,
             ),
@@ -122,16 +120,15 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
             fees: pool.map_or(u64::from(entries) * settings.fee, |p| p.fees),
             bounties: pool.map_or(u64::from(entries) * settings.bounty, |p| p.bounties),
             sheet,
-            paid: state.sheet.as_ref().map_or(0, felt_payout::PaySheet::paid),
+            paid: state.sheet().map_or(0, felt_payout::PaySheet::paid),
             players_left: state.remaining(),
-            prizes_left: state.prizes.clone(),
-            deals: state.deals,
+            prizes_left: state.prizes().to_vec(),
+            deals: state.deals(),
             deal_consents: state
-                .proposal
-                .as_ref()
+                .proposal()
                 .map(|p| p.consents.iter().copied().collect())
                 .unwrap_or_default(),
-            deal_proposed: state.proposal.is_some(),
+            deal_proposed: state.proposal().is_some(),
         }))
     }
 
@@ -164,7 +161,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
                 }
             })
             .collect();
-        let settings = state.settings.as_ref();
+        let settings = state.settings();
         Ok(Response::new(pb::GetResultsResponse {
             results,
             currency: settings.map(|s| s.currency.clone()).unwrap_or_default(),
