@@ -315,7 +315,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         }
     }
     let payout = load::<felt_payout::PayoutEvent>(streams, &payout_stream(t)?, report).await?;
-    if !seating.started {
+    if !seating.started() {
         // Nothing dealt yet: nothing on a table to check.
         report.note(format!(
             "{t}: not started ({} entries registered): no table to check yet",
@@ -329,7 +329,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     let mut on_tables: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
     let mut chips_total = 0u128;
     let mut in_progress = Vec::new();
-    for table in 1..=seating.room.last_table {
+    for table in 1..=seating.room().last_table {
         let stream = felt_tablelog::stream(t, &table.to_string())?;
         let Some((events, envs)) = load::<TableEvent>(streams, &stream, report).await? else {
             continue;
@@ -388,7 +388,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             }
         }
         // Seating agrees with the table on who sits where.
-        let room = seating.room.tables.get(&table);
+        let room = seating.room().tables.get(&table);
         let disagree: Vec<String> = (1..=state.size)
             .filter_map(|s| {
                 let at_table = state.seat(s).filter(|p| p.stack > 0).map(|p| p.player.0);
@@ -422,7 +422,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         ));
     }
     let alive: Vec<u64> = seating
-        .entries
+        .entries()
         .iter()
         .filter(|(_, e)| matches!(e.status, EntryStatus::Seated { .. }))
         .map(|(id, _)| *id)
@@ -486,7 +486,7 @@ fn check_places(
     }
     let Some(pool) = payout.pool() else {
         // Busts wait for the final field while registration is open.
-        if seating.registration_closed {
+        if seating.registration_closed() {
             report.check(
                 &format!("{t}: payout"),
                 Err("seating closed registration, payout never did: no prize pool".into()),
@@ -526,10 +526,10 @@ fn check_places(
         }
         out += n;
     }
-    let over = seating.room.players() == 1;
+    let over = seating.room().players() == 1;
     if over {
         let winner = seating
-            .entries
+            .entries()
             .iter()
             .find(|(_, e)| matches!(e.status, EntryStatus::Seated { .. }))
             .map(|(id, _)| *id);

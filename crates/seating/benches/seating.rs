@@ -36,12 +36,12 @@ fn big_room() -> SeatingState {
 
 fn balancing(c: &mut Criterion) {
     let state = big_room();
-    let table = *state.room.tables.keys().next().expect("tables");
+    let table = *state.room().tables.keys().next().expect("tables");
     let mut begun = state.clone();
     for e in decide(&begun, &SeatingCommand::BeginHand { table }).expect("begins") {
         begun.apply(&e);
     }
-    let busted: Vec<u64> = begun.room.tables[&table]
+    let busted: Vec<u64> = begun.room().tables[&table]
         .seats
         .iter()
         .flatten()

@@ -306,25 +306,76 @@ pub struct MoveRecord {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatingState {
-    pub name: String,
-    pub started: bool,
-    pub registration_closed: bool,
-    pub entries: OrdMap<EntryId, EntryInfo>,
+    pub(crate) name: String,
+    pub(crate) started: bool,
+    pub(crate) registration_closed: bool,
+    pub(crate) entries: OrdMap<EntryId, EntryInfo>,
     /// A player's entries, in order.
-    pub by_player: OrdMap<String, Vec<EntryId>>,
-    pub room: Room,
+    pub(crate) by_player: OrdMap<String, Vec<EntryId>>,
+    pub(crate) room: Room,
     /// Every move, in order, with its reason.
-    pub history: Vector<MoveRecord>,
+    pub(crate) history: Vector<MoveRecord>,
     /// Entries seated but not yet confirmed by their table.
-    pub unconfirmed: OrdSet<EntryId>,
+    pub(crate) unconfirmed: OrdSet<EntryId>,
     /// Each busted entry's number in the order players went out (1: the
     /// first): the k-th out of a field of N finishes N - k + 1, whatever
     /// order payout hears of the busts in.
     #[serde(default)]
-    pub out: OrdMap<EntryId, u32>,
+    pub(crate) out: OrdMap<EntryId, u32>,
 }
 
 impl SeatingState {
+    /// The tournament's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether play has started.
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Whether registration is closed.
+    pub fn registration_closed(&self) -> bool {
+        self.registration_closed
+    }
+
+    /// Every entry, by entry.
+    pub fn entries(&self) -> &OrdMap<EntryId, EntryInfo> {
+        &self.entries
+    }
+
+    /// One entry.
+    pub fn entry(&self, entry: EntryId) -> Option<&EntryInfo> {
+        self.entries.get(&entry)
+    }
+
+    /// A player's entries, in order.
+    pub fn by_player(&self) -> &OrdMap<String, Vec<EntryId>> {
+        &self.by_player
+    }
+
+    /// The room: its tables, seats and pending moves.
+    pub fn room(&self) -> &Room {
+        &self.room
+    }
+
+    /// Every move, in order, with its reason.
+    pub fn history(&self) -> &Vector<MoveRecord> {
+        &self.history
+    }
+
+    /// Entries seated but not yet confirmed by their table.
+    pub fn unconfirmed(&self) -> &OrdSet<EntryId> {
+        &self.unconfirmed
+    }
+
+    /// Each busted entry's number in the order players went out (1: the
+    /// first).
+    pub fn out(&self) -> &OrdMap<EntryId, u32> {
+        &self.out
+    }
+
     pub fn settings(&self) -> Option<&Settings> {
         self.room.settings.as_ref()
     }

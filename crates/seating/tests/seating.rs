@@ -32,7 +32,7 @@ fn moves(events: &[SeatingEvent]) -> Vec<Moved> {
 
 /// The first `n` entries seated at a table, by seat.
 fn players_at(state: &SeatingState, table: u32, n: usize) -> Vec<u64> {
-    state.room.tables[&table]
+    state.room().tables[&table]
         .seats
         .iter()
         .flatten()
@@ -42,7 +42,7 @@ fn players_at(state: &SeatingState, table: u32, n: usize) -> Vec<u64> {
 }
 
 fn counts(state: &SeatingState) -> Vec<u32> {
-    state.room.tables.values().map(|t| t.count()).collect()
+    state.room().tables.values().map(|t| t.count()).collect()
 }
 
 /// Ends a hand at a table with the big blind at `bb`.
@@ -67,10 +67,10 @@ fn the_random_draw_fills_tables_evenly_and_is_reproducible_from_the_seed() {
     assert_eq!(counts(&state), vec![8, 8, 8, 8, 8]);
     check_seats(&state);
     let again = started(Settings::tda(9, 10_000), 40);
-    assert_eq!(state.room.tables, again.room.tables);
+    assert_eq!(state.room().tables, again.room().tables);
     let mut other = registered(Settings::tda(9, 10_000), 40);
     run(&mut other, SeatingCommand::Start { seed: seed(43) });
-    assert_ne!(state.room.tables, other.room.tables);
+    assert_ne!(state.room().tables, other.room().tables);
 }
 
 #[test]
@@ -95,7 +95,7 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
         })
     );
     // p3 busts and re-enters with a full stack at a random open seat.
-    let table = match state.entries[&3].status {
+    let table = match state.entries()[&3].status {
         EntryStatus::Seated { table, .. } => table,
         s => panic!("{s:?}"),
     };
@@ -127,7 +127,7 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
         }
     )));
     carry_out(&mut state);
-    let t19 = match state.entries[&19].status {
+    let t19 = match state.entries()[&19].status {
         EntryStatus::Seated { table, .. } => table,
         s => panic!("{s:?}"),
     };
@@ -168,7 +168,7 @@ fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
     let mut settings = Settings::club();
     settings.max_entries = Some(3);
     let mut state = registered(settings, 4);
-    assert_eq!(state.entries[&4].status, EntryStatus::Alternate);
+    assert_eq!(state.entries()[&4].status, EntryStatus::Alternate);
     let events = run(&mut state, SeatingCommand::Unregister { entry: 2 });
     assert_eq!(
         events,
@@ -224,7 +224,7 @@ fn balancing_moves_the_next_big_blind_to_the_worst_seat_of_the_short_table() {
     assert_eq!(reason, MoveReason::Balance);
     assert_eq!(from, (1, 1));
     assert_eq!(to.0, 2);
-    let t2 = &state.room.tables[&2];
+    let t2 = &state.room().tables[&2];
     let first_free_after_bb = (5..=9)
         .chain(1..=4)
         .find(|&s| t2.occupant(s).is_none() || t2.occupant(s) == Some(entry))
@@ -243,7 +243,7 @@ fn balancing_moves_the_next_big_blind_to_the_worst_seat_of_the_short_table() {
     carry_out(&mut state);
     gate(&state, 1).unwrap();
     // The history says why.
-    let record = state.history.last().unwrap();
+    let record = state.history().last().unwrap();
     assert_eq!(record.detail, "table 1 had 9, table 2 had 7");
     assert!(record.completed);
 }
@@ -409,7 +409,7 @@ fn the_final_table_is_drawn_when_the_field_fits_and_waits_for_every_hand() {
         }
     )));
     carry_out(&mut state);
-    assert_eq!(state.room.tables.len(), 1);
+    assert_eq!(state.room().tables.len(), 1);
     assert_eq!(counts(&state), vec![9]);
     check_seats(&state);
 }
@@ -437,8 +437,18 @@ fn hand_for_hand_near_the_money_gates_every_table_by_round() {
     assert!(events.contains(&SeatingEvent::HandForHandRound { round: 1 }));
     gate(&state, 1).unwrap();
     // A double bust on the bubble at different tables ends it.
-    let b1 = *state.room.tables[&1].seats.iter().flatten().next().unwrap();
-    let b2 = *state.room.tables[&2].seats.iter().flatten().next().unwrap();
+    let b1 = *state.room().tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .next()
+        .unwrap();
+    let b2 = *state.room().tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .next()
+        .unwrap();
     run(&mut state, SeatingCommand::BeginHand { table: 1 });
     run(&mut state, SeatingCommand::BeginHand { table: 2 });
     let first = run(
@@ -512,7 +522,7 @@ fn the_floor_starts_and_stops_hand_for_hand_and_the_bubble_brings_it_back() {
         events,
         vec![SeatingEvent::HandForHandEnded { remaining: 27 }]
     );
-    assert!(state.room.hand_for_hand.is_none());
+    assert!(state.room().hand_for_hand.is_none());
     hand(&mut state, 1, 3, vec![]);
     gate(&state, 1).unwrap();
     assert_eq!(
@@ -524,10 +534,10 @@ fn the_floor_starts_and_stops_hand_for_hand_and_the_bubble_brings_it_back() {
     // Stopped before the bubble, it still starts there: one bust a hand
     // down to 11 players.
     let mut started_at = Vec::new();
-    while state.room.players() > 11 {
+    while state.room().players() > 11 {
         carry_out(&mut state);
         let table = *state
-            .room
+            .room()
             .tables
             .iter()
             .find(|(t, info)| info.count() >= 3 && gate(&state, **t).is_ok())
@@ -558,7 +568,12 @@ fn the_floor_cannot_start_hand_for_hand_at_one_table() {
 fn bad_input_is_refused_and_changes_nothing() {
     let mut state = started(Settings::tda(9, 10_000), 18);
     let before = state.clone();
-    let someone_at_2 = *state.room.tables[&2].seats.iter().flatten().next().unwrap();
+    let someone_at_2 = *state.room().tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .next()
+        .unwrap();
     assert_eq!(
         decide(
             &state,
@@ -670,9 +685,9 @@ fn a_redraw_that_waited_for_a_move_or_a_seat_is_drawn_from_the_seed_handed_in() 
 #[test]
 fn five_hundred_players_play_down_to_one() {
     let mut state = started(Settings::tda(9, 10_000), 500);
-    assert_eq!(state.room.tables.len(), 56);
+    assert_eq!(state.room().tables.len(), 56);
     let seen = play_out(&mut state, 0x5eed);
-    assert_eq!(state.room.players(), 1);
+    assert_eq!(state.room().players(), 1);
     assert_eq!(seen.final_table_formed_at.map(|p| p <= 9), Some(true));
     assert!(seen.moves.iter().any(|m| m.0 == MoveReason::Balance));
     assert!(seen.moves.iter().any(|m| m.0 == MoveReason::TableBroken));
@@ -692,24 +707,24 @@ proptest! {
         if club { settings.balance = Balance::CLUB; }
         let mut state = started(settings, n);
         play_out(&mut state, x);
-        prop_assert_eq!(state.room.players(), 1);
-        let busted = state.entries.values().filter(|e| e.status == EntryStatus::Busted).count() as u64;
+        prop_assert_eq!(state.room().players(), 1);
+        let busted = state.entries().values().filter(|e| e.status == EntryStatus::Busted).count() as u64;
         prop_assert_eq!(busted, n - 1);
         // Each busted entry has its own number in the order players went
         // out, 1 to n - 1.
-        let mut out: Vec<u32> = state.out.values().copied().collect();
+        let mut out: Vec<u32> = state.out().values().copied().collect();
         out.sort_unstable();
         prop_assert_eq!(out, (1..n as u32).collect::<Vec<_>>());
-        prop_assert!(state.out.keys().all(|e| state.entries[e].status == EntryStatus::Busted));
+        prop_assert!(state.out().keys().all(|e| state.entries()[e].status == EntryStatus::Busted));
     }
 }
 
 #[test]
 fn ten_thousand_entries_play_down_to_one() {
     let mut state = started(Settings::tda(9, 60_000), 10_000);
-    assert_eq!(state.room.tables.len(), 1_112);
+    assert_eq!(state.room().tables.len(), 1_112);
     play_out(&mut state, 0xfe17);
-    assert_eq!(state.room.players(), 1);
+    assert_eq!(state.room().players(), 1);
 }
 
 #[test]

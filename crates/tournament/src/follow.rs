@@ -177,7 +177,7 @@ async fn again<L: EventLog + 'static>(
     table: TableNo,
     summary: &HandSummary,
 ) -> Result<bool, TournamentError> {
-    let waiting = match conductor.seating_state(t).await?.room.tables.get(&table) {
+    let waiting = match conductor.seating_state(t).await?.room().tables.get(&table) {
         None => return Ok(false),
         Some(info) => info.in_hand,
     };

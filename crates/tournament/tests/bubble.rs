@@ -183,12 +183,12 @@ async fn to_a_winner_restarting(
     let mut hfh_rounds = 0;
     for round in 0..3_000u64 {
         let seating = c.seating_state("b").await.unwrap();
-        let left = seating.room.players();
+        let left = seating.room().players();
         if left <= 1 {
             break;
         }
-        let hand_for_hand = seating.room.hand_for_hand.is_some();
-        let tables: Vec<u32> = seating.room.tables.keys().copied().collect();
+        let hand_for_hand = seating.room().hand_for_hand.is_some();
+        let tables: Vec<u32> = seating.room().tables.keys().copied().collect();
         drop(seating);
         let mut dealt = Vec::new();
         for table in tables {
@@ -239,8 +239,8 @@ async fn to_a_winner_restarting(
         assert_eq!(reported, dealt.len(), "every hand end reported once");
         if hand_for_hand && bubble.is_some() {
             let seating = c.seating_state("b").await.unwrap();
-            assert_eq!(seating.room.players(), 5);
-            assert!(seating.room.hand_for_hand.is_none(), "in the money");
+            assert_eq!(seating.room().players(), 5);
+            assert!(seating.room().hand_for_hand.is_none(), "in the money");
         }
     }
     let bubble = bubble.expect("a double bust on the bubble");
@@ -248,13 +248,13 @@ async fn to_a_winner_restarting(
     assert_eq!(restarted, restart);
 
     let seating = c.seating_state("b").await.unwrap();
-    assert_eq!(seating.room.players(), 1, "played to a winner");
+    assert_eq!(seating.room().players(), 1, "played to a winner");
     let payout = c.payout_state("b").await.unwrap();
     assert_eq!(payout.pool().unwrap().prize_pool, 14 * 4_000);
     assert_eq!(u64::from(payout.busted()), ENTRIES - 1);
     // Seating and payout agree on who is out.
     for (entry, e) in payout.entries() {
-        let out = seating.entries[entry].status == EntryStatus::Busted;
+        let out = seating.entries()[entry].status == EntryStatus::Busted;
         assert_eq!(e.busted, out, "entry {entry}");
     }
     (bubble, payout)

@@ -107,10 +107,10 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
     let mut follower = HandFollower::default();
     for round in 0..500u64 {
         let seating = c.seating_state("x").await.unwrap();
-        if seating.room.players() <= 1 {
+        if seating.room().players() <= 1 {
             break;
         }
-        let tables: Vec<u32> = seating.room.tables.keys().copied().collect();
+        let tables: Vec<u32> = seating.room().tables.keys().copied().collect();
         drop(seating);
         for table in tables {
             let deck = Seed::from_u64(round << 8 | u64::from(table));
@@ -130,10 +130,10 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
         catch_up(&c, &mut follower, &mut sub).await;
     }
     let seating = c.seating_state("x").await.unwrap();
-    assert_eq!(seating.room.players(), 1, "played to a winner");
+    assert_eq!(seating.room().players(), 1, "played to a winner");
     let mut chips = 0u128;
     let mut events = 0;
-    for table in 1..=seating.room.last_table {
+    for table in 1..=seating.room().last_table {
         let stream = felt_tablelog::stream("x", &table.to_string()).unwrap();
         let log_events = felt_tablelog::load(log.as_ref(), &stream).await.unwrap();
         events += log_events.len();

@@ -149,9 +149,9 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
     }
     assert!(played.len() > 20, "{played:?}");
     let seating = c.seating_state("f").await.unwrap();
-    assert!(seating.room.tables.values().all(|t| !t.in_hand));
+    assert!(seating.room().tables.values().all(|t| !t.in_hand));
     let busted = seating
-        .entries
+        .entries()
         .values()
         .filter(|e| e.status == felt_seating::EntryStatus::Busted)
         .count();
@@ -177,7 +177,7 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
         .seating_state("f")
         .await
         .unwrap()
-        .room
+        .room()
         .tables
         .keys()
         .copied()
@@ -326,7 +326,7 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
     let reported = catch_up(&restarted, &mut fresh, &mut from_safe).await;
     assert!(reported.contains(&(1, number)), "{reported:?}");
     let seating = restarted.seating_state("r").await.unwrap();
-    assert!(!seating.room.tables[&1].in_hand);
+    assert!(!seating.room().tables[&1].in_hand);
 }
 
 #[tokio::test]
@@ -433,7 +433,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
     let payout = restarted.payout_state("b").await.unwrap();
     let seating = restarted.seating_state("b").await.unwrap();
     let out = seating
-        .entries
+        .entries()
         .values()
         .filter(|e| e.status == felt_seating::EntryStatus::Busted)
         .count();
@@ -442,9 +442,9 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
     // late included: the k-th out of N finishes N - k + 1 (busts of one
     // hand share their range, placed among themselves by their chips).
     let field = payout.entries().len() as u32;
-    assert_eq!(seating.out.len(), busted.len() + later.len());
+    assert_eq!(seating.out().len(), busted.len() + later.len());
     for hand in [&busted, &later] {
-        let outs: Vec<u32> = hand.iter().map(|e| seating.out[e]).collect();
+        let outs: Vec<u32> = hand.iter().map(|e| seating.out()[e]).collect();
         let low = field + 1 - outs.iter().max().unwrap();
         let high = field + 1 - outs.iter().min().unwrap();
         for entry in hand {
@@ -458,7 +458,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
     assert!(
         busted
             .iter()
-            .all(|e| seating.out[e] < seating.out[&later[0]])
+            .all(|e| seating.out()[e] < seating.out()[&later[0]])
     );
 }
 
@@ -517,5 +517,5 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
         "entry {entry} plays the hand at table {table}"
     );
     let after = restarted.seating_state("s").await.unwrap();
-    assert!(after.unconfirmed.is_empty());
+    assert!(after.unconfirmed().is_empty());
 }

@@ -53,7 +53,7 @@ fn room(settings: Settings, n: u64) -> SeatingState {
 
 /// Every pending move completed, as the tables would have carried it out.
 fn carry_out(state: &mut SeatingState) {
-    let moves: Vec<Move> = state.room.moves.values().copied().collect();
+    let moves: Vec<Move> = state.room().moves.values().copied().collect();
     for m in moves {
         seating(
             state,
@@ -137,7 +137,7 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
 #[test]
 fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_eliminators() {
     let mut state = room(Settings::tda(9, 10_000), 18);
-    let out = state.room.tables[&1]
+    let out = state.room().tables[&1]
         .seats
         .iter()
         .flatten()
@@ -204,7 +204,7 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
     settings.paid = 15;
     settings.hand_for_hand_distance = 1;
     let mut state = room(settings, 18);
-    let two: Vec<u64> = state.room.tables[&1]
+    let two: Vec<u64> = state.room().tables[&1]
         .seats
         .iter()
         .flatten()
@@ -218,8 +218,18 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
             .any(|e| matches!(e, SeatingEvent::HandForHandStarted { .. }))
     );
     carry_out(&mut state);
-    let b1 = *state.room.tables[&1].seats.iter().flatten().next().unwrap();
-    let b2 = *state.room.tables[&2].seats.iter().flatten().next().unwrap();
+    let b1 = *state.room().tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .next()
+        .unwrap();
+    let b2 = *state.room().tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .next()
+        .unwrap();
     seating(&mut state, SeatingCommand::BeginHand { table: 1 });
     seating(&mut state, SeatingCommand::BeginHand { table: 2 });
     let first = seating(
@@ -246,7 +256,7 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
         &mut payout,
         felt_payout::Command::RecordEntries {
             entries: state
-                .entries
+                .entries()
                 .iter()
                 .map(|(id, e)| (*id, e.player.clone()))
                 .collect(),

@@ -45,7 +45,7 @@ pub fn result_rows(
         .map(|(entry, e)| {
             let (first, last) = e.place.unwrap_or((0, 0));
             let name = seating
-                .entries
+                .entries()
                 .get(&entry)
                 .map(|s| s.name.clone())
                 .unwrap_or_default();

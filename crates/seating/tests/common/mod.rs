@@ -122,7 +122,7 @@ pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
     let mut all = Vec::new();
     loop {
         let mut commands: Vec<SeatingCommand> = state
-            .room
+            .room()
             .moves
             .keys()
             .map(|&id| SeatingCommand::MoveCompleted {
@@ -133,7 +133,7 @@ pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
             .collect();
         commands.extend(
             state
-                .unconfirmed
+                .unconfirmed()
                 .iter()
                 .map(|&entry| SeatingCommand::SeatConfirmed {
                     entry,
@@ -153,7 +153,7 @@ pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
 /// no seat held twice.
 pub(crate) fn check_seats(state: &SeatingState) {
     let mut seen = std::collections::BTreeMap::new();
-    for t in state.room.tables.values() {
+    for t in state.room().tables.values() {
         for (i, s) in t.seats.iter().enumerate() {
             if let Some(e) = s {
                 assert!(
@@ -163,7 +163,7 @@ pub(crate) fn check_seats(state: &SeatingState) {
             }
         }
     }
-    for (id, e) in &state.entries {
+    for (id, e) in state.entries() {
         match e.status {
             EntryStatus::Seated { table, seat } => {
                 assert_eq!(
@@ -204,24 +204,24 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
     let settings = state.settings().cloned().expect("created");
     carry_out(state);
     let mut idle_rounds = 0;
-    while state.room.players() > 1 {
-        let tables: Vec<TableNo> = state.room.tables.keys().copied().collect();
+    while state.room().players() > 1 {
+        let tables: Vec<TableNo> = state.room().tables.keys().copied().collect();
         let mut played = false;
         for table in tables {
-            if !state.room.tables.contains_key(&table) {
+            if !state.room().tables.contains_key(&table) {
                 continue;
             }
             if decide(state, &SeatingCommand::BeginHand { table }).is_err() {
                 continue;
             }
             let longest = state
-                .room
+                .room()
                 .tables
                 .values()
                 .map(|t| t.count())
                 .max()
                 .unwrap_or(0);
-            let count = state.room.tables[&table].count();
+            let count = state.room().tables[&table].count();
             if let Some(short) = settings.balance.stop_short_by {
                 assert!(
                     longest < count + u32::from(short),
@@ -231,9 +231,9 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
             run(state, SeatingCommand::BeginHand { table });
             seen.hands += 1;
             played = true;
-            let t = &state.room.tables[&table];
+            let t = &state.room().tables[&table];
             let occupants: Vec<u64> = t.seats.iter().flatten().copied().collect();
-            let players = state.room.players();
+            let players = state.room().players();
             let mut busted = Vec::new();
             for &e in &occupants {
                 if xorshift(&mut x).is_multiple_of(7)
@@ -259,8 +259,8 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
                 if let SeatingEvent::MoveStarted { r#move, .. } = e {
                     seen.moves.push((r#move.reason, r#move.from.0, r#move.to.0));
                     if r#move.reason == MoveReason::Balance {
-                        let from = state.room.tables[&r#move.from.0].count();
-                        let to = state.room.tables[&r#move.to.0].count();
+                        let from = state.room().tables[&r#move.from.0].count();
+                        let to = state.room().tables[&r#move.to.0].count();
                         assert!(from + 1 >= to, "balance move from {from} to {to} players");
                     }
                 }
@@ -277,7 +277,7 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
                 carry_out(state);
                 check_seats(state);
             }
-            if state.room.players() <= 1 {
+            if state.room().players() <= 1 {
                 break;
             }
         }
@@ -285,19 +285,19 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
         check_seats(state);
         if !played {
             idle_rounds += 1;
-            assert!(idle_rounds < 3, "no table can play: {:?}", state.room);
+            assert!(idle_rounds < 3, "no table can play: {:?}", state.room());
         } else {
             idle_rounds = 0;
         }
         // Between rounds, all tables idle and moves done: balanced.
         let counts: Vec<u32> = state
-            .room
+            .room()
             .tables
             .values()
             .filter(|t| !t.breaking)
             .map(|t| t.count())
             .collect();
-        if counts.len() > 1 && state.room.redraw.is_none() {
+        if counts.len() > 1 && state.room().redraw.is_none() {
             let (max, min) = (counts.iter().max().unwrap(), counts.iter().min().unwrap());
             assert!(
                 max - min <= u32::from(settings.balance.tolerance),

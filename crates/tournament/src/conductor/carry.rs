@@ -188,7 +188,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             let stack = state.settings().map_or(0, |s| s.starting_stack);
             let to_open = self.tables_to_open(t, &state);
             let seats = reactions::seats::unconfirmed(&state);
-            let moves: Vec<felt_seating::Move> = state.room.moves.values().copied().collect();
+            let moves: Vec<felt_seating::Move> = state.room().moves.values().copied().collect();
             // Seating's state is shared with its handler: let go of it before
             // the next seating command, or that command copies it.
             drop(state);
@@ -256,7 +256,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         state
-            .room
+            .room()
             .tables
             .values()
             .filter(|tb| !opened.contains(&(t.to_string(), tb.number)))

@@ -42,7 +42,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 Err(e) => return Err(e.into()),
             };
             let seating = self.seating_state(t).await?;
-            let Some(info) = seating.room.tables.get(&table) else {
+            let Some(info) = seating.room().tables.get(&table) else {
                 return Ok(Begin::Closed);
             };
             let begun = Begun {
@@ -60,7 +60,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                     // tables wait for them no hand end comes to finish it.
                     // (Unless they are being carried out now.)
                     if !carried
-                        && (!seating.room.moves.is_empty() || !seating.unconfirmed.is_empty())
+                        && (!seating.room().moves.is_empty() || !seating.unconfirmed().is_empty())
                         && let Ok(_one) = self.carrying.try_lock()
                     {
                         drop(seating);

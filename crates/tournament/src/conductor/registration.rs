@@ -191,7 +191,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 let player = self
                     .seating_state(t)
                     .await?
-                    .entries
+                    .entries()
                     .get(promoted)
                     .map(|i| i.player.clone())
                     .unwrap_or_default();
@@ -231,7 +231,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// Closes registration: the pool and pay sheet are fixed, and seating
     /// learns how many are paid (for hand-for-hand).
     pub async fn close_registration(&self, t: &str, now: Millis) -> Result<()> {
-        let closed = self.seating_state(t).await?.registration_closed;
+        let closed = self.seating_state(t).await?.registration_closed();
         if !closed {
             self.seat_cmd(
                 t,
@@ -307,7 +307,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             let seating = self.seating_state(t).await?;
             seating
                 .settings()
-                .filter(|_| seating.started && !seating.registration_closed)
+                .filter(|_| seating.started() && !seating.registration_closed())
                 .map(|s| s.late_registration_level)
         };
         if let Some(last) = late

@@ -164,7 +164,7 @@ pub fn busts(
             },
             // Its turn out, for its place: a hand end reported again after
             // a crash reaches payout after later ones.
-            out: seating.out.get(entry).copied(),
+            out: seating.out().get(entry).copied(),
         };
         match hand_for_hand_round {
             // One hand's busts are all of the table's round.
@@ -188,7 +188,7 @@ pub fn busts(
 /// Whether hand-for-hand round `round` is over: no table still plays it.
 pub fn round_over(seating: &SeatingState, round: u64) -> bool {
     !seating
-        .room
+        .room()
         .tables
         .values()
         .any(|t| t.in_hand && t.round == Some(round))

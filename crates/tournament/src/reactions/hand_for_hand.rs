@@ -19,10 +19,10 @@ pub fn to_clock(
     match event {
         // Only while seating plays it, and once per period.
         SeatingEvent::HandForHandStarted { .. }
-            if seating.room.hand_for_hand.is_some()
+            if seating.room().hand_for_hand.is_some()
                 && !matches!(clock.status(), Status::HandForHand { .. }) =>
         {
-            let tables: Vec<TableNo> = seating.room.tables.keys().copied().collect();
+            let tables: Vec<TableNo> = seating.room().tables.keys().copied().collect();
             vec![Order::new(
                 format!("hfh-{}-start", clock.hand_for_hand_periods() + 1),
                 ClockCommand::StartHandForHand { at, tables },

@@ -26,10 +26,10 @@ pub fn open(table: TableNo, seats: u8, rules: HouseRules) -> TableOrder {
 /// table, seat)`, in entry order. An entry being moved is the move's.
 pub fn unconfirmed(seating: &SeatingState) -> Vec<(EntryId, TableNo, Seat)> {
     seating
-        .unconfirmed
+        .unconfirmed()
         .iter()
         .filter_map(|&entry| {
-            let info = seating.entries.get(&entry)?;
+            let info = seating.entries().get(&entry)?;
             match info.status {
                 EntryStatus::Seated { table, seat } if info.moving.is_none() => {
                     Some((entry, table, seat))

@@ -152,7 +152,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
                     entry,
                     player_id: e.player.clone(),
                     name: seating
-                        .entries
+                        .entries()
                         .get(&entry)
                         .map(|s| s.name.clone())
                         .unwrap_or_default(),

@@ -233,10 +233,10 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             tournaments.push(pb::TournamentSummary {
                 tournament_id: t.tournament,
                 name: t.name,
-                started: s.started,
-                registration_closed: s.registration_closed,
+                started: s.started(),
+                registration_closed: s.registration_closed(),
                 entries: s.entries_in(),
-                players_left: s.room.players(),
+                players_left: s.room().players(),
             });
         }
         Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
@@ -274,7 +274,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             .map_err(tournament_status)?;
         let state = self.state(&req.tournament_id).await?;
         let info = state
-            .entries
+            .entries()
             .get(&entry)
             .ok_or_else(|| Status::internal(format!("entry {entry} is not in seating")))?;
         Ok(Response::new(pb::RegisterResponse {
@@ -319,7 +319,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let state = self.state(&req.tournament_id).await?;
         let entries = entries
             .iter()
-            .filter_map(|e| state.entries.get(e).map(|info| entry_view(*e, info)))
+            .filter_map(|e| state.entries().get(e).map(|info| entry_view(*e, info)))
             .collect();
         Ok(Response::new(pb::RegisterManyResponse { entries }))
     }
@@ -358,8 +358,8 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             .map_err(tournament_status)?;
         let state = self.state(&req.tournament_id).await?;
         Ok(Response::new(pb::StartTournamentResponse {
-            tables: state.room.tables.len() as u32,
-            players: state.room.players(),
+            tables: state.room().tables.len() as u32,
+            players: state.room().players(),
         }))
     }
 
@@ -379,7 +379,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let state = self.state(&t).await?;
         Ok(Response::new(pb::CloseRegistrationResponse {
             entries: state.entries_in(),
-            paid: state.room.paid,
+            paid: state.room().paid,
         }))
     }
 
@@ -477,7 +477,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let state = self.state(&req.tournament_id).await?;
         let number: Option<u64> = query.parse().ok();
         let entries = state
-            .entries
+            .entries()
             .iter()
             .filter(|(id, info)| {
                 Some(**id) == number
@@ -498,7 +498,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         role(&request)?;
         let state = self.state(&request.into_inner().tournament_id).await?;
         let tables = state
-            .room
+            .room()
             .tables
             .values()
             .map(|t| pb::RoomTable {
@@ -510,13 +510,13 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 hands: t.hands,
                 occupants: (1..=t.size())
                     .filter_map(|s| t.occupant(s))
-                    .filter_map(|e| state.entries.get(&e).map(|info| entry_view(e, info)))
+                    .filter_map(|e| state.entries().get(&e).map(|info| entry_view(e, info)))
                     .collect(),
             })
             .collect();
         Ok(Response::new(pb::GetTableMapResponse {
             tables,
-            final_table: state.room.final_table,
+            final_table: state.room().final_table,
         }))
     }
 
@@ -529,27 +529,27 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let state = self.state(&request.into_inner().tournament_id).await?;
         let stack = state.settings().map_or(0, |s| s.starting_stack);
         let entries = state.entries_in();
-        let left = state.room.players();
+        let left = state.room().players();
         // Chips are conserved: every entry brought one starting stack.
-        let in_play = if state.started {
+        let in_play = if state.started() {
             u64::from(entries) * stack
         } else {
             0
         };
         Ok(Response::new(pb::GetStandingsResponse {
-            name: state.name.clone(),
-            started: state.started,
-            registration_closed: state.registration_closed,
+            name: state.name().to_string(),
+            started: state.started(),
+            registration_closed: state.registration_closed(),
             entries,
             players_left: left,
-            tables: state.room.tables.len() as u32,
+            tables: state.room().tables.len() as u32,
             starting_stack: stack,
             average_stack: in_play.checked_div(u64::from(left)).unwrap_or(0),
-            paid: state.room.paid,
-            hand_for_hand: state.room.hand_for_hand.is_some(),
-            final_table: state.room.final_table,
+            paid: state.room().paid,
+            hand_for_hand: state.room().hand_for_hand.is_some(),
+            final_table: state.room().final_table,
             alternates: state
-                .entries
+                .entries()
                 .values()
                 .filter(|e| e.status == EntryStatus::Alternate)
                 .count() as u32,
@@ -566,10 +566,10 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let state = self.state(&request.tournament_id).await?;
         let skip = match request.last {
             0 => 0,
-            last => state.history.len().saturating_sub(last as usize),
+            last => state.history().len().saturating_sub(last as usize),
         };
         let moves = state
-            .history
+            .history()
             .skip(skip)
             .iter()
             .map(|r| {
@@ -578,7 +578,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     id: m.id,
                     entry: m.entry,
                     name: state
-                        .entries
+                        .entries()
                         .get(&m.entry)
                         .map(|e| e.name.clone())
                         .unwrap_or_default(),
