@@ -362,11 +362,11 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         }
         // A hand being played has chips in the middle: they are on the
         // table too.
-        let in_hand = state.hand.as_ref().map_or(0, |h| {
+        let in_hand = state.hand().map_or(0, |h| {
             in_progress.push(format!("table {table} hand {}", h.number));
             u128::from(h.pot())
         });
-        let on_table: u128 = (1..=state.size)
+        let on_table: u128 = (1..=state.size())
             .filter_map(|s| state.seat(s))
             .map(|p| u128::from(p.stack))
             .sum::<u128>()
@@ -380,7 +380,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                 }),
         );
         chips_total += on_table;
-        for s in 1..=state.size {
+        for s in 1..=state.size() {
             if let Some(p) = state.seat(s)
                 && p.stack > 0
             {
@@ -389,7 +389,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         }
         // Seating agrees with the table on who sits where.
         let room = seating.room().tables.get(&table);
-        let disagree: Vec<String> = (1..=state.size)
+        let disagree: Vec<String> = (1..=state.size())
             .filter_map(|s| {
                 let at_table = state.seat(s).filter(|p| p.stack > 0).map(|p| p.player.0);
                 let in_seating = room.and_then(|r| r.occupant(s));

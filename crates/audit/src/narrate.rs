@@ -75,7 +75,7 @@ pub fn narrate(state: &mut TableState, events: &[TableEvent]) -> String {
             ),
             TableEvent::CardsShown { seat, cards } => {
                 let board = state
-                    .hand
+                    .hand()
                     .as_ref()
                     .map(|h| h.board.clone())
                     .unwrap_or_default();
@@ -137,7 +137,7 @@ pub fn narrate(state: &mut TableState, events: &[TableEvent]) -> String {
         };
         state.apply(e);
         let _ = writeln!(out, "{line}");
-        if let Some(h) = &state.hand
+        if let Some(h) = &state.hand()
             && matches!(
                 e,
                 TableEvent::ActionTaken { .. } | TableEvent::BlindPosted { .. }

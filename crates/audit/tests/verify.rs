@@ -76,7 +76,7 @@ async fn played(log: Arc<EmbeddedLog>, t: &str) {
             else {
                 panic!("table {table} was not dealt a hand");
             };
-            let number = state.hand.as_ref().unwrap().number;
+            let number = state.hand().unwrap().number;
             let mut k = 0;
             while let Some(command) = bot::act(&state, &mut rng) {
                 k += 1;

@@ -278,8 +278,8 @@ pub fn replay(hand: &PhhHand, rules: HouseRules) -> Result<Replay, PhhError> {
             },
             [player, "cc"] => {
                 let seat = seat_of(player)?;
-                let to_call = r.state.hand.as_ref().map_or(0, |h| h.to_call(seat));
-                let nobody_to_act = r.state.hand.as_ref().is_some_and(|h| h.to_act.is_none());
+                let to_call = r.state.hand().map_or(0, |h| h.to_call(seat));
+                let nobody_to_act = r.state.hand().is_some_and(|h| h.to_act.is_none());
                 if nobody_to_act && to_call == 0 {
                     // PokerKit asks the last player with chips to check
                     // when nobody is left to bet against; felt closes the
@@ -300,7 +300,7 @@ pub fn replay(hand: &PhhHand, rules: HouseRules) -> Result<Replay, PhhError> {
                 let to: Chips = amount
                     .parse()
                     .map_err(|_| bad("amount must be whole chips"))?;
-                let open = r.state.hand.as_ref().is_some_and(|h| h.current_bet > 0);
+                let open = r.state.hand().is_some_and(|h| h.current_bet > 0);
                 Command::Act {
                     seat,
                     action: if open {
@@ -324,7 +324,7 @@ pub fn replay(hand: &PhhHand, rules: HouseRules) -> Result<Replay, PhhError> {
         };
         r.run(index, line, &command)?;
     }
-    if let Some(h) = &r.state.hand {
+    if let Some(h) = &r.state.hand() {
         return Err(PhhError::Unfinished(format!(
             "hand {} is still in the {:?} phase on the {}",
             h.number, h.phase, h.street

@@ -199,7 +199,7 @@ fn a_digital_hand_felt_dealt_exports_and_replays() {
             },
         );
     }
-    assert!(state.hand.is_none());
+    assert!(state.hand().is_none());
     let text = felt_phh::export(&log).unwrap();
     assert!(text.contains("antes = [0, 100, 0, 0]"), "{text}");
     assert_eq!(verify(&text, pokerkit_rules()), Verdict::Passed, "{text}");

@@ -109,15 +109,15 @@ pub struct Options {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TableState {
     /// Number of seats; 0 until the table is opened.
-    pub size: u8,
-    pub rules: HouseRules,
-    pub seats: [Option<SeatState>; MAX_SEATS],
-    pub hands_started: u64,
+    pub(crate) size: u8,
+    pub(crate) rules: HouseRules,
+    pub(crate) seats: [Option<SeatState>; MAX_SEATS],
+    pub(crate) hands_started: u64,
     /// Position of the last hand's big blind and small blind (which may have
     /// been dead): the dead-button rule moves both forward (TDA 32).
-    pub last_big_blind: Option<Seat>,
-    pub last_small_blind_position: Option<Seat>,
-    pub hand: Option<HandState>,
+    pub(crate) last_big_blind: Option<Seat>,
+    pub(crate) last_small_blind_position: Option<Seat>,
+    pub(crate) hand: Option<HandState>,
 }
 
 pub(crate) fn idx(seat: Seat) -> usize {
@@ -125,6 +125,40 @@ pub(crate) fn idx(seat: Seat) -> usize {
 }
 
 impl TableState {
+    /// Number of seats; 0 until the table is opened.
+    pub fn size(&self) -> u8 {
+        self.size
+    }
+
+    pub fn rules(&self) -> &HouseRules {
+        &self.rules
+    }
+
+    /// Every seat, seat 1 first (only the first [`TableState::size`] exist).
+    pub fn seats(&self) -> &[Option<SeatState>] {
+        &self.seats[..usize::from(self.size).min(MAX_SEATS)]
+    }
+
+    /// Hands started at this table so far.
+    pub fn hands_started(&self) -> u64 {
+        self.hands_started
+    }
+
+    /// Position of the last hand's big blind (which may have been dead).
+    pub fn last_big_blind(&self) -> Option<Seat> {
+        self.last_big_blind
+    }
+
+    /// Position of the last hand's small blind (which may have been dead).
+    pub fn last_small_blind_position(&self) -> Option<Seat> {
+        self.last_small_blind_position
+    }
+
+    /// The hand being played, between `HandStarted` and `HandEnded`.
+    pub fn hand(&self) -> Option<&HandState> {
+        self.hand.as_ref()
+    }
+
     pub fn seat(&self, seat: Seat) -> Option<&SeatState> {
         self.seats.get(idx(seat)).and_then(|s| s.as_ref())
     }

@@ -411,7 +411,7 @@ fn rule_51_example_1_an_undercall_of_a_raise_multiway_is_for_the_floor() {
     });
     assert!(t.hand().player(3).unwrap().folded);
     assert_eq!(t.stack(3), before.seat(3).unwrap().stack - 2000);
-    assert_eq!(t.hand().pot(), before.hand.as_ref().unwrap().pot() + 2000);
+    assert_eq!(t.hand().pot(), before.hand().unwrap().pot() + 2000);
     assert_eq!(t.to_act(), Some(4));
 }
 

@@ -26,12 +26,12 @@ fn extreme(k: u64) -> Chips {
 /// Every chip at the table, counted without wrapping.
 fn chips(state: &TableState) -> u128 {
     let behind: u128 = state
-        .seats
+        .seats()
         .iter()
         .flatten()
         .map(|s| u128::from(s.stack))
         .sum();
-    let pot = state.hand.as_ref().map_or(0, |h| {
+    let pot = state.hand().map_or(0, |h| {
         h.players
             .iter()
             .flatten()
@@ -43,7 +43,7 @@ fn chips(state: &TableState) -> u128 {
 }
 
 fn command(state: &TableState, choice: u64) -> Command {
-    let Some(h) = &state.hand else {
+    let Some(h) = &state.hand() else {
         // Mostly blinds of a real level, sometimes the extremes.
         let bb = if choice.is_multiple_of(4) {
             extreme(choice / 3)
@@ -180,7 +180,7 @@ fn hands_with_the_largest_stacks_are_played_to_the_end() {
         "{ended} hands ended, {all_in} all in"
     );
     let state = replay(&log);
-    let stacks: Vec<Chips> = state.seats.iter().flatten().map(|s| s.stack).collect();
+    let stacks: Vec<Chips> = state.seats().iter().flatten().map(|s| s.stack).collect();
     assert_eq!(stacks.iter().filter(|s| **s > 0).count(), 1, "{stacks:?}");
     assert_eq!(stacks.iter().max(), Some(&(MAX_CHIPS / 6 * 6)));
 }

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 fn invariants(state: &TableState, total: Chips) -> Result<(), TestCaseError> {
     prop_assert_eq!(state.chips_in_play(), total, "chips are conserved");
-    if let Some(h) = &state.hand {
+    if let Some(h) = &state.hand() {
         if let Some(seat) = h.to_act {
             let p = h.player(seat);
             prop_assert!(
@@ -153,7 +153,7 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
             },
         };
     }
-    let Some(h) = &state.hand else {
+    let Some(h) = &state.hand() else {
         let bb = 2 + choice % 200;
         let mut level = Level::blinds(bb / 2, bb);
         if choice.is_multiple_of(3) {

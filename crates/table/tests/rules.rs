@@ -173,7 +173,7 @@ fn side_pots_are_awarded_from_the_last_to_the_main_pot() {
         vec![(1, 400, vec![(2, 400)]), (0, 300, vec![(1, 300)])]
     );
     assert_eq!((t.stack(1), t.stack(2), t.stack(3)), (300, 400, 700));
-    assert!(t.state.hand.is_none());
+    assert!(t.state.hand().is_none());
 }
 
 /// Seat 1 folds its small blind, seats 2 and 3 check to the river on a board
@@ -322,7 +322,7 @@ fn an_absent_player_posts_and_has_a_dead_hand() {
     assert!(t.hand().player(2).unwrap().folded);
     t.act(3, Fold);
     // Seat 1 is the only live hand and wins the blinds.
-    assert!(t.state.hand.is_none());
+    assert!(t.state.hand().is_none());
     assert_eq!(t.stack(1), 1100);
 }
 
@@ -349,7 +349,7 @@ fn a_digital_deal_is_repeatable_and_plays_to_a_showdown() {
     };
     let (a, b) = (play(), play());
     assert_eq!(a.log, b.log);
-    assert!(a.state.hand.is_none());
+    assert!(a.state.hand().is_none());
     let shown = a
         .log
         .iter()

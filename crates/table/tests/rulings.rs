@@ -27,7 +27,7 @@ fn fold_around(t: &mut Table) {
     while let Some(seat) = t.to_act() {
         t.act(seat, Fold);
     }
-    assert!(t.state.hand.is_none(), "the hand ended");
+    assert!(t.state.hand().is_none(), "the hand ended");
 }
 
 fn started(events: &[TableEvent]) -> Option<(u64, Seat, Option<Seat>, Seat)> {
@@ -213,7 +213,7 @@ fn the_floor_kills_a_hand_with_a_reason() {
     // Seats 2 and 3 play on: the small blind stays in the pot.
     assert_eq!(t.to_act(), Some(3));
     t.act(3, Fold);
-    assert!(t.state.hand.is_none());
+    assert!(t.state.hand().is_none());
     assert_eq!(t.stack(2), 1050);
 }
 
@@ -239,7 +239,7 @@ fn the_floor_awards_a_contested_pot() {
             rank: None
         }]
     }));
-    assert!(t.state.hand.is_none());
+    assert!(t.state.hand().is_none());
     assert_eq!((t.stack(1), t.stack(2), t.stack(3)), (900, 900, 1200));
 }
 
@@ -271,7 +271,7 @@ fn when_every_hand_is_dead_every_chip_goes_back() {
         t.ok(Command::SetAbsent { seat, absent: true });
     }
     t.start(level(50, 100), Some(1));
-    assert!(t.state.hand.is_none());
+    assert!(t.state.hand().is_none());
     assert_eq!((t.stack(1), t.stack(2)), (1000, 1000));
 }
 
@@ -323,7 +323,7 @@ fn an_award_that_does_not_follow_from_the_cards_is_found() {
         seat: 2,
         action: PlayerAction::Call,
     });
-    assert!(t.state.hand.is_none());
+    assert!(t.state.hand().is_none());
     assert_eq!(check_awards(&t.log), Ok(1));
     // The pot given to the other player in the record.
     let mut forged = t.log.clone();

@@ -106,7 +106,7 @@ async fn a_hand_through_the_service_is_stored_once_and_survives_a_restart() {
             k += 1;
         }
         let (state, version) = h.state(&stream).await.unwrap();
-        assert!(state.hand.is_none());
+        assert!(state.hand().is_none());
         (state, version)
     };
     // A restarted service catches up from the log: the same table.

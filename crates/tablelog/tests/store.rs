@@ -55,7 +55,7 @@ async fn a_table_stored_and_loaded_folds_to_the_same_state_and_exports_its_hands
             pending.push((play(&mut state, act), 1000 * (hand as usize + 1) + k));
             k += 1;
         }
-        assert!(state.hand.is_none());
+        assert!(state.hand().is_none());
     }
     for (events, id) in &pending {
         let a = felt_tablelog::append(

@@ -22,7 +22,7 @@ pub struct Facing {
 /// The command of the player to act, or `None` when nobody is to act.
 pub fn act(state: &TableState, rng: &mut ChaCha8Rng) -> Option<Command> {
     let o = state.options()?;
-    let h = state.hand.as_ref()?;
+    let h = state.hand()?;
     let facing = Facing {
         to_call: o.to_call,
         min_to: o.min_to,

@@ -182,10 +182,16 @@ async fn again<L: EventLog + 'static>(
         Some(info) => info.in_hand,
     };
     // (This process's view of the table never runs ahead of the log.)
-    let later = conductor.tables.cached_state(stream).await?.0.hands_started > summary.number;
+    let later = conductor
+        .tables
+        .cached_state(stream)
+        .await?
+        .0
+        .hands_started()
+        > summary.number;
     let latest = !later && !waiting && {
         let (state, _) = conductor.tables.state(stream).await?;
-        state.hands_started == summary.number && state.hand.is_none()
+        state.hands_started() == summary.number && state.hand().is_none()
     };
     if !later && (waiting || latest) {
         return Ok(true);

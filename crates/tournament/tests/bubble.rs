@@ -76,8 +76,8 @@ fn planned(state: &TableState, pair: Option<(Seat, Seat)>) -> Option<Command> {
 /// (found by playing it on a copy of the table), and the entry that busts
 /// with its chips at the start of the hand.
 fn busting_pair(state: &TableState) -> Option<((Seat, Seat), (u64, u64))> {
-    let h = state.hand.as_ref()?;
-    let seats: Vec<Seat> = (1..=state.size)
+    let h = state.hand()?;
+    let seats: Vec<Seat> = (1..=state.size())
         .filter(|&s| h.player(s).is_some_and(|p| !p.all_in))
         .collect();
     for (i, &a) in seats.iter().enumerate() {
@@ -106,7 +106,7 @@ async fn play(
     state: &TableState,
     pair: Option<(Seat, Seat)>,
 ) {
-    let number = state.hand.as_ref().expect("a hand").number;
+    let number = state.hand().expect("a hand").number;
     let mut state = state.clone();
     let mut k = 0;
     while let Some(command) = planned(&state, pair) {

@@ -49,7 +49,7 @@ fn spec(stack: u64, buy_in: u64, fee: u64, guarantee: u64) -> TournamentSpec {
 /// The first two players to act go all in, everyone else folds.
 fn all_in_pair(state: &TableState) -> Option<Command> {
     let o = state.options()?;
-    let h = state.hand.as_ref()?;
+    let h = state.hand()?;
     let pushed = h.players.iter().flatten().filter(|p| p.all_in).count();
     let action = if pushed < 2 {
         PlayerAction::AllIn
@@ -118,7 +118,7 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
                 c.begin_hand("x", table, T0, &move |_| deck).await.unwrap()
             {
                 let mut state = (*state).clone();
-                let number = state.hand.as_ref().unwrap().number;
+                let number = state.hand().unwrap().number;
                 let mut k = 0;
                 while let Some(command) = all_in_pair(&state) {
                     k += 1;
@@ -143,7 +143,7 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
         );
         let state = felt_table::replay(&log_events);
         chips += state
-            .seats
+            .seats()
             .iter()
             .flatten()
             .map(|s| u128::from(s.stack))

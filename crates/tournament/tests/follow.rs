@@ -98,7 +98,7 @@ async fn play_out<L: EventLog + 'static>(
     done: u32,
     rng: &mut ChaCha8Rng,
 ) {
-    let number = state.hand.as_ref().unwrap().number;
+    let number = state.hand().unwrap().number;
     let mut k = done;
     while let Some(command) = bot::act(&state, rng) {
         k += 1;
@@ -131,7 +131,7 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
             let Begin::Started(_, state, _) = begin else {
                 continue;
             };
-            let number = state.hand.as_ref().unwrap().number;
+            let number = state.hand().unwrap().number;
             play_out(&c, "f", table, state, 0, &mut rng).await;
             // Until the follower reports it, seating holds the table.
             let again = c
@@ -236,8 +236,8 @@ async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request(
         .await
         .unwrap()
         .0;
-    assert_eq!(table.hands_started, 1);
-    assert_eq!(table.hand, state.hand);
+    assert_eq!(table.hands_started(), 1);
+    assert_eq!(table.hand(), state.hand());
 }
 
 #[tokio::test]
@@ -272,7 +272,7 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
     else {
         panic!("table 1 deals");
     };
-    let number = state.hand.as_ref().unwrap().number;
+    let number = state.hand().unwrap().number;
     let command = bot::act(&state, &mut rng).unwrap();
     let state = c
         .table("r", 1, &format!("h{number}-1"), T0, command)
@@ -390,7 +390,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
     else {
         panic!("the table waits for a hand end seating has")
     };
-    assert!(state.hands_started > summary.number);
+    assert!(state.hands_started() > summary.number);
     assert!(!restarted.busts_recorded("b", &busted).await.unwrap());
     // and it played on until a later hand busted someone else, whose end
     // reached seating and payout first,
@@ -513,7 +513,7 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
         panic!("table {table} did not deal: {begin:?}")
     };
     assert!(
-        state.seats.iter().flatten().any(|p| p.player.0 == entry),
+        state.seats().iter().flatten().any(|p| p.player.0 == entry),
         "entry {entry} plays the hand at table {table}"
     );
     let after = restarted.seating_state("s").await.unwrap();

@@ -74,7 +74,7 @@ pub(crate) fn run(args: &HandsArgs) -> anyhow::Result<()> {
             },
             &mut events,
         )?;
-        while state.hand.is_some() {
+        while state.hand().is_some() {
             let Some(command) = felt_tournament::bot::act(&state, &mut rng) else {
                 anyhow::bail!("a digital hand stopped with nobody to act");
             };

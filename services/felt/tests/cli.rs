@@ -114,7 +114,7 @@ fn table_log(data: &std::path::Path) {
             ))
             .unwrap();
     }
-    assert!(state.hand.is_none());
+    assert!(state.hand().is_none());
 }
 
 #[test]

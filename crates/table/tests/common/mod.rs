@@ -119,11 +119,11 @@ impl Table {
     }
 
     pub(crate) fn hand(&self) -> &HandState {
-        self.state.hand.as_ref().expect("a hand in progress")
+        self.state.hand().expect("a hand in progress")
     }
 
     pub(crate) fn to_act(&self) -> Option<Seat> {
-        self.state.hand.as_ref().and_then(|h| h.to_act)
+        self.state.hand().and_then(|h| h.to_act)
     }
 
     pub(crate) fn stack(&self, seat: Seat) -> Chips {

@@ -82,7 +82,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 // changes nothing, a first deal is the hand seating granted.
                 let stream = felt_tablelog::stream(t, &table.to_string())?;
                 let (now_at_table, version) = self.tables.state(&stream).await?;
-                if let Some(number) = now_at_table.hand.as_ref().map(|h| h.number) {
+                if let Some(number) = now_at_table.hand().map(|h| h.number) {
                     let events: Vec<TableEvent> = self
                         .tables
                         .log()

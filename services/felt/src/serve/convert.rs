@@ -247,8 +247,8 @@ pub(crate) fn view(
     version: u64,
     all_cards: bool,
 ) -> pb::TableView {
-    let hand = state.hand.as_ref();
-    let seats = (1..=state.size)
+    let hand = state.hand();
+    let seats = (1..=state.size())
         .filter_map(|s| {
             let seat = state.seat(s)?;
             let p = hand.and_then(|h| h.player(s));
@@ -274,7 +274,7 @@ pub(crate) fn view(
     let options = state.options();
     pb::TableView {
         table: Some(table),
-        size: state.size.into(),
+        size: state.size().into(),
         seats,
         hand: hand.map(|h| pb::HandView {
             number: h.number,
@@ -303,7 +303,7 @@ pub(crate) fn view(
                 })
                 .collect(),
         }),
-        hands_played: state.hands_started,
+        hands_played: state.hands_started(),
         version,
     }
 }

@@ -439,7 +439,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         use pb::begin_hand_response::Outcome;
         let outcome = match begin {
             Begin::Started(_, state, version) => {
-                let hand = state.hand.as_ref();
+                let hand = state.hand();
                 Outcome::Dealt(pb::HandDealt {
                     hand_number: hand.map_or(0, |h| h.number),
                     level: hand.map(|h| convert::pb_level(&h.level)),

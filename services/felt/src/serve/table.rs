@@ -246,7 +246,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                 .await
                 .map_err(status)?
         };
-        if let Some(h) = &outcome.state.hand {
+        if let Some(h) = &outcome.state.hand() {
             span.record("hand", h.number);
         }
         let events: Vec<(u64, TableEvent)> = outcome
