@@ -19,7 +19,7 @@ mod rejection;
 mod state;
 
 pub use audit::{AwardError, DealError, check_awards, check_deals};
-pub use decide::{decide, execute};
+pub use decide::{decide, eliminators, execute};
 pub use model::*;
 pub use rejection::Rejection;
 pub use state::{HandState, InHand, Options, Phase, SeatState, TableState, evolve};

@@ -397,6 +397,17 @@ fn hands_are_tabled_only_when_betting_is_over() {
     );
 }
 
+/// The busts the table's hand ended with.
+fn busts(t: &Table) -> Vec<Bust> {
+    t.log
+        .iter()
+        .find_map(|e| match e {
+            TableEvent::HandEnded { busted, .. } => Some(busted.clone()),
+            _ => None,
+        })
+        .expect("the hand ended")
+}
+
 /// Seat 2 (500 chips) is all-in against seat 3 preflop and they run it out.
 fn all_in_against_seat_3(hole_2: &str, hole_3: &str) -> Table {
     let mut t = table(&[1000, 500, 1000]);
@@ -428,12 +439,8 @@ fn replaying_the_log_gives_the_same_table() {
 #[test]
 fn a_busted_player_is_reported_with_the_stack_they_started_with() {
     let t = all_in_against_seat_3("Js Jh", "Qs Qh");
-    let busted = t.log.iter().find_map(|e| match e {
-        TableEvent::HandEnded { busted, .. } => Some(busted.clone()),
-        _ => None,
-    });
     assert_eq!(
-        busted.unwrap(),
+        busts(&t),
         vec![Bust {
             seat: 2,
             player: PlayerId(101),
@@ -462,12 +469,8 @@ fn a_player_busted_by_a_split_pot_names_both_winners() {
     t.show(1, "Ks Kh");
     t.show(2, "Js Jh");
     t.show(3, "Kd Kc");
-    let busted = t.log.iter().find_map(|e| match e {
-        TableEvent::HandEnded { busted, .. } => Some(busted.clone()),
-        _ => None,
-    });
     assert_eq!(
-        busted.unwrap(),
+        busts(&t),
         vec![Bust {
             seat: 2,
             player: PlayerId(101),

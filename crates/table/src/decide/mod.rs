@@ -11,6 +11,8 @@ mod action;
 mod deal;
 mod showdown;
 
+pub use showdown::eliminators;
+
 /// Decides a command. On success the events, applied in order with
 /// [`crate::evolve`], give the new state; on rejection nothing changes.
 pub fn decide(state: &TableState, command: &Command) -> Result<Vec<TableEvent>, Rejection> {

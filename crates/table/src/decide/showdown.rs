@@ -251,31 +251,36 @@ impl Decider<'_> {
         });
     }
 
-    /// The seats that won the last chips of `seat`: the winners (but
-    /// `seat`) of the highest pot it was eligible for, among the pots this
-    /// decision awarded.
+    /// [`eliminators`] among the pots this decision awarded.
     fn eliminators(&self, seat: Seat) -> Vec<Seat> {
-        self.events
-            .iter()
-            .filter_map(|e| match e {
-                TableEvent::PotAwarded {
-                    pot,
-                    eligible,
-                    shares,
-                    ..
-                } if eligible.contains(&seat) => Some((*pot, shares)),
-                _ => None,
-            })
-            .max_by_key(|(pot, _)| *pot)
-            .map(|(_, shares)| {
-                shares
-                    .iter()
-                    .map(|s| s.seat)
-                    .filter(|s| *s != seat)
-                    .collect()
-            })
-            .unwrap_or_default()
+        eliminators(&self.events, seat)
     }
+}
+
+/// The seats that won the last chips of `seat`: the winners (but `seat`)
+/// of the highest pot it was eligible for among a hand's `events` (its
+/// bounty's collectors, in a knockout).
+pub fn eliminators<'a>(events: impl IntoIterator<Item = &'a TableEvent>, seat: Seat) -> Vec<Seat> {
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            TableEvent::PotAwarded {
+                pot,
+                eligible,
+                shares,
+                ..
+            } if eligible.contains(&seat) => Some((*pot, shares)),
+            _ => None,
+        })
+        .max_by_key(|(pot, _)| *pot)
+        .map(|(_, shares)| {
+            shares
+                .iter()
+                .map(|s| s.seat)
+                .filter(|s| *s != seat)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A pot with its winners, before the chips are split.

@@ -39,20 +39,12 @@ impl HandSummary {
         events: impl IntoIterator<Item = &'a TableEvent>,
     ) -> Option<HandSummary> {
         let mut start = None;
-        // (pot, eligible seats, winning seats) of every pot awarded.
-        let mut pots: Vec<(usize, Vec<Seat>, Vec<Seat>)> = Vec::new();
+        // Every pot awarded (for the eliminators of hands recorded before
+        // the table named them).
+        let mut pots: Vec<&TableEvent> = Vec::new();
         for e in events {
             match e {
-                TableEvent::PotAwarded {
-                    pot,
-                    eligible,
-                    shares,
-                    ..
-                } => pots.push((
-                    *pot,
-                    eligible.clone(),
-                    shares.iter().map(|s| s.seat).collect(),
-                )),
+                TableEvent::PotAwarded { .. } => pots.push(e),
                 TableEvent::HandStarted {
                     number,
                     button,
@@ -67,12 +59,7 @@ impl HandSummary {
                     let eliminators = busted
                         .iter()
                         .map(|b| {
-                            let seats: Vec<Seat> = pots
-                                .iter()
-                                .filter(|p| p.1.contains(&b.seat))
-                                .max_by_key(|p| p.0)
-                                .map(|p| p.2.iter().copied().filter(|s| *s != b.seat).collect())
-                                .unwrap_or_default();
+                            let seats = felt_table::eliminators(pots.iter().copied(), b.seat);
                             let by = if b.by.is_empty() && !seats.is_empty() {
                                 Eliminators::Seats(seats)
                             } else {
