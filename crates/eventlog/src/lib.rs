@@ -65,6 +65,18 @@ pub enum LogError {
     InvalidConsumer { input: String },
 }
 
+impl LogError {
+    /// Whether the same request may succeed if made again: the storage or
+    /// the server failing, or another writer first. A closed log, bad
+    /// input and data that cannot be read fail the same way every time.
+    pub fn retryable(&self) -> bool {
+        matches!(
+            self,
+            LogError::Conflict { .. } | LogError::Storage(_) | LogError::Nats(_)
+        )
+    }
+}
+
 /// A consumer's name, as positions are recorded under it: letters, digits,
 /// `-` or `_`.
 pub(crate) fn check_consumer(name: &str) -> Result<(), LogError> {
