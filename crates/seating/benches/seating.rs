@@ -1,7 +1,7 @@
 //! Balancing a big room: `cargo bench -p felt-seating`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use felt_seating::{SeatingCommand, SeatingState, Settings, decide};
+use felt_seating::{Elimination, SeatingCommand, SeatingState, Settings, decide};
 use std::hint::black_box;
 
 /// 10,000 players on 1,112 tables of 9, play started.
@@ -52,7 +52,7 @@ fn balancing(c: &mut Criterion) {
         table,
         button: 1,
         big_blind: 3,
-        busted,
+        busted: busted.into_iter().map(Elimination::of).collect(),
         seed: [1; 32],
     };
     c.bench_function("hand end with 3 busts and balancing, 1,112 tables", |b| {

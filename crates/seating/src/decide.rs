@@ -8,7 +8,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha20Rng;
 
 use crate::SeatingError;
-use crate::model::{EntryId, Seat, SeatingCommand, SeatingEvent, Settings, TableNo};
+use crate::model::{Elimination, EntryId, Seat, SeatingCommand, SeatingEvent, Settings, TableNo};
 use crate::order::{Work, seat_new_entry, split_evenly, tidy};
 use crate::state::{EntryStatus, SeatingState, Table};
 
@@ -311,6 +311,7 @@ fn stop_hand_for_hand(state: &SeatingState) -> Decided {
     }
     work.emit(SeatingEvent::HandForHandEnded {
         remaining: state.room.players(),
+        round: state.room.hand_for_hand,
     });
     Ok(work.events)
 }
@@ -323,7 +324,7 @@ fn hand_ended(
     table: TableNo,
     button: Seat,
     big_blind: Seat,
-    busted: &[EntryId],
+    busted: &[Elimination],
     seed: &[u8; 32],
 ) -> Decided {
     let mut work = Work::on(state);
@@ -341,7 +342,7 @@ fn hand_ended(
         }
     }
     let mut seen = std::collections::BTreeSet::new();
-    for entry in busted {
+    for Elimination { entry, .. } in busted {
         let at = t.seat_of(*entry);
         if at.is_none()
             || !seen.insert(*entry)
@@ -356,17 +357,20 @@ fn hand_ended(
     if busted.len() as u32 >= state.room.players() {
         return Err(SeatingError::EveryoneBusted);
     }
+    let round = t.round;
     work.emit(SeatingEvent::HandEnded {
         table,
         button,
         big_blind,
+        hand_for_hand_round: round,
     });
-    let round = t.round;
-    for entry in busted {
+    for bust in busted {
         let remaining = work.room.players() - 1;
         work.emit(SeatingEvent::Busted {
-            entry: *entry,
+            entry: bust.entry,
             table,
+            starting_stack: bust.starting_stack,
+            by: bust.by.clone(),
             remaining,
             hand_for_hand_round: round,
         });

@@ -17,8 +17,8 @@ mod state;
 
 pub use decide::{decide, gate};
 pub use model::{
-    Balance, BreakOrder, Chips, EntryId, Move, MoveReason, Seat, SeatReason, SeatingCommand,
-    SeatingEvent, Seed, Settings, TableNo,
+    Balance, BreakOrder, Chips, Elimination, EntryId, Move, MoveReason, Seat, SeatReason,
+    SeatingCommand, SeatingEvent, Seed, Settings, TableNo,
 };
 pub use state::{EntryInfo, EntryStatus, MAX_SEATS, MoveRecord, Room, SeatingState, Table};
 

@@ -122,6 +122,28 @@ pub enum MoveReason {
     FinalTable,
 }
 
+/// A player the table busted in a hand, as the table recorded it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Elimination {
+    pub entry: EntryId,
+    /// Their chips when the hand began.
+    pub starting_stack: Chips,
+    /// The entries that won their last chips (the winners of the highest
+    /// pot they were in): their bounty's collectors.
+    pub by: Vec<EntryId>,
+}
+
+impl Elimination {
+    /// A bust the table recorded nothing more of.
+    pub fn of(entry: EntryId) -> Elimination {
+        Elimination {
+            entry,
+            starting_stack: 0,
+            by: Vec::new(),
+        }
+    }
+}
+
 /// A player moving between seats: removed at `from`, seated at `to` with
 /// the chips removed. Until completed, both seats are held.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -181,12 +203,13 @@ pub enum SeatingCommand {
     StartHandForHand,
     /// The floor ends hand-for-hand.
     StopHandForHand,
-    /// A table's hand ended: where the button and the big blind were, who busted.
+    /// A table's hand ended: where the button and the big blind were, who
+    /// busted (with what the table recorded of each bust).
     HandEnded {
         table: TableNo,
         button: Seat,
         big_blind: Seat,
-        busted: Vec<EntryId>,
+        busted: Vec<Elimination>,
         seed: Seed,
     },
     /// The table seated a newly seated entry; `seed` for any draw it
@@ -257,10 +280,22 @@ pub enum SeatingEvent {
         table: TableNo,
         button: Seat,
         big_blind: Seat,
+        /// The hand-for-hand round the hand was played in (`None` outside
+        /// hand-for-hand, and in events recorded before seating kept it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hand_for_hand_round: Option<u64>,
     },
     Busted {
         entry: EntryId,
         table: TableNo,
+        /// Their chips when the hand began (0 in events recorded before
+        /// seating kept it).
+        #[serde(default)]
+        starting_stack: Chips,
+        /// The entries that won their last chips: their bounty's collectors
+        /// (empty in events recorded before seating kept them).
+        #[serde(default)]
+        by: Vec<EntryId>,
         /// Players left after this bust.
         remaining: u32,
         /// The hand-for-hand round of the hand (busts in the same round at
@@ -305,6 +340,10 @@ pub enum SeatingEvent {
     },
     HandForHandEnded {
         remaining: u32,
+        /// The round being played when it ended (`None` in events recorded
+        /// before seating kept it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        round: Option<u64>,
     },
 }
 

@@ -165,7 +165,10 @@ fn hand_for_hand(work: &mut Work) {
             paid,
         });
     } else if room.hand_for_hand.is_some() && players <= paid {
-        work.emit(SeatingEvent::HandForHandEnded { remaining: players });
+        work.emit(SeatingEvent::HandForHandEnded {
+            remaining: players,
+            round: room.hand_for_hand,
+        });
     }
 }
 

@@ -96,6 +96,10 @@ pub struct Room {
     /// The current hand-for-hand round (from 1), when hand-for-hand.
     pub hand_for_hand: Option<u64>,
     pub hand_for_hand_over: bool,
+    /// Hand-for-hand periods started so far (the floor may stop one before
+    /// the bubble, and seating start another there).
+    #[serde(default)]
+    pub hand_for_hand_periods: u64,
     pub paid: u32,
     /// Players when play started (redraw counts above it never apply).
     pub started_with: u32,
@@ -190,6 +194,7 @@ impl Room {
                 table,
                 button,
                 big_blind,
+                ..
             } => {
                 let hfh = self.hand_for_hand.is_some();
                 if let Some(t) = self.tables.get_mut(table) {
@@ -249,13 +254,14 @@ impl Room {
             SeatingEvent::Started { players } => self.started_with = *players,
             SeatingEvent::HandForHandStarted { .. } => {
                 self.hand_for_hand = Some(1);
+                self.hand_for_hand_periods += 1;
                 self.every_table(|t| t.hand_for_hand_done = false);
             }
             SeatingEvent::HandForHandRound { round } => {
                 self.hand_for_hand = Some(round + 1);
                 self.every_table(|t| t.hand_for_hand_done = false);
             }
-            SeatingEvent::HandForHandEnded { remaining } => {
+            SeatingEvent::HandForHandEnded { remaining, .. } => {
                 self.hand_for_hand = None;
                 // In the money it is over for good; stopped by the floor
                 // before the bubble, it comes back there.

@@ -4,8 +4,8 @@ mod common;
 
 use common::*;
 use felt_seating::{
-    Balance, BreakOrder, EntryStatus, MoveReason, SeatReason, SeatingCommand, SeatingError,
-    SeatingEvent, SeatingState, Settings, decide, gate,
+    Balance, BreakOrder, Elimination, EntryStatus, MoveReason, SeatReason, SeatingCommand,
+    SeatingError, SeatingEvent, SeatingState, Settings, decide, gate,
 };
 use proptest::prelude::*;
 
@@ -54,7 +54,7 @@ fn hand(state: &mut SeatingState, table: u32, bb: u8, busted: Vec<u64>) -> Vec<S
             table,
             button: bb,
             big_blind: bb,
-            busted,
+            busted: busted.into_iter().map(Elimination::of).collect(),
             seed: seed(9),
         },
     )
@@ -303,7 +303,7 @@ fn in_full_table_events_a_table_three_short_stops_until_balanced() {
             table: 2,
             button: 1,
             big_blind: 2,
-            busted: vec![at2[0]],
+            busted: vec![Elimination::of(at2[0])],
             seed: seed(3),
         },
     );
@@ -391,7 +391,7 @@ fn the_final_table_is_drawn_when_the_field_fits_and_waits_for_every_hand() {
             table: 2,
             button: 1,
             big_blind: 2,
-            busted: busts,
+            busted: busts.into_iter().map(Elimination::of).collect(),
             seed: seed(5),
         },
     );
@@ -457,12 +457,15 @@ fn hand_for_hand_near_the_money_gates_every_table_by_round() {
             table: 1,
             button: 1,
             big_blind: 2,
-            busted: vec![b1],
+            busted: vec![Elimination::of(b1)],
             seed: seed(1),
         },
     );
     assert!(
-        first.contains(&SeatingEvent::HandForHandEnded { remaining: 15 }),
+        first.contains(&SeatingEvent::HandForHandEnded {
+            remaining: 15,
+            round: Some(1)
+        }),
         "{first:?}"
     );
     let second = run(
@@ -471,7 +474,7 @@ fn hand_for_hand_near_the_money_gates_every_table_by_round() {
             table: 2,
             button: 1,
             big_blind: 2,
-            busted: vec![b2],
+            busted: vec![Elimination::of(b2)],
             seed: seed(1),
         },
     );
@@ -520,7 +523,10 @@ fn the_floor_starts_and_stops_hand_for_hand_and_the_bubble_brings_it_back() {
     let events = run(&mut state, SeatingCommand::StopHandForHand);
     assert_eq!(
         events,
-        vec![SeatingEvent::HandForHandEnded { remaining: 27 }]
+        vec![SeatingEvent::HandForHandEnded {
+            remaining: 27,
+            round: Some(2)
+        }]
     );
     assert!(state.room().hand_for_hand.is_none());
     hand(&mut state, 1, 3, vec![]);
@@ -596,7 +602,7 @@ fn bad_input_is_refused_and_changes_nothing() {
                 table: 1,
                 button: 1,
                 big_blind: 2,
-                busted: vec![someone_at_2],
+                busted: vec![Elimination::of(someone_at_2)],
                 seed: seed(1)
             }
         ),

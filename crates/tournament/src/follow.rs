@@ -215,14 +215,16 @@ pub const IN_FLIGHT: usize = 32;
 /// Follows every table of every tournament in the log from the position
 /// it last recorded (the beginning, the first time), reporting each hand
 /// end; `reported` is told of each one. Returns when the log closes, or
-/// with the first error.
+/// with the first error. First, the reactions to seating's decisions that
+/// a crash left unsent are sent.
 ///
 /// Hand ends at different tables are reported concurrently (up to
-/// [`IN_FLIGHT`]): seating still decides them one at a time, payout still
-/// places busts in seating's order and moves are still carried out one
-/// hand end at a time (the conductor's locks), but one hand end's payout
-/// and moves no longer hold up the next one's seating decision. A table's
-/// next hand end cannot come before seating has decided its last.
+/// [`IN_FLIGHT`]): seating still decides them one at a time, in the order
+/// they ended; payout and the clock hear of seating's decisions in the
+/// log's order (the runner), and moves are carried out one at a time (the
+/// carrier), but one hand end's payout and moves do not hold up the next
+/// one's seating decision. A table's next hand end cannot come before
+/// seating has decided its last.
 pub async fn follow<L: EventLog + 'static>(
     conductor: &Conductor<L>,
     inputs: &dyn Inputs,
@@ -234,6 +236,8 @@ pub async fn follow<L: EventLog + 'static>(
         kind: Some("table".into()),
     };
     let log = conductor.tables.log();
+    // What a crash left of seating's reactions is finished first.
+    conductor.react_to_all().await?;
     let after = log.recorded_position(FOLLOWER).await?;
     tracing::info!(after, "following the tables");
     let mut sub = log.subscribe(filter, after).await?;

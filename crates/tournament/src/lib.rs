@@ -13,9 +13,10 @@ pub mod bot;
 mod conductor;
 pub mod follow;
 pub mod reactions;
+pub mod runner;
 pub mod timing;
 
 pub use conductor::{
-    Begin, Conductor, Draws, HandSummary, NextTurn, Remote, RemoteError, TableService,
+    Begin, Conductor, Draws, HandSummary, NextTurn, REACTIONS, Remote, RemoteError, TableService,
     TournamentError, TournamentSpec, Turn,
 };

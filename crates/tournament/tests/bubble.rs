@@ -160,6 +160,44 @@ async fn started(
     (dir, c, sub)
 }
 
+/// Deals round `round` at every table seating lets deal and plays it:
+/// outside hand-for-hand, one bust at a time, so the field reaches the
+/// bubble exactly; in hand-for-hand on the bubble, a bust at both tables
+/// or at neither. How many tables dealt, and the pair out (with their
+/// starting stacks) if this round busted the bubble.
+async fn deal_and_play(c: &Conductor<EmbeddedLog>, round: u64) -> (usize, Option<[(u64, u64); 2]>) {
+    let seating = c.seating_state("b").await.unwrap();
+    let hand_for_hand = seating.room().hand_for_hand.is_some();
+    let tables: Vec<u32> = seating.room().tables.keys().copied().collect();
+    drop(seating);
+    let mut dealt = Vec::new();
+    for table in tables {
+        let deck = Seed::from_u64(round << 8 | u64::from(table));
+        if let Begin::Started(_, state, _) =
+            c.begin_hand("b", table, T0, &move |_| deck).await.unwrap()
+        {
+            dealt.push((table, state));
+        }
+    }
+    let plans: Vec<_> = dealt.iter().map(|(_, s)| busting_pair(s)).collect();
+    let mut chosen: Vec<Option<(Seat, Seat)>> = vec![None; dealt.len()];
+    let mut bubble = None;
+    if hand_for_hand {
+        assert_eq!(dealt.len(), 2, "hand-for-hand on the bubble at two tables");
+        // Both tables bust a player in this hand, or neither does.
+        if let [Some((a, x)), Some((b, y))] = plans.as_slice() {
+            chosen = vec![Some(*a), Some(*b)];
+            bubble = Some([*x, *y]);
+        }
+    } else if let Some(i) = plans.iter().position(Option::is_some) {
+        chosen[i] = plans[i].map(|p| p.0);
+    }
+    for ((table, state), pair) in dealt.iter().zip(chosen) {
+        play(c, *table, state, pair).await;
+    }
+    (dealt.len(), bubble)
+}
+
 /// Plays a tournament to a winner under a house rule for simultaneous
 /// busts; the two entries (with their starting stacks) out in the same
 /// hand-for-hand hand on the bubble, and payout's state at the end.
@@ -188,34 +226,12 @@ async fn to_a_winner_restarting(
             break;
         }
         let hand_for_hand = seating.room().hand_for_hand.is_some();
-        let tables: Vec<u32> = seating.room().tables.keys().copied().collect();
         drop(seating);
-        let mut dealt = Vec::new();
-        for table in tables {
-            let deck = Seed::from_u64(round << 8 | u64::from(table));
-            if let Begin::Started(_, state, _) =
-                c.begin_hand("b", table, T0, &move |_| deck).await.unwrap()
-            {
-                dealt.push((table, state));
-            }
-        }
-        let plans: Vec<_> = dealt.iter().map(|(_, s)| busting_pair(s)).collect();
-        let mut chosen: Vec<Option<(Seat, Seat)>> = vec![None; dealt.len()];
         if hand_for_hand {
             hfh_rounds += 1;
-            assert_eq!(dealt.len(), 2, "hand-for-hand on the bubble at two tables");
-            // Both tables bust a player in this hand, or neither does.
-            if let [Some((a, x)), Some((b, y))] = plans.as_slice() {
-                chosen = vec![Some(*a), Some(*b)];
-                bubble = Some([*x, *y]);
-            }
-        } else if let Some(i) = plans.iter().position(Option::is_some) {
-            // One bust at a time, so the field reaches the bubble exactly.
-            chosen[i] = plans[i].map(|p| p.0);
         }
-        for ((table, state), pair) in dealt.iter().zip(chosen) {
-            play(&c, *table, state, pair).await;
-        }
+        let (dealt, pair) = deal_and_play(&c, round).await;
+        bubble = bubble.or(pair);
         let reported = if restart && !restarted && hand_for_hand && bubble.is_some() {
             let mut reported = 0;
             while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
@@ -236,7 +252,7 @@ async fn to_a_winner_restarting(
         } else {
             catch_up(&c, &mut follower, &mut sub).await
         };
-        assert_eq!(reported, dealt.len(), "every hand end reported once");
+        assert_eq!(reported, dealt, "every hand end reported once");
         if hand_for_hand && bubble.is_some() {
             let seating = c.seating_state("b").await.unwrap();
             assert_eq!(seating.room().players(), 5);
@@ -460,4 +476,273 @@ async fn a_second_hand_for_hand_period_reaches_the_clock_like_the_first() {
             "the {period} period ends at the clock"
         );
     }
+}
+
+/// A log that takes a number of appends and then fails every one, as if
+/// the process had died there: the crash after every step.
+struct Crashing {
+    log: Arc<EmbeddedLog>,
+    left: std::sync::atomic::AtomicU64,
+    made: std::sync::atomic::AtomicU64,
+}
+
+impl EventLog for Crashing {
+    async fn append(
+        &self,
+        stream: &felt_eventlog::StreamId,
+        expected: felt_eventlog::Expected,
+        decision: felt_eventlog::Decision,
+    ) -> Result<felt_eventlog::Appended, felt_eventlog::LogError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self
+            .left
+            .fetch_update(SeqCst, SeqCst, |n| n.checked_sub(1))
+            .is_err()
+        {
+            return Err(felt_eventlog::LogError::Closed);
+        }
+        self.made.fetch_add(1, SeqCst);
+        self.log.append(stream, expected, decision).await
+    }
+
+    async fn read_all<F>(&self, filter: &Filter, each: F) -> Result<u64, felt_eventlog::LogError>
+    where
+        F: FnMut(felt_eventlog::Committed) -> Result<(), felt_eventlog::LogError> + Send,
+    {
+        self.log.read_all(filter, each).await
+    }
+
+    async fn read(
+        &self,
+        stream: &felt_eventlog::StreamId,
+        from: u64,
+    ) -> Result<Vec<felt_eventlog::Envelope>, felt_eventlog::LogError> {
+        self.log.read(stream, from).await
+    }
+
+    async fn version(
+        &self,
+        stream: &felt_eventlog::StreamId,
+    ) -> Result<u64, felt_eventlog::LogError> {
+        self.log.version(stream).await
+    }
+
+    async fn subscribe(
+        &self,
+        filter: Filter,
+        after: u64,
+    ) -> Result<Subscription, felt_eventlog::LogError> {
+        self.log.subscribe(filter, after).await
+    }
+
+    async fn record_position(
+        &self,
+        consumer: &str,
+        position: u64,
+    ) -> Result<(), felt_eventlog::LogError> {
+        self.log.record_position(consumer, position).await
+    }
+
+    async fn recorded_position(&self, consumer: &str) -> Result<u64, felt_eventlog::LogError> {
+        self.log.recorded_position(consumer).await
+    }
+}
+
+/// Plays to the bubble: both tables' hand-for-hand hands that bust a
+/// player each are played, their ends not yet reported. The log's file.
+async fn to_the_bubble(dir: &std::path::Path) -> std::path::PathBuf {
+    let (played, c, mut sub) = started(SimultaneousBusts::ShareAcrossTables).await;
+    c.close_registration("b", T0).await.unwrap();
+    let mut follower = HandFollower::default();
+    for round in 0..3_000u64 {
+        let (dealt, pair) = deal_and_play(&c, round).await;
+        if pair.is_some() {
+            drop((c, sub));
+            let file = dir.join("bubble.redb");
+            std::fs::copy(played.path().join("log.redb"), &file).unwrap();
+            return file;
+        }
+        assert_eq!(catch_up(&c, &mut follower, &mut sub).await, dealt);
+    }
+    panic!("no double bust on the bubble");
+}
+
+/// Every stream of the tournament: each event's command id, type and
+/// payload, in order.
+type Streams = std::collections::BTreeMap<String, Vec<(String, String, Vec<u8>)>>;
+
+async fn streams(log: &EmbeddedLog) -> Streams {
+    let mut out = Streams::new();
+    log.read_all(&Filter::tournament("b"), |committed| {
+        let events = out.entry(committed.stream.key()).or_default();
+        for e in committed.envelopes {
+            events.push((e.command_id, e.event_type, e.payload));
+        }
+        Ok(())
+    })
+    .await
+    .unwrap();
+    out
+}
+
+/// Where two logs part: each stream's events from the first that differs,
+/// by command id and type.
+fn differences(got: &Streams, want: &Streams) -> String {
+    let mut out = String::new();
+    for key in got
+        .keys()
+        .chain(want.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        let (a, b) = (&got.get(key), &want.get(key));
+        let (a, b) = (a.map_or(&[][..], |v| &v[..]), b.map_or(&[][..], |v| &v[..]));
+        let Some(at) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) else {
+            continue;
+        };
+        let names = |v: &[(String, String, Vec<u8>)]| {
+            v.iter()
+                .skip(at)
+                .take(8)
+                .map(|e| format!("{}:{}", e.0, e.1))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        out += &format!(
+            "\n{key} from event {at}: got [{}], want [{}]",
+            names(a),
+            names(b)
+        );
+    }
+    out
+}
+
+/// The bubble's two hand ends reported from the log by a process that dies
+/// after `budget` appends; then a process started again on the same log
+/// does what a restarted seating service does: runs the reactions left,
+/// and reports the tables' latest hands again. How many appends the first
+/// process made, and the tournament's streams at the end.
+async fn bubble_reported(file: &std::path::Path, budget: u64) -> (u64, Streams) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(file, dir.path().join("log.redb")).unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let crashing = Arc::new(Crashing {
+        log: log.clone(),
+        left: budget.into(),
+        made: 0.into(),
+    });
+    let tables = Filter {
+        tournament: Some("b".into()),
+        kind: Some("table".into()),
+    };
+    {
+        let c = Conductor::new(crashing.clone());
+        let mut sub = crashing.subscribe(tables.clone(), 0).await.unwrap();
+        let mut follower = HandFollower::default();
+        while let Ok(Some(next)) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await
+        {
+            if report(&c, &mut follower, &next.unwrap(), &Fixed)
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+    }
+    let made = crashing.made.load(std::sync::atomic::Ordering::SeqCst);
+    let c = Conductor::new(log.clone());
+    c.react_to_all().await.unwrap();
+    let mut sub = log.subscribe(tables, 0).await.unwrap();
+    catch_up(&c, &mut HandFollower::default(), &mut sub).await;
+    drop((c, sub));
+    (made, streams(&log).await)
+}
+
+/// Issue 23: the chain after the bubble's hand-for-hand double bust
+/// (seating's hand ends, payout holding both busts and placing them
+/// together, the clock's round, the final table's redraw: a table broken
+/// and its players moved) cut short by a crash after every one of its
+/// appends, and finished by the process started again, leaves exactly the
+/// events of an uninterrupted run.
+#[tokio::test]
+async fn the_bubble_chain_cut_short_after_any_step_is_finished_by_a_restart_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = to_the_bubble(dir.path()).await;
+    let (steps, whole) = bubble_reported(&file, u64::MAX).await;
+    // The chain is what the test says it is.
+    let kinds: Vec<&str> = whole
+        .iter()
+        .flat_map(|(_, events)| events.iter().map(|e| e.1.as_str()))
+        .collect();
+    for kind in [
+        "BustsHeld",
+        "RoundReleased",
+        "TableFinishedHand",
+        "TableClosed",
+        "MoveCompleted",
+    ] {
+        assert!(kinds.contains(&kind), "no {kind} in the chain");
+    }
+    assert!(steps >= 10, "{steps} appends");
+    for budget in 0..steps {
+        let (made, streams) = bubble_reported(&file, budget).await;
+        assert_eq!(made, budget);
+        assert!(
+            streams == whole,
+            "the chain cut short after {budget} of its {steps} appends: {}",
+            differences(&streams, &whole)
+        );
+    }
+}
+
+/// Issue 23: given seating recorded the bubble's first hand end and the
+/// process died before any reaction to it was sent, when two processes run
+/// the reactions over the same log at once, then the log is as one alone
+/// leaves it: every command is sent once.
+#[tokio::test]
+async fn two_runners_over_the_same_log_at_once_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = to_the_bubble(dir.path()).await;
+    let mut after = Vec::new();
+    for runners in [1, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(&file, dir.path().join("log.redb")).unwrap();
+        let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+        let crashing = Arc::new(Crashing {
+            log: log.clone(),
+            left: 1.into(),
+            made: 0.into(),
+        });
+        {
+            let c = Conductor::new(crashing.clone());
+            let tables = Filter {
+                tournament: Some("b".into()),
+                kind: Some("table".into()),
+            };
+            let mut sub = crashing.subscribe(tables, 0).await.unwrap();
+            let mut follower = HandFollower::default();
+            while let Ok(Some(next)) =
+                tokio::time::timeout(Duration::from_millis(25), sub.next()).await
+            {
+                if report(&c, &mut follower, &next.unwrap(), &Fixed)
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
+        let before = streams(&log).await;
+        let conductors: Vec<_> = (0..runners).map(|_| Conductor::new(log.clone())).collect();
+        futures::future::try_join_all(conductors.iter().map(|c| c.react_to_all()))
+            .await
+            .unwrap();
+        let now = streams(&log).await;
+        assert_ne!(now, before, "the reactions were run");
+        after.push(now);
+    }
+    assert!(
+        after[0] == after[1],
+        "{}",
+        differences(&after[1], &after[0])
+    );
 }

@@ -375,7 +375,11 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
                 table: 1,
                 button: summary.button,
                 big_blind: summary.big_blind,
-                busted: busted.clone(),
+                busted: busted
+                    .iter()
+                    .copied()
+                    .map(felt_seating::Elimination::of)
+                    .collect(),
                 seed: [4; 32],
             },
         )
@@ -422,14 +426,16 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
         }
         panic!("no later bust in 400 hands");
     };
+    // then the runner of seating's reactions, reading seating's decisions
+    // in the log's order, carried the cut-short hand end's busts to payout
+    // before the later one's,
     assert!(restarted.busts_recorded("b", &later).await.unwrap());
-    // when the follower reads the log again from the start, then the busts
-    // reach payout, once,
+    assert!(restarted.busts_recorded("b", &busted).await.unwrap());
+    // and the follower reading the log again from the start changes
+    // nothing: every bust is with payout once,
     let mut fresh = HandFollower::default();
     let mut from_start = tables_of(&restarted).await;
-    let reported = catch_up(&restarted, &mut fresh, &mut from_start).await;
-    assert!(reported.contains(&(1, summary.number)), "{reported:?}");
-    assert!(restarted.busts_recorded("b", &busted).await.unwrap());
+    catch_up(&restarted, &mut fresh, &mut from_start).await;
     let payout = restarted.payout_state("b").await.unwrap();
     let seating = restarted.seating_state("b").await.unwrap();
     let out = seating

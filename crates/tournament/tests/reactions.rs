@@ -5,9 +5,13 @@
 use felt_cards::Seed;
 use felt_clock::{ClockCommand, ClockSettings, ClockState, Structure};
 use felt_payout::{Bust, PayoutEvent, PayoutState};
-use felt_seating::{Move, MoveReason, SeatingCommand, SeatingEvent, SeatingState, Settings};
+use felt_seating::{
+    Elimination, Move, MoveReason, SeatingCommand, SeatingEvent, SeatingState, Settings,
+};
 use felt_table::{Command, HouseRules, PlayerId, TableEvent};
+use felt_tournament::aggregates::{Seating, seating_stream};
 use felt_tournament::reactions::{Order, TableOrder, hand_end, hand_for_hand, seats};
+use felt_tournament::runner::Cause;
 
 fn seed(n: u8) -> [u8; 32] {
     [n; 32]
@@ -62,7 +66,22 @@ fn carry_out(state: &mut SeatingState) {
     }
 }
 
-fn hand_at(state: &mut SeatingState, table: u32, busted: Vec<u64>) -> Vec<SeatingEvent> {
+/// Seating's decision `events`, its first event at `first` in its stream,
+/// as the runner hands it to the reactions, with the state after it.
+fn cause(first: u64, events: Vec<SeatingEvent>, state: &SeatingState) -> Cause<Seating> {
+    Cause {
+        stream: seating_stream("t").unwrap(),
+        position: first,
+        first,
+        command_id: "hand-1-1-ended".into(),
+        correlation_id: None,
+        recorded_at: 1_000,
+        events,
+        state: state.clone(),
+    }
+}
+
+fn hand_at(state: &mut SeatingState, table: u32, busted: Vec<Elimination>) -> Vec<SeatingEvent> {
     seating(state, SeatingCommand::BeginHand { table });
     seating(
         state,
@@ -111,10 +130,17 @@ fn summary(
 
 /// Given table 3's hand 12 ended with entry 7 out, when it reaches
 /// seating, then seating hears the button and big blind it played (TDA 32)
-/// and the bust, under an id naming the table and the hand.
+/// and the bust with its starting stack and the entries that won its chips,
+/// under an id naming the table and the hand.
 #[test]
 fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
-    let order = hand_end::to_seating(3, &summary(12, &[(7, 4_000)], &[]), Seed(seed(5)));
+    let hand = summary(
+        12,
+        &[(7, 4_000)],
+        &[(7, hand_end::Eliminators::Entries(vec![99]))],
+    );
+    // Whoever sits in the winning seat now does not matter.
+    let order = hand_end::to_seating(3, &hand, Seed(seed(5)), |_| Some(12));
     assert_eq!(
         order,
         Order {
@@ -123,17 +149,34 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
                 table: 3,
                 button: 3,
                 big_blind: 5,
-                busted: vec![7],
+                busted: vec![Elimination {
+                    entry: 7,
+                    starting_stack: 4_000,
+                    by: vec![99],
+                }],
                 seed: seed(5),
             },
         }
     );
+    // A hand recorded before the table named the winners names their
+    // seats: the entries sitting there collect.
+    let legacy = summary(
+        12,
+        &[(7, 4_000)],
+        &[(7, hand_end::Eliminators::Seats(vec![4]))],
+    );
+    let SeatingCommand::HandEnded { busted, .. } =
+        hand_end::to_seating(3, &legacy, Seed(seed(5)), |seat| (seat == 4).then_some(99)).command
+    else {
+        panic!("a hand end")
+    };
+    assert_eq!(busted[0].by, vec![99]);
 }
 
 /// Given seating recorded a bust outside hand-for-hand, then payout gets it
 /// at once, with the chips the player started the hand with, the entries
 /// the table named as winning them (their bounty's collectors) and their
-/// number in seating's order out.
+/// number in seating's order out, under an id naming seating's decision.
 #[test]
 fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_eliminators() {
     let mut state = room(Settings::tda(9, 10_000), 18);
@@ -144,19 +187,19 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
         .copied()
         .next()
         .unwrap();
-    let decided = hand_at(&mut state, 1, vec![out]);
-    let hand = summary(
+    let decided = hand_at(
+        &mut state,
         1,
-        &[(out, 2_500)],
-        &[(out, hand_end::Eliminators::Entries(vec![99]))],
+        vec![Elimination {
+            entry: out,
+            starting_stack: 2_500,
+            by: vec![99],
+        }],
     );
-    // Whoever sits in the winning seat now does not matter.
-    let busts = hand_end::busts(1, &hand, &decided, &state, |_| Some(12));
-    assert_eq!(busts.held, None);
     assert_eq!(
-        busts.now,
+        hand_end::busts(&cause(57, decided, &state)),
         Some(Order {
-            id: "busts-1-1".into(),
+            id: "seating-57-busts".into(),
             command: felt_payout::Command::RecordBusts {
                 busts: vec![Bust {
                     entry: out,
@@ -168,30 +211,9 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
             },
         })
     );
-    // A hand recorded before the table named the winners names their
-    // seats: the entries sitting there collect.
-    let legacy = summary(
-        1,
-        &[(out, 2_500)],
-        &[(out, hand_end::Eliminators::Seats(vec![4]))],
-    );
-    let busts = hand_end::busts(1, &legacy, &decided, &state, |seat| {
-        (seat == 4).then_some(99)
-    });
-    let Some(Order {
-        command: felt_payout::Command::RecordBusts { busts },
-        ..
-    }) = busts.now
-    else {
-        panic!("the bust goes to payout at once")
-    };
-    assert_eq!(busts[0].by, vec![99]);
     // A hand without busts sends payout nothing.
     let quiet = hand_at(&mut state, 2, vec![]);
-    assert_eq!(
-        hand_end::busts(2, &summary(1, &[], &[]), &quiet, &state, |_| None),
-        hand_end::Busts::default()
-    );
+    assert_eq!(hand_end::busts(&cause(60, quiet, &state)), None);
 }
 
 /// RP8: given hand-for-hand at the bubble, when two tables' hands of the
@@ -211,7 +233,11 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
         .copied()
         .take(2)
         .collect();
-    let events = hand_at(&mut state, 1, two);
+    let events = hand_at(
+        &mut state,
+        1,
+        two.into_iter().map(Elimination::of).collect(),
+    );
     assert!(
         events
             .iter()
@@ -238,7 +264,7 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
             table: 1,
             button: 1,
             big_blind: 2,
-            busted: vec![b1],
+            busted: vec![Elimination::of(b1)],
             seed: seed(1),
         },
     );
@@ -262,56 +288,62 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
                 .collect(),
         },
     );
-    let held = hand_end::busts(1, &summary(2, &[(b1, 100)], &[]), &first, &state, |_| None);
-    assert_eq!(held.now, None);
+    let first = cause(80, first, &state);
+    let held = hand_end::busts(&first);
     let Some(Order {
         id,
         command: felt_payout::Command::HoldBusts { round, busts },
-    }) = held.held.clone()
+    }) = held.clone()
     else {
         panic!("table 1's bust is not held: {held:?}");
     };
-    assert_eq!(id, "busts-1-2");
+    assert_eq!(id, "seating-80-busts");
     assert_eq!(busts.iter().map(|b| b.entry).collect::<Vec<_>>(), [b1]);
-    pay(&mut payout, held.held.unwrap().command);
+    pay(&mut payout, held.unwrap().command);
     // Table 2 still plays the round: payout keeps holding it.
     assert!(!hand_end::round_over(&state, round));
-    assert!(hand_end::rounds_over(&state, &payout).is_empty());
+    assert!(hand_end::rounds_over(&first).is_empty());
     let second = seating(
         &mut state,
         SeatingCommand::HandEnded {
             table: 2,
             button: 1,
             big_blind: 2,
-            busted: vec![b2],
+            busted: vec![Elimination::of(b2)],
             seed: seed(1),
         },
     );
-    let also = hand_end::busts(2, &summary(2, &[(b2, 300)], &[]), &second, &state, |_| None);
+    let second = cause(83, second, &state);
+    let also = hand_end::busts(&second);
     let Some(Order {
         command: felt_payout::Command::HoldBusts { round: same, .. },
         ..
-    }) = also.held.clone()
+    }) = also.clone()
     else {
         panic!("table 2's bust is not held: {also:?}");
     };
     assert_eq!(same, round);
-    pay(&mut payout, also.held.unwrap().command);
+    pay(&mut payout, also.unwrap().command);
     assert!(hand_end::round_over(&state, round));
-    // The round is over: payout places its two busts together.
-    let orders = hand_end::rounds_over(&state, &payout);
+    // The round is over with the decision that ended its last hand:
+    // payout places its two busts together.
+    let orders = hand_end::rounds_over(&second);
     assert_eq!(
         orders,
         [Order {
-            id: format!("busts-round-{round}-{b1}-{b2}"),
+            id: format!("seating-83-round-{round}"),
             command: felt_payout::Command::PlaceRound { round },
         }]
     );
     let placed = pay(&mut payout, orders[0].command.clone());
     assert_eq!(placed[0], PayoutEvent::RoundReleased { round });
     assert!(matches!(&placed[1], PayoutEvent::Busted { busts } if busts.len() == 2));
-    // Placed, nothing is held: nothing more is sent.
-    assert!(hand_end::rounds_over(&state, &payout).is_empty());
+    // Placed, nothing is held: the same command again is refused, changing
+    // nothing.
+    assert_eq!(
+        felt_payout::decide(&payout, &orders[0].command),
+        Err(felt_payout::PayoutError::NoRoundHeld { round })
+    );
 }
 
 /// A payout command decided and applied; its events.
@@ -325,7 +357,8 @@ fn pay(payout: &mut PayoutState, command: felt_payout::Command) -> Vec<PayoutEve
 
 /// RP8: given seating started hand-for-hand and the clock runs, then the
 /// clock stops on every table, under the id of its next period; given the
-/// clock already plays it (another table's report), nothing is sent.
+/// clock already plays it, or has played that period already (a runner
+/// behind another), nothing is sent.
 #[test]
 fn seating_starting_hand_for_hand_stops_the_clock_once_per_period() {
     let mut state = room(Settings::tda(9, 10_000), 18);
@@ -344,33 +377,39 @@ fn seating_starting_hand_for_hand_stops_the_clock_once_per_period() {
     );
     let playing = clock_after(&[orders[0].command.clone()]);
     assert!(hand_for_hand::to_clock(&started[0], &state, &playing, 2_000).is_empty());
-    // A second period is numbered after the first.
-    let again = clock_after(&[
+    // The clock has played this period and stopped: it is not started again.
+    let played = clock_after(&[
         orders[0].command.clone(),
         ClockCommand::StopHandForHand { at: 2_000 },
     ]);
-    assert_eq!(
-        hand_for_hand::to_clock(&started[0], &state, &again, 3_000)[0].id,
-        "hfh-2-start"
-    );
+    assert!(hand_for_hand::to_clock(&started[0], &state, &played, 3_000).is_empty());
     // Once seating has ended it, a late start is not sent.
     let ended = seating(&mut state, SeatingCommand::StopHandForHand);
     assert!(hand_for_hand::to_clock(&started[0], &state, &clock, 4_000).is_empty());
     assert!(matches!(ended[0], SeatingEvent::HandForHandEnded { .. }));
+    // Seating's second period is the clock's second, numbered after the first.
+    let again = seating(&mut state, SeatingCommand::StartHandForHand);
+    assert_eq!(
+        hand_for_hand::to_clock(&again[0], &state, &played, 5_000)[0].id,
+        "hfh-2-start"
+    );
 }
 
 /// RP8: given the clock waits for tables 1 and 2, when seating records a
 /// round over, then each table still waited for has finished its hand,
 /// under ids of the clock's period and round; when seating ends
 /// hand-for-hand, then the round is finished and the clock stopped; a
-/// table closed while waited for is waited for no more.
+/// table closed while waited for is waited for no more. A round the clock
+/// has already finished (a runner behind another) sends nothing.
 #[test]
 fn seating_rounds_and_its_end_of_hand_for_hand_reach_the_clock() {
-    let state = room(Settings::tda(9, 10_000), 18);
-    let clock = clock_after(&[ClockCommand::StartHandForHand {
+    let mut state = room(Settings::tda(9, 10_000), 18);
+    seating(&mut state, SeatingCommand::StartHandForHand);
+    let start = ClockCommand::StartHandForHand {
         at: 10,
         tables: vec![1, 2],
-    }]);
+    };
+    let clock = clock_after(std::slice::from_ref(&start));
     let round = SeatingEvent::HandForHandRound { round: 1 };
     let finished = |table| Order {
         id: format!("hfh-1-1-{table}"),
@@ -380,14 +419,20 @@ fn seating_rounds_and_its_end_of_hand_for_hand_reach_the_clock() {
         hand_for_hand::to_clock(&round, &state, &clock, 20),
         vec![finished(1), finished(2)]
     );
+    let next_round = clock_after(&[
+        start.clone(),
+        ClockCommand::TableFinishedHand { at: 15, table: 1 },
+        ClockCommand::TableFinishedHand { at: 15, table: 2 },
+    ]);
+    assert!(hand_for_hand::to_clock(&round, &state, &next_round, 20).is_empty());
     let one_done = clock_after(&[
-        ClockCommand::StartHandForHand {
-            at: 10,
-            tables: vec![1, 2],
-        },
+        start.clone(),
         ClockCommand::TableFinishedHand { at: 15, table: 1 },
     ]);
-    let end = SeatingEvent::HandForHandEnded { remaining: 15 };
+    let end = SeatingEvent::HandForHandEnded {
+        remaining: 15,
+        round: Some(1),
+    };
     assert_eq!(
         hand_for_hand::to_clock(&end, &state, &one_done, 20),
         vec![
@@ -398,24 +443,30 @@ fn seating_rounds_and_its_end_of_hand_for_hand_reach_the_clock() {
             }
         ]
     );
+    // Seating's round finished at the clock already (the same event run
+    // again after a crash): the clock is only stopped.
+    assert_eq!(
+        hand_for_hand::to_clock(&end, &state, &next_round, 20),
+        vec![Order {
+            id: "hfh-1-stop".into(),
+            command: ClockCommand::StopHandForHand { at: 20 },
+        }]
+    );
     // Not in hand-for-hand at the clock: nothing to stop.
     assert!(hand_for_hand::to_clock(&end, &state, &clock_after(&[]), 20).is_empty());
     let closed = SeatingEvent::TableClosed { table: 2 };
     assert_eq!(
-        hand_for_hand::closed_to_clock(&closed, &clock, 30),
-        Some(Order {
+        hand_for_hand::to_clock(&closed, &state, &clock, 30),
+        vec![Order {
             id: "hfh-1-close-2".into(),
             command: ClockCommand::RemoveTable { at: 30, table: 2 },
-        })
+        }]
     );
-    assert_eq!(
-        hand_for_hand::closed_to_clock(&SeatingEvent::TableClosed { table: 5 }, &clock, 30),
-        None
+    assert!(
+        hand_for_hand::to_clock(&SeatingEvent::TableClosed { table: 5 }, &state, &clock, 30)
+            .is_empty()
     );
-    assert_eq!(
-        hand_for_hand::closed_to_clock(&closed, &clock_after(&[]), 30),
-        None
-    );
+    assert!(hand_for_hand::to_clock(&closed, &state, &clock_after(&[]), 30).is_empty());
 }
 
 /// TDA 10: given seating moved entry 7 from table 2 seat 4 to table 1

@@ -280,6 +280,8 @@ fn an_audit_of_a_log_whose_counts_no_longer_add_up_fails_without_crashing() {
                 let bust = SeatingEvent::Busted {
                     entry,
                     table: 1,
+                    starting_stack: 0,
+                    by: Vec::new(),
                     remaining: 0,
                     hand_for_hand_round: None,
                 };

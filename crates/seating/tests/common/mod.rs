@@ -4,8 +4,8 @@
 #![allow(dead_code)]
 
 use felt_seating::{
-    EntryStatus, MoveReason, SeatingCommand, SeatingError, SeatingEvent, SeatingState, Settings,
-    TableNo, decide,
+    Elimination, EntryStatus, MoveReason, SeatingCommand, SeatingError, SeatingEvent, SeatingState,
+    Settings, TableNo, decide,
 };
 
 pub(crate) fn run(state: &mut SeatingState, command: SeatingCommand) -> Vec<SeatingEvent> {
@@ -251,7 +251,7 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
                     table,
                     button: bb,
                     big_blind: bb,
-                    busted,
+                    busted: busted.iter().copied().map(Elimination::of).collect(),
                     seed: seed(xorshift(&mut x)),
                 },
             );

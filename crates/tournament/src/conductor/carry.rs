@@ -36,11 +36,6 @@ impl<L: EventLog + 'static> Conductor<L> {
         if let Some(turn) = turn.as_mut() {
             turn.come().await;
         }
-        // Seating orders the busts (and numbers them: payout places them by
-        // their numbers).
-        let busting = self.busting.lock().await;
-        let order = reactions::hand_end::to_seating(table, hand, seed);
-        let Outcome { events, state, .. } = self.seat_cmd(t, &order.id, now, order.command).await?;
         // Who collects each bounty: the table named them. A hand recorded
         // before it did names only the winning seats: their entries are
         // read from the log (a dealer may have played the hand through
@@ -59,22 +54,20 @@ impl<L: EventLog + 'static> Conductor<L> {
         } else {
             None
         };
-        let busts = reactions::hand_end::busts(table, hand, &events, &state, |s| {
+        // Seating orders the busts (and numbers them: payout places them by
+        // their numbers).
+        let order = reactions::hand_end::to_seating(table, hand, seed, |s| {
             table_state.as_ref()?.seat(s).map(|p| p.player.0)
         });
         drop(table_state);
-        for order in busts.now.into_iter().chain(busts.held) {
-            self.pay_cmd(t, &order.id, now, order.command).await?;
-        }
-        self.flush_rounds(t, now, &state).await?;
-        drop(state);
-        // The clock hears of hand-for-hand and closed tables in seating's
-        // order, while hand ends are reported concurrently.
-        self.to_clock(t, now, &events).await?;
-        self.to_clock_closed(t, now, &events).await?;
-        drop(busting);
+        let out = self.seat_cmd(t, &order.id, now, order.command).await?;
+        drop(out.state);
+        // The next hand end may go to seating: the runner carries this
+        // one's busts to payout, and its news to the clock, in the log's
+        // order.
         drop(turn);
-        self.carry_out(t, now, &[]).await?;
+        self.react(t, out.last).await?;
+        self.carry_out(t, now).await?;
         Ok(())
     }
 
@@ -93,97 +86,17 @@ impl<L: EventLog + 'static> Conductor<L> {
         }))
     }
 
-    /// Has payout place the busts it holds for hand-for-hand rounds no
-    /// table is still playing.
-    pub(super) async fn flush_rounds(
-        &self,
-        t: &str,
-        now: Millis,
-        seating: &SeatingState,
-    ) -> Result<()> {
-        let orders = {
-            let payout = self.payout_state(t).await?;
-            reactions::hand_end::rounds_over(seating, &payout)
-        };
-        for order in orders {
-            self.pay_cmd(t, &order.id, now, order.command).await?;
-        }
-        Ok(())
-    }
-
-    /// A hand-for-hand message the clock may already have had from another
-    /// table's report: refusals that say so are not errors.
-    pub(super) async fn clock_hfh(
-        &self,
-        t: &str,
-        now: Millis,
-        order: Order<ClockCommand>,
-    ) -> Result<()> {
-        let command = order.command;
-        match self
-            .clock_cmd(t, &order.id, now, |at| command.clone().at_time(at))
-            .await
-        {
-            Ok(_)
-            | Err(TournamentError::Clock(
-                ClockError::NotInHandForHand { .. }
-                | ClockError::TableAlreadyFinished { .. }
-                | ClockError::WrongState { .. },
-            )) => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Hand-for-hand at the clock, following seating.
-    pub(super) async fn to_clock(
-        &self,
-        t: &str,
-        now: Millis,
-        events: &[SeatingEvent],
-    ) -> Result<()> {
-        let news = |e: &&SeatingEvent| {
-            matches!(
-                e,
-                SeatingEvent::HandForHandStarted { .. }
-                    | SeatingEvent::HandForHandRound { .. }
-                    | SeatingEvent::HandForHandEnded { .. }
-            )
-        };
-        if !events.iter().any(|e| news(&e)) {
-            return Ok(());
-        }
-        let _one = self.clocking.lock().await;
-        for e in events.iter().filter(news) {
-            let orders = {
-                let seating = self.seating_state(t).await?;
-                let clock = self.clock_state(t).await?;
-                reactions::hand_for_hand::to_clock(e, &seating, &clock, now)
-            };
-            for order in orders {
-                self.clock_hfh(t, now, order).await?;
-            }
-        }
-        Ok(())
-    }
-
     /// Opens new tables, seats new entries and carries out every pending
     /// move (all removals before any seating, so a redraw can swap seats).
-    pub async fn carry_out(&self, t: &str, now: Millis, events: &[SeatingEvent]) -> Result<()> {
+    pub async fn carry_out(&self, t: &str, now: Millis) -> Result<()> {
         let _one = self.carrying.lock().await;
-        self.carry_out_locked(t, now, events).await
+        self.carry_out_locked(t, now).await
     }
 
     /// [`Conductor::carry_out`], its lock held.
-    pub(super) async fn carry_out_locked(
-        &self,
-        t: &str,
-        now: Millis,
-        events: &[SeatingEvent],
-    ) -> Result<()> {
-        let mut more: Vec<SeatingEvent> = events.to_vec();
+    pub(super) async fn carry_out_locked(&self, t: &str, now: Millis) -> Result<()> {
         let draw = |id: &str| Seed(self.draw(t, id));
         loop {
-            self.to_clock_closed(t, now, &more).await?;
             let state = self.seating_state(t).await?;
             let stack = state.settings().map_or(0, |s| s.starting_stack);
             let to_open = self.tables_to_open(t, &state);
@@ -193,15 +106,18 @@ impl<L: EventLog + 'static> Conductor<L> {
             // the next seating command, or that command copies it.
             drop(state);
             self.open_tables(t, now, to_open).await?;
-            more.clear();
+            // Seating's version after its last decision here.
+            let mut decided = 0;
             for (entry, table, seat) in seats {
                 self.table_order(t, now, reactions::seats::seat(entry, table, seat, stack))
                     .await?;
                 let order = reactions::seats::seated(entry, draw);
-                let out = self.seat_cmd(t, &order.id, now, order.command).await?;
-                more.extend(out.events);
+                decided = self.seat_cmd(t, &order.id, now, order.command).await?.last;
             }
-            if moves.is_empty() && more.is_empty() {
+            // What the seats confirmed brought on (a closed table, a redraw)
+            // is answered before the moves are carried out.
+            self.react(t, decided).await?;
+            if moves.is_empty() && decided == 0 {
                 return Ok(());
             }
             // The players leave their tables at once (the appends to
@@ -231,10 +147,9 @@ impl<L: EventLog + 'static> Conductor<L> {
             .await?;
             for m in &moves {
                 let order = reactions::seats::move_done(m, stacks[&m.id], draw);
-                let out = self.seat_cmd(t, &order.id, now, order.command).await?;
-                more.extend(out.events);
+                decided = self.seat_cmd(t, &order.id, now, order.command).await?.last;
             }
-            self.to_clock(t, now, &more).await?;
+            self.react(t, decided).await?;
         }
     }
 
@@ -307,35 +222,6 @@ impl<L: EventLog + 'static> Conductor<L> {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert((t.to_string(), table));
-        }
-        Ok(())
-    }
-
-    /// Tables closed during hand-for-hand are no longer waited for by the clock.
-    pub(super) async fn to_clock_closed(
-        &self,
-        t: &str,
-        now: Millis,
-        events: &[SeatingEvent],
-    ) -> Result<()> {
-        if !events
-            .iter()
-            .any(|e| matches!(e, SeatingEvent::TableClosed { .. }))
-        {
-            return Ok(());
-        }
-        let _one = self.clocking.lock().await;
-        for e in events
-            .iter()
-            .filter(|e| matches!(e, SeatingEvent::TableClosed { .. }))
-        {
-            let order = {
-                let clock = self.clock_state(t).await?;
-                reactions::hand_for_hand::closed_to_clock(e, &clock, now)
-            };
-            if let Some(order) = order {
-                self.clock_hfh(t, now, order).await?;
-            }
         }
         Ok(())
     }

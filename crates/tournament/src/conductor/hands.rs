@@ -65,7 +65,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                     {
                         drop(seating);
                         carried = true;
-                        if let Err(e) = self.carry_out_locked(t, now, &[]).await {
+                        if let Err(e) = self.carry_out_locked(t, now).await {
                             tracing::warn!(%e, table, "carrying out seating's moves failed");
                             return Ok(Begin::Wait(reason));
                         }
@@ -180,19 +180,21 @@ impl<L: EventLog + 'static> Conductor<L> {
                 let (button, big_blind) =
                     (begun.last_button.unwrap_or(1), begun.last_bb.unwrap_or(1));
                 let id = format!("hand-{table}-{hand}-void");
-                self.seat_cmd(
-                    t,
-                    &id,
-                    now,
-                    SeatingCommand::HandEnded {
-                        table,
-                        button,
-                        big_blind,
-                        busted: Vec::new(),
-                        seed: self.draw(t, &id),
-                    },
-                )
-                .await?;
+                let out = self
+                    .seat_cmd(
+                        t,
+                        &id,
+                        now,
+                        SeatingCommand::HandEnded {
+                            table,
+                            button,
+                            big_blind,
+                            busted: Vec::new(),
+                            seed: self.draw(t, &id),
+                        },
+                    )
+                    .await?;
+                self.react(t, out.last).await?;
                 Ok((Begin::Wait(source), false))
             }
             Err(e) => Err(e),
@@ -229,7 +231,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         let out = self
             .seat_cmd(t, &format!("floor-{command_id}"), now, command)
             .await?;
-        self.to_clock(t, now, &out.events).await?;
+        drop(out.state);
+        self.react(t, out.last).await?;
         Ok(out.duplicate)
     }
 

@@ -1,7 +1,8 @@
 //! The conductor carries each service's decisions to the others: seating's
-//! seats and moves to the tables, the tables' hand ends to seating, busts to
-//! payout (grouped by hand-for-hand hand), the clock's level to every hand
-//! started, hand-for-hand rounds to the clock.
+//! seats and moves to the tables, the tables' hand ends to seating, the
+//! clock's level to every hand started; its runner carries seating's
+//! decisions to payout (busts, held for their hand-for-hand round) and to
+//! the clock (hand-for-hand), in the log's order.
 //!
 //! Every call it makes has a command id derived from what it carries out
 //! (`move-7-out`, `seat-19`, `hand-3-12-ended`), so doing it again after a
@@ -24,6 +25,7 @@ pub use crate::reactions::hand_end::HandSummary;
 
 mod carry;
 mod hands;
+mod react;
 mod registration;
 use crate::reactions::{self, Order, TableOrder};
 
@@ -173,6 +175,9 @@ impl NextTurn {
     }
 }
 
+/// The name the runner of seating's reactions records its position under.
+pub const REACTIONS: &str = "seating-reactions";
+
 /// Registrations per seating decision in `register_many`: a decision is
 /// one NATS message, and stays well under its 1 MB limit.
 const REGISTERED_PER_DECISION: usize = 500;
@@ -197,12 +202,9 @@ pub struct Conductor<L: EventLog> {
     pub payout: Handler<Payout, L>,
     /// One carrier of seats and moves at a time.
     carrying: tokio::sync::Mutex<()>,
-    /// One messenger of hand-for-hand to the clock at a time.
-    clocking: tokio::sync::Mutex<()>,
-    /// One hand end decided at a time: its busts reach payout, and its
-    /// hand-for-hand news and closed tables the clock, in the order
-    /// seating recorded them (lock order: `busting`, then `clocking`).
-    busting: tokio::sync::Mutex<()>,
+    /// Runs the reactions to seating's decisions (busts to payout,
+    /// hand-for-hand and closed tables to the clock) in the log's order.
+    reactions: crate::runner::Runner<Seating>,
     rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
     /// Tables known to be open at the table service.
     opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
@@ -254,8 +256,11 @@ impl<L: EventLog + 'static> Conductor<L> {
             seating: Handler::new(log.clone()),
             payout: Handler::new(log),
             carrying: tokio::sync::Mutex::new(()),
-            clocking: tokio::sync::Mutex::new(()),
-            busting: tokio::sync::Mutex::new(()),
+            reactions: crate::runner::Runner::new(
+                REACTIONS,
+                felt_eventlog::Filter::kind("seating"),
+                reactions::wanted,
+            ),
             rules: std::sync::Mutex::new(BTreeMap::new()),
             opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
@@ -312,7 +317,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         let mut attempt = 0u32;
         loop {
             match handler.handle(stream, id, now, command).await {
-                Err(HandleError::Log(e)) if attempt < 6 => {
+                Err(HandleError::Log(e)) if attempt < 6 && e.retryable() => {
                     attempt += 1;
                     tracing::warn!(%e, %stream, id, attempt, "the log failed: sending again");
                     tokio::time::sleep(std::time::Duration::from_millis(50 << attempt)).await;

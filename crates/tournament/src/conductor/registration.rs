@@ -100,7 +100,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             )
             .await?;
         }
-        self.carry_out(t, now, &events).await?;
+        self.carry_out(t, now).await?;
         Ok(entry)
     }
 
@@ -159,7 +159,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 )
                 .await?;
             }
-            self.carry_out(t, now, &events).await?;
+            self.carry_out(t, now).await?;
         }
         Ok(out)
     }
@@ -212,14 +212,14 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// Draws the seats, opens the tables and starts the clock.
     pub async fn start(&self, t: &str, now: Millis, seed: Seed) -> Result<()> {
-        let Outcome { events, state, .. } = self
+        let Outcome { state, .. } = self
             .seat_cmd(t, "start", now, SeatingCommand::Start { seed: seed.0 })
             .await?;
         let no_late_registration = state
             .settings()
             .is_some_and(|s| s.late_registration_level == 0);
         drop(state);
-        self.carry_out(t, now, &events).await?;
+        self.carry_out(t, now).await?;
         self.clock_cmd(t, "start", now, |at| ClockCommand::Start { at })
             .await?;
         if no_late_registration {
@@ -273,7 +273,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 Err(e) => return Err(e),
             }
         }
-        let events = self
+        let decided = self
             .seat_cmd(
                 t,
                 "paid",
@@ -284,9 +284,9 @@ impl<L: EventLog + 'static> Conductor<L> {
                 },
             )
             .await?
-            .events;
-        self.carry_out(t, now, &events).await?;
-        self.to_clock(t, now, &events).await?;
+            .last;
+        self.react(t, decided).await?;
+        self.carry_out(t, now).await?;
         Ok(())
     }
 

@@ -3,11 +3,13 @@
 use std::collections::BTreeMap;
 
 use felt_cards::Seed;
-use felt_payout::{Bust, PayoutState};
-use felt_seating::{EntryId, SeatingCommand, SeatingEvent, SeatingState, TableNo};
+use felt_payout::Bust;
+use felt_seating::{Elimination, EntryId, SeatingCommand, SeatingEvent, SeatingState, TableNo};
 use felt_table::{Seat, TableEvent};
 
 use super::Order;
+use crate::aggregates::Seating;
+use crate::runner::Cause;
 
 /// A finished hand as seating needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,89 +89,81 @@ impl HandSummary {
 }
 
 /// A table's hand end, to seating: the button and big blind it played (for
-/// the next hand's, TDA 32) and who busted, under `hand-{table}-{n}-ended`.
-pub fn to_seating(table: TableNo, hand: &HandSummary, seed: Seed) -> Order<SeatingCommand> {
+/// the next hand's, TDA 32) and who busted, each with their starting stack
+/// and the entries that won their last chips (for a hand recorded before
+/// the table named them, the entries `occupant` seats in the winning
+/// seats), under `hand-{table}-{n}-ended`.
+pub fn to_seating(
+    table: TableNo,
+    hand: &HandSummary,
+    seed: Seed,
+    occupant: impl Fn(Seat) -> Option<EntryId>,
+) -> Order<SeatingCommand> {
     Order::new(
         format!("hand-{table}-{}-ended", hand.number),
         SeatingCommand::HandEnded {
             table,
             button: hand.button,
             big_blind: hand.big_blind,
-            busted: hand.busted.iter().map(|b| b.0).collect(),
+            busted: hand
+                .busted
+                .iter()
+                .map(|&(entry, starting_stack)| Elimination {
+                    entry,
+                    starting_stack,
+                    by: match hand.eliminators.get(&entry) {
+                        Some(Eliminators::Entries(entries)) => entries.clone(),
+                        Some(Eliminators::Seats(seats)) => {
+                            seats.iter().filter_map(|&s| occupant(s)).collect()
+                        }
+                        None => Vec::new(),
+                    },
+                })
+                .collect(),
             seed: seed.0,
         },
     )
 }
 
-/// Seating's busts of one hand, as payout takes them: placed now, or held
-/// by payout for the end of their hand-for-hand round (RP8: players out in
-/// the same hand-for-hand round share their places). Either way under
-/// `busts-{table}-{n}`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Busts {
-    /// The busts of a hand outside hand-for-hand: placed now.
-    pub now: Option<Order<felt_payout::Command>>,
-    /// The busts of a hand-for-hand hand: held by payout for the round.
-    pub held: Option<Order<felt_payout::Command>>,
-}
-
-/// The busts seating recorded for a table's hand (`decided`: the events of
-/// its `HandEnded`), each with its starting stack, the entries that won its
-/// chips (for a hand recorded before the table named them, the entries
-/// `occupant` now seats in the winning seats) and its number in seating's
-/// order out.
-pub fn busts(
-    table: TableNo,
-    hand: &HandSummary,
-    decided: &[SeatingEvent],
-    seating: &SeatingState,
-    occupant: impl Fn(Seat) -> Option<EntryId>,
-) -> Busts {
-    let stacks: BTreeMap<EntryId, u64> = hand.busted.iter().copied().collect();
-    let mut now = Vec::new();
-    let mut held: Option<(u64, Vec<Bust>)> = None;
-    for e in decided {
+/// Seating's busts of one hand end, to payout: placed now, or held by
+/// payout for the end of their hand-for-hand round (RP8: players out in
+/// the same hand-for-hand round share their places). Each bust carries its
+/// starting stack, its bounty's collectors and its number in seating's
+/// order out (a hand end reported again after a crash reaches payout after
+/// later ones). Under the id its seating decision gives `busts`.
+pub fn busts(cause: &Cause<Seating>) -> Option<Order<felt_payout::Command>> {
+    let mut busts = Vec::new();
+    let mut round = None;
+    for e in &cause.events {
         let SeatingEvent::Busted {
             entry,
-            table: at,
+            table,
+            starting_stack,
+            by,
             hand_for_hand_round,
             ..
         } = e
         else {
             continue;
         };
-        let bust = Bust {
+        // One hand's busts are all of the table's round.
+        round = round.or(*hand_for_hand_round);
+        busts.push(Bust {
             entry: *entry,
-            table: *at,
-            starting_stack: stacks.get(entry).copied().unwrap_or(0),
-            by: match hand.eliminators.get(entry) {
-                Some(Eliminators::Entries(entries)) => entries.clone(),
-                Some(Eliminators::Seats(seats)) => {
-                    seats.iter().filter_map(|&s| occupant(s)).collect()
-                }
-                None => Vec::new(),
-            },
-            // Its turn out, for its place: a hand end reported again after
-            // a crash reaches payout after later ones.
-            out: seating.out().get(entry).copied(),
-        };
-        match hand_for_hand_round {
-            // One hand's busts are all of the table's round.
-            Some(round) => held
-                .get_or_insert_with(|| (*round, Vec::new()))
-                .1
-                .push(bust),
-            None => now.push(bust),
-        }
+            table: *table,
+            starting_stack: *starting_stack,
+            by: by.clone(),
+            out: cause.state.out().get(entry).copied(),
+        });
     }
-    let id = || format!("busts-{table}-{}", hand.number);
-    Busts {
-        now: (!now.is_empty())
-            .then(|| Order::new(id(), felt_payout::Command::RecordBusts { busts: now })),
-        held: held.map(|(round, busts)| {
-            Order::new(id(), felt_payout::Command::HoldBusts { round, busts })
-        }),
+    if busts.is_empty() {
+        return None;
     }
+    let command = match round {
+        Some(round) => felt_payout::Command::HoldBusts { round, busts },
+        None => felt_payout::Command::RecordBusts { busts },
+    };
+    Some(Order::new(cause.id("busts"), command))
 }
 
 /// Whether hand-for-hand round `round` is over: no table still plays it.
@@ -181,22 +175,34 @@ pub fn round_over(seating: &SeatingState, round: u64) -> bool {
         .any(|t| t.in_hand && t.round == Some(round))
 }
 
-/// Every round payout holds busts for that no table still plays, to be
-/// placed: each under an id naming the round and its entries (a round
-/// number may come again in a later hand-for-hand period; its entries
-/// never do).
-pub fn rounds_over(
-    seating: &SeatingState,
-    payout: &PayoutState,
-) -> Vec<Order<felt_payout::Command>> {
-    payout
-        .held()
+/// The hand-for-hand rounds a seating decision ended: the rounds of the
+/// hands it ended that no table still plays after it. Payout places what
+/// it holds for each, together (it has nothing to place for a round
+/// without busts, and says so), under the id the decision gives
+/// `round-{round}`. Seating's state folded up to the decision is all it
+/// reads, so a runner behind another sends the very same commands.
+pub fn rounds_over(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
+    let rounds: std::collections::BTreeSet<u64> = cause
+        .events
         .iter()
-        .filter(|(round, _)| round_over(seating, **round))
-        .map(|(&round, busts)| {
-            let entries: Vec<String> = busts.iter().map(|b| b.entry.to_string()).collect();
+        .filter_map(|e| match e {
+            SeatingEvent::HandEnded {
+                hand_for_hand_round: Some(round),
+                ..
+            } => Some(*round),
+            // Recorded before seating kept the round: the table's.
+            SeatingEvent::HandEnded { table, .. } => {
+                cause.state.room().tables.get(table).and_then(|t| t.round)
+            }
+            _ => None,
+        })
+        .collect();
+    rounds
+        .into_iter()
+        .filter(|&round| round_over(&cause.state, round))
+        .map(|round| {
             Order::new(
-                format!("busts-round-{round}-{}", entries.join("-")),
+                cause.id(&format!("round-{round}")),
                 felt_payout::Command::PlaceRound { round },
             )
         })

@@ -5,20 +5,38 @@
 //! the time and the seat draws, sends the commands and follows what comes
 //! back.
 //!
-//! | rule | cause | sends to |
-//! |---|---|---|
-//! | [`hand_end::to_seating`] | a table's `HandEnded` | seating |
-//! | [`hand_end::busts`] | seating's `Busted` | payout (placed, or held for a hand-for-hand round) |
-//! | [`hand_end::rounds_over`] | seating's hand ends, payout's `BustsHeld` | payout |
-//! | [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's tables, seats and moves | a table |
-//! | [`seats::seated`], [`seats::move_done`] | a table's `PlayerSeated` | seating |
-//! | [`hand_for_hand::to_clock`], [`hand_for_hand::closed_to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock |
+//! The reactions to seating's decisions ([`hand_end::busts`],
+//! [`hand_end::rounds_over`], [`hand_for_hand::to_clock`]) are run by the
+//! [`crate::runner`], in the log's order, each decision with seating's
+//! state folded up to it.
+//!
+//! | rule | cause | sends to | run by |
+//! |---|---|---|---|
+//! | [`hand_end::to_seating`] | a table's `HandEnded` | seating | the follower |
+//! | [`hand_end::busts`] | seating's `Busted` | payout (placed, or held for a hand-for-hand round) | the runner |
+//! | [`hand_end::rounds_over`] | seating's `HandEnded`, payout's `BustsHeld` | payout | the runner |
+//! | [`hand_for_hand::to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock | the runner |
+//! | [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's tables, seats and moves | a table | the conductor's carrier |
+//! | [`seats::seated`], [`seats::move_done`] | a table's `PlayerSeated` | seating | the conductor's carrier |
 
 pub mod hand_end;
 pub mod hand_for_hand;
 pub mod seats;
 
-use felt_seating::TableNo;
+use felt_seating::{SeatingEvent, TableNo};
+
+/// Whether a seating event causes a reaction the runner runs.
+pub fn wanted(event: &SeatingEvent) -> bool {
+    matches!(
+        event,
+        SeatingEvent::Busted { .. }
+            | SeatingEvent::HandEnded { .. }
+            | SeatingEvent::HandForHandStarted { .. }
+            | SeatingEvent::HandForHandRound { .. }
+            | SeatingEvent::HandForHandEnded { .. }
+            | SeatingEvent::TableClosed { .. }
+    )
+}
 
 /// A command a reaction sends to a tournament's seating, clock or payout
 /// stream, under its id.

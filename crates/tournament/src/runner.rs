@@ -1,0 +1,303 @@
+//! The runner: hands the decisions of one kind of stream to the reactions
+//! that answer them, in the log's order, each until its reactions are all
+//! sent, from a position it records.
+//!
+//! It follows the log (a subscription from its recorded position) and
+//! folds each stream it sees, so a decision comes with its stream's state
+//! folded only up to it: running its reactions again after a crash (or in
+//! a second runner at the same time) computes the same commands under the
+//! same ids, and the targets answer the repeats with their first answers.
+//! The reactions and the sending are the caller's: the runner does no
+//! more than read, fold, hand out and record.
+//!
+//! A decision handed out stays the runner's next one until [`Run::done`]:
+//! an error while its reactions were sent (the target unreachable) hands
+//! it out again at the next [`Run::next`]. The position is recorded every
+//! [`RECORD_EVERY`] decisions, and only once every decision up to it is
+//! done; started again, a runner repeats at most that many decisions.
+
+use std::collections::HashMap;
+
+use felt_eventlog::{Committed, EventLog, Filter, LogError, StreamId, Subscription};
+use felt_service::Aggregate;
+
+/// Decisions between two records of a runner's position.
+pub const RECORD_EVERY: u64 = 200;
+
+/// A decision its reactions answer: where it is, what it decided and its
+/// stream's state just after it.
+pub struct Cause<A: Aggregate> {
+    pub stream: StreamId,
+    /// Its position in the whole log.
+    pub position: u64,
+    /// The sequence of its first event in its stream: with the stream,
+    /// what names it for ever.
+    pub first: u64,
+    /// The command that decided it.
+    pub command_id: String,
+    /// The command that started the chain it belongs to.
+    pub correlation_id: Option<String>,
+    /// When it was decided (milliseconds since the Unix epoch, as its
+    /// decider was told).
+    pub recorded_at: i64,
+    pub events: Vec<A::Event>,
+    /// Its stream's state after it, folded only up to it.
+    pub state: A::State,
+}
+
+impl<A: Aggregate> Clone for Cause<A> {
+    fn clone(&self) -> Self {
+        Cause {
+            stream: self.stream.clone(),
+            position: self.position,
+            first: self.first,
+            command_id: self.command_id.clone(),
+            correlation_id: self.correlation_id.clone(),
+            recorded_at: self.recorded_at,
+            events: self.events.clone(),
+            state: self.state.clone(),
+        }
+    }
+}
+
+impl<A: Aggregate> std::fmt::Debug for Cause<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cause")
+            .field("stream", &self.stream)
+            .field("first", &self.first)
+            .field("command_id", &self.command_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L: EventLog, A: Aggregate> std::fmt::Debug for Run<'_, L, A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run")
+            .field("runner", &self.runner.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A: Aggregate> Cause<A> {
+    /// The id of the command it causes that `what` names (unique among
+    /// them): from the cause's stream and sequence, the same every time.
+    pub fn id(&self, what: &str) -> String {
+        format!("{}-{}-{what}", self.stream.kind, self.first)
+    }
+
+    /// The correlation id of the commands it causes: its chain's first
+    /// command (its own command when it started one).
+    pub fn correlation(&self) -> &str {
+        self.correlation_id.as_deref().unwrap_or(&self.command_id)
+    }
+}
+
+/// Follows the streams a filter matches and hands out the decisions whose
+/// events a reaction wants.
+pub struct Runner<A: Aggregate> {
+    /// The name its position is recorded under.
+    name: String,
+    filter: Filter,
+    wants: fn(&A::Event) -> bool,
+    inner: tokio::sync::Mutex<Inner<A>>,
+}
+
+impl<A: Aggregate> std::fmt::Debug for Runner<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Inner<A: Aggregate> {
+    sub: Option<Subscription>,
+    /// The decision handed out whose reactions are not yet done.
+    pending: Option<Cause<A>>,
+    /// Each stream's state and version, as far as the runner has read.
+    streams: HashMap<StreamId, (u64, A::State)>,
+    unrecorded: u64,
+}
+
+/// A runner in use: one at a time, so decisions are handed out once each,
+/// in order.
+pub struct Run<'r, L: EventLog, A: Aggregate> {
+    runner: &'r Runner<A>,
+    log: &'r L,
+    inner: tokio::sync::MutexGuard<'r, Inner<A>>,
+}
+
+impl<A: Aggregate> Runner<A> {
+    /// A runner recording its position under `name` (letters, digits, `-`
+    /// or `_`), over the streams `filter` matches, handing out the
+    /// decisions with an event `wants` is true of.
+    pub fn new(name: &str, filter: Filter, wants: fn(&A::Event) -> bool) -> Self {
+        Runner {
+            name: name.into(),
+            filter,
+            wants,
+            inner: tokio::sync::Mutex::new(Inner {
+                sub: None,
+                pending: None,
+                streams: HashMap::new(),
+                unrecorded: 0,
+            }),
+        }
+    }
+
+    /// The runner, once the caller before has let go of it.
+    pub async fn lock<'r, L: EventLog>(&'r self, log: &'r L) -> Run<'r, L, A> {
+        Run {
+            runner: self,
+            log,
+            inner: self.inner.lock().await,
+        }
+    }
+}
+
+impl<L: EventLog, A: Aggregate> Run<'_, L, A> {
+    /// The next decision to react to, in the log's order (of any stream the
+    /// runner follows), until every decision of `stream` up to `version`
+    /// has been read and done: `None` then.
+    pub async fn next(
+        &mut self,
+        stream: &StreamId,
+        version: u64,
+    ) -> Result<Option<Cause<A>>, LogError> {
+        if let Some(cause) = &self.inner.pending {
+            return Ok(Some(cause.clone()));
+        }
+        loop {
+            if version == 0
+                || self
+                    .inner
+                    .streams
+                    .get(stream)
+                    .is_some_and(|(v, _)| *v >= version)
+            {
+                return Ok(None);
+            }
+            if self.inner.sub.is_none() {
+                let after = self.log.recorded_position(&self.runner.name).await?;
+                tracing::info!(runner = %self.runner.name, after, "following the log");
+                self.inner.sub = Some(
+                    self.log
+                        .subscribe(self.runner.filter.clone(), after)
+                        .await?,
+                );
+            }
+            let Some(sub) = self.inner.sub.as_mut() else {
+                continue;
+            };
+            let committed = match sub.next().await {
+                Some(Ok(committed)) => committed,
+                Some(Err(e)) => {
+                    // Subscribed again from the last recorded position.
+                    self.inner.sub = None;
+                    return Err(e);
+                }
+                None => return Err(LogError::Closed),
+            };
+            let position = committed.position;
+            match self.fold(committed).await? {
+                Some(cause) => {
+                    self.inner.pending = Some(cause.clone());
+                    return Ok(Some(cause));
+                }
+                None => self.advance(position).await?,
+            }
+        }
+    }
+
+    /// Every reaction to `cause` was sent: the runner moves past it.
+    pub async fn done(&mut self, cause: &Cause<A>) -> Result<(), LogError> {
+        if self
+            .inner
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.position == cause.position && p.stream == cause.stream)
+        {
+            self.inner.pending = None;
+            self.advance(cause.position).await?;
+        }
+        Ok(())
+    }
+
+    /// One more decision done; the position recorded now and then.
+    async fn advance(&mut self, position: u64) -> Result<(), LogError> {
+        self.inner.unrecorded += 1;
+        if self.inner.unrecorded >= RECORD_EVERY {
+            self.inner.unrecorded = 0;
+            self.log
+                .record_position(&self.runner.name, position)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Folds a decision into its stream's state; the cause it is, if a
+    /// reaction wants it.
+    async fn fold(&mut self, committed: Committed) -> Result<Option<Cause<A>>, LogError> {
+        let (Some(first), Some(last)) = (committed.envelopes.first(), committed.envelopes.last())
+        else {
+            return Ok(None);
+        };
+        let (first, last) = (first.sequence, last.sequence);
+        if !self.inner.streams.contains_key(&committed.stream) {
+            // A stream first seen after its beginning (the runner started
+            // again from a recorded position): its state up to here.
+            let mut state = A::State::default();
+            let mut version = 0;
+            if first > 1 {
+                for envelope in self.log.read(&committed.stream, 1).await? {
+                    if envelope.sequence >= first {
+                        break;
+                    }
+                    A::apply(&mut state, &envelope.decode()?);
+                    version = envelope.sequence;
+                }
+            }
+            self.inner
+                .streams
+                .insert(committed.stream.clone(), (version, state));
+        }
+        let Some((version, state)) = self.inner.streams.get_mut(&committed.stream) else {
+            return Ok(None);
+        };
+        if last <= *version {
+            return Ok(None);
+        }
+        let events: Vec<A::Event> = match committed
+            .envelopes
+            .iter()
+            .map(felt_eventlog::Envelope::decode)
+            .collect()
+        {
+            Ok(events) => events,
+            Err(e) => {
+                // Never retried: the stream is read again from the log at
+                // its next decision, which fails the same way.
+                self.inner.streams.remove(&committed.stream);
+                return Err(e);
+            }
+        };
+        for e in &events {
+            A::apply(state, e);
+        }
+        *version = last;
+        if !events.iter().any(self.runner.wants) {
+            return Ok(None);
+        }
+        let envelope = &committed.envelopes[0];
+        Ok(Some(Cause {
+            position: committed.position,
+            first,
+            command_id: envelope.command_id.clone(),
+            correlation_id: envelope.correlation_id.clone(),
+            recorded_at: envelope.recorded_at,
+            events,
+            state: state.clone(),
+            stream: committed.stream,
+        }))
+    }
+}
