@@ -464,7 +464,7 @@ fn hand_for_hand_near_the_money_gates_every_table_by_round() {
     assert!(
         first.contains(&SeatingEvent::HandForHandEnded {
             remaining: 15,
-            round: Some(1)
+            round: Some(2)
         }),
         "{first:?}"
     );

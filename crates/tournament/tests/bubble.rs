@@ -670,8 +670,8 @@ async fn the_bubble_chain_cut_short_after_any_step_is_finished_by_a_restart_exac
     let (steps, whole) = bubble_reported(&file, u64::MAX).await;
     // The chain is what the test says it is.
     let kinds: Vec<&str> = whole
-        .iter()
-        .flat_map(|(_, events)| events.iter().map(|e| e.1.as_str()))
+        .values()
+        .flat_map(|events| events.iter().map(|e| e.1.as_str()))
         .collect();
     for kind in [
         "BustsHeld",
