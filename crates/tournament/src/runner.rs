@@ -84,12 +84,6 @@ impl<A: Aggregate> Cause<A> {
     pub fn id(&self, what: &str) -> String {
         format!("{}-{}-{what}", self.stream.kind, self.first)
     }
-
-    /// The correlation id of the commands it causes: its chain's first
-    /// command (its own command when it started one).
-    pub fn correlation(&self) -> &str {
-        self.correlation_id.as_deref().unwrap_or(&self.command_id)
-    }
 }
 
 /// Follows the streams a filter matches and hands out the decisions whose
