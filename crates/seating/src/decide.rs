@@ -269,6 +269,11 @@ fn close_registration(state: &SeatingState) -> Decided {
 /// table, hand-for-hand).
 fn set_paid(state: &SeatingState, paid: u32, seed: &[u8; 32]) -> Decided {
     let mut work = Work::on(state);
+    if state.room.paid_set {
+        return Err(SeatingError::PaidAlreadySet {
+            paid: state.room.paid,
+        });
+    }
     work.emit(SeatingEvent::PaidSet { paid });
     if state.started {
         tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));

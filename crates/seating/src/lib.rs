@@ -79,6 +79,10 @@ pub enum SeatingError {
     NothingToConfirm { entry: EntryId },
     #[error("no move {id} in progress")]
     NoSuchMove { id: u64 },
+    #[error(
+        "the places paid are already set ({paid}): payout fixes them once, when registration closes"
+    )]
+    PaidAlreadySet { paid: u32 },
     #[error("hand-for-hand: {reason} (TDA RP8)")]
     HandForHand { reason: String },
 }

@@ -101,6 +101,10 @@ pub struct Room {
     #[serde(default)]
     pub hand_for_hand_periods: u64,
     pub paid: u32,
+    /// Whether payout has set the places paid (once, when registration
+    /// closed).
+    #[serde(default)]
+    pub paid_set: bool,
     /// Players when play started (redraw counts above it never apply).
     pub started_with: u32,
     /// The highest table number ever opened: numbers are never reused, so
@@ -158,7 +162,10 @@ impl Room {
                 self.paid = settings.paid;
                 self.settings = Some(settings.clone());
             }
-            SeatingEvent::PaidSet { paid } => self.paid = *paid,
+            SeatingEvent::PaidSet { paid } => {
+                self.paid = *paid;
+                self.paid_set = true;
+            }
             SeatingEvent::TableOpened { table, seats } => {
                 self.last_table = self.last_table.max(*table);
                 self.tables.insert(*table, Table::new(*table, *seats));

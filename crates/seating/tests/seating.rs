@@ -847,3 +847,37 @@ fn a_starting_stack_the_field_could_not_count_is_refused() {
     assert!(create(Settings::tda(9, largest)).is_ok());
     assert!(create(Settings::tda(9, largest + 1)).is_err());
 }
+
+/// The places paid ("a faixa de premiação" that hand-for-hand plays down
+/// to, seed 002 rule 308 / TDA RP8) come from payout's pay sheet, fixed once
+/// when registration closes. A second `SetPaid`, such as the reaction run
+/// again under another id after a crash, is refused and redraws nothing.
+#[test]
+fn the_places_paid_are_set_once_and_a_second_set_changes_nothing() {
+    // Given a started room whose registration closed and whose places paid
+    // payout set,
+    let mut state = started(Settings::tda(9, 10_000), 30);
+    run(&mut state, SeatingCommand::CloseRegistration);
+    let events = run(
+        &mut state,
+        SeatingCommand::SetPaid {
+            paid: 4,
+            seed: seed(7),
+        },
+    );
+    assert_eq!(events[0], SeatingEvent::PaidSet { paid: 4 });
+    assert_eq!(state.room().paid, 4);
+    // when payout's places are set again (the same or others),
+    for paid in [4, 9] {
+        let again = decide(
+            &state,
+            &SeatingCommand::SetPaid {
+                paid,
+                seed: seed(8),
+            },
+        );
+        // then refused, naming the places already set.
+        assert_eq!(again, Err(SeatingError::PaidAlreadySet { paid: 4 }));
+    }
+    assert_eq!(state.room().paid, 4);
+}
