@@ -10,6 +10,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+mod common;
+use common::{Crashing, Streams, differences, streams};
+
 use felt_cards::Seed;
 use felt_clock::{ClockSettings, Millis, Structure};
 use felt_eventlog::{EmbeddedLog, EventLog, Filter, Subscription};
@@ -478,76 +481,6 @@ async fn a_second_hand_for_hand_period_reaches_the_clock_like_the_first() {
     }
 }
 
-/// A log that takes a number of appends and then fails every one, as if
-/// the process had died there: the crash after every step.
-struct Crashing {
-    log: Arc<EmbeddedLog>,
-    left: std::sync::atomic::AtomicU64,
-    made: std::sync::atomic::AtomicU64,
-}
-
-impl EventLog for Crashing {
-    async fn append(
-        &self,
-        stream: &felt_eventlog::StreamId,
-        expected: felt_eventlog::Expected,
-        decision: felt_eventlog::Decision,
-    ) -> Result<felt_eventlog::Appended, felt_eventlog::LogError> {
-        use std::sync::atomic::Ordering::SeqCst;
-        if self
-            .left
-            .fetch_update(SeqCst, SeqCst, |n| n.checked_sub(1))
-            .is_err()
-        {
-            return Err(felt_eventlog::LogError::Closed);
-        }
-        self.made.fetch_add(1, SeqCst);
-        self.log.append(stream, expected, decision).await
-    }
-
-    async fn read_all<F>(&self, filter: &Filter, each: F) -> Result<u64, felt_eventlog::LogError>
-    where
-        F: FnMut(felt_eventlog::Committed) -> Result<(), felt_eventlog::LogError> + Send,
-    {
-        self.log.read_all(filter, each).await
-    }
-
-    async fn read(
-        &self,
-        stream: &felt_eventlog::StreamId,
-        from: u64,
-    ) -> Result<Vec<felt_eventlog::Envelope>, felt_eventlog::LogError> {
-        self.log.read(stream, from).await
-    }
-
-    async fn version(
-        &self,
-        stream: &felt_eventlog::StreamId,
-    ) -> Result<u64, felt_eventlog::LogError> {
-        self.log.version(stream).await
-    }
-
-    async fn subscribe(
-        &self,
-        filter: Filter,
-        after: u64,
-    ) -> Result<Subscription, felt_eventlog::LogError> {
-        self.log.subscribe(filter, after).await
-    }
-
-    async fn record_position(
-        &self,
-        consumer: &str,
-        position: u64,
-    ) -> Result<(), felt_eventlog::LogError> {
-        self.log.record_position(consumer, position).await
-    }
-
-    async fn recorded_position(&self, consumer: &str) -> Result<u64, felt_eventlog::LogError> {
-        self.log.recorded_position(consumer).await
-    }
-}
-
 /// Plays to the bubble: both tables' hand-for-hand hands that bust a
 /// player each are played, their ends not yet reported. The log's file.
 async fn to_the_bubble(dir: &std::path::Path) -> std::path::PathBuf {
@@ -567,55 +500,6 @@ async fn to_the_bubble(dir: &std::path::Path) -> std::path::PathBuf {
     panic!("no double bust on the bubble");
 }
 
-/// Every stream of the tournament: each event's command id, type and
-/// payload, in order.
-type Streams = std::collections::BTreeMap<String, Vec<(String, String, Vec<u8>)>>;
-
-async fn streams(log: &EmbeddedLog) -> Streams {
-    let mut out = Streams::new();
-    log.read_all(&Filter::tournament("b"), |committed| {
-        let events = out.entry(committed.stream.key()).or_default();
-        for e in committed.envelopes {
-            events.push((e.command_id, e.event_type, e.payload));
-        }
-        Ok(())
-    })
-    .await
-    .unwrap();
-    out
-}
-
-/// Where two logs part: each stream's events from the first that differs,
-/// by command id and type.
-fn differences(got: &Streams, want: &Streams) -> String {
-    let mut out = String::new();
-    for key in got
-        .keys()
-        .chain(want.keys())
-        .collect::<std::collections::BTreeSet<_>>()
-    {
-        let (a, b) = (&got.get(key), &want.get(key));
-        let (a, b) = (a.map_or(&[][..], |v| &v[..]), b.map_or(&[][..], |v| &v[..]));
-        let Some(at) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) else {
-            continue;
-        };
-        let names = |v: &[(String, String, Vec<u8>)]| {
-            v.iter()
-                .skip(at)
-                .take(8)
-                .map(|e| format!("{}:{}", e.0, e.1))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        out += &format!(
-            "\n{key} from event {at}: got [{}], want [{}]",
-            names(a),
-            names(b)
-        );
-    }
-    out
-}
-
 /// The bubble's two hand ends reported from the log by a process that dies
 /// after `budget` appends; then a process started again on the same log
 /// does what a restarted seating service does: runs the reactions left,
@@ -625,11 +509,7 @@ async fn bubble_reported(file: &std::path::Path, budget: u64) -> (u64, Streams) 
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(file, dir.path().join("log.redb")).unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
-    let crashing = Arc::new(Crashing {
-        log: log.clone(),
-        left: budget.into(),
-        made: 0.into(),
-    });
+    let crashing = Arc::new(Crashing::new(log.clone(), budget));
     let tables = Filter {
         tournament: Some("b".into()),
         kind: Some("table".into()),
@@ -648,13 +528,13 @@ async fn bubble_reported(file: &std::path::Path, budget: u64) -> (u64, Streams) 
             }
         }
     }
-    let made = crashing.made.load(std::sync::atomic::Ordering::SeqCst);
+    let made = crashing.made();
     let c = Conductor::new(log.clone());
     c.react_to_all().await.unwrap();
     let mut sub = log.subscribe(tables, 0).await.unwrap();
     catch_up(&c, &mut HandFollower::default(), &mut sub).await;
     drop((c, sub));
-    (made, streams(&log).await)
+    (made, streams(&log, "b").await)
 }
 
 /// Issue 23: the chain after the bubble's hand-for-hand double bust
@@ -707,11 +587,7 @@ async fn two_runners_over_the_same_log_at_once_change_nothing() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::copy(&file, dir.path().join("log.redb")).unwrap();
         let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
-        let crashing = Arc::new(Crashing {
-            log: log.clone(),
-            left: 1.into(),
-            made: 0.into(),
-        });
+        let crashing = Arc::new(Crashing::new(log.clone(), 1));
         {
             let c = Conductor::new(crashing.clone());
             let tables = Filter {
@@ -731,12 +607,12 @@ async fn two_runners_over_the_same_log_at_once_change_nothing() {
                 }
             }
         }
-        let before = streams(&log).await;
+        let before = streams(&log, "b").await;
         let conductors: Vec<_> = (0..runners).map(|_| Conductor::new(log.clone())).collect();
         futures::future::try_join_all(conductors.iter().map(|c| c.react_to_all()))
             .await
             .unwrap();
-        let now = streams(&log).await;
+        let now = streams(&log, "b").await;
         assert_ne!(now, before, "the reactions were run");
         after.push(now);
     }

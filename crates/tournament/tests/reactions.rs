@@ -9,8 +9,10 @@ use felt_seating::{
     Elimination, Move, MoveReason, SeatingCommand, SeatingEvent, SeatingState, Settings,
 };
 use felt_table::{Command, HouseRules, PlayerId, TableEvent};
-use felt_tournament::aggregates::{Seating, seating_stream};
-use felt_tournament::reactions::{Order, TableOrder, hand_end, hand_for_hand, seats};
+use felt_tournament::aggregates::{
+    Clock, Payout, Seating, clock_stream, payout_stream, seating_stream,
+};
+use felt_tournament::reactions::{Order, TableOrder, hand_end, hand_for_hand, registration, seats};
 use felt_tournament::runner::Cause;
 
 fn seed(n: u8) -> [u8; 32] {
@@ -581,4 +583,210 @@ fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
             command: Command::OpenTable { seats: 9, rules },
         }
     );
+}
+
+/// A clock decision at `at` (ms since the clock's start at 0), its first
+/// event at `first` in its stream, with the state after it.
+fn clock_cause(
+    first: u64,
+    at: i64,
+    events: Vec<felt_clock::ClockEvent>,
+    state: &ClockState,
+) -> Cause<Clock> {
+    Cause {
+        stream: clock_stream("t").unwrap(),
+        position: first,
+        first,
+        command_id: format!("tick-{at}"),
+        correlation_id: None,
+        recorded_at: at,
+        events,
+        state: state.clone(),
+    }
+}
+
+const MIN: i64 = 60_000;
+
+/// Given late registration through level 2 (seed 002's house rules fix it
+/// per tournament) and play started, when the clock starts level 3, then
+/// seating closes registration, under an id naming the clock's decision;
+/// the clock's start and level 2 close nothing, nor does level 3 once
+/// registration is closed.
+#[test]
+fn the_clock_past_late_registration_closes_it_at_seating() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.late_registration_level = 2;
+    let mut seating_state = room(settings, 20);
+    let started = clock_after(&[]);
+    let start = clock_cause(
+        2,
+        0,
+        vec![felt_clock::ClockEvent::Started { at: 0 }],
+        &started,
+    );
+    assert_eq!(registration::level_closes(&start, &seating_state), None);
+    let level = |at: i64| {
+        let clock = clock_after(&[ClockCommand::Tick { at }]);
+        let events = vec![felt_clock::ClockEvent::PeriodStarted {
+            at,
+            period: clock.period(),
+            remaining: 20 * MIN,
+        }];
+        clock_cause(7, at, events, &clock)
+    };
+    assert_eq!(
+        registration::level_closes(&level(20 * MIN + 5), &seating_state),
+        None
+    );
+    let third = level(40 * MIN + 5);
+    assert_eq!(third.state.level_number_at(third.recorded_at), 3);
+    assert_eq!(
+        registration::level_closes(&third, &seating_state),
+        Some(Order {
+            id: "clock-7-close-registration".into(),
+            command: SeatingCommand::CloseRegistration,
+        })
+    );
+    seating(&mut seating_state, SeatingCommand::CloseRegistration);
+    assert_eq!(registration::level_closes(&third, &seating_state), None);
+}
+
+/// With no late registration, the clock's start closes it.
+#[test]
+fn without_late_registration_the_clock_start_closes_it() {
+    let seating_state = room(Settings::tda(9, 10_000), 20);
+    assert_eq!(seating_state.settings().unwrap().late_registration_level, 0);
+    let start = clock_cause(
+        2,
+        0,
+        vec![felt_clock::ClockEvent::Started { at: 0 }],
+        &clock_after(&[]),
+    );
+    assert_eq!(
+        registration::level_closes(&start, &seating_state),
+        Some(Order {
+            id: "clock-2-close-registration".into(),
+            command: SeatingCommand::CloseRegistration,
+        })
+    );
+}
+
+/// Given seating closed registration, then payout fixes its pool and pay
+/// sheet under an id naming seating's decision; other decisions send
+/// payout nothing.
+#[test]
+fn seating_closing_registration_closes_payouts_pool() {
+    let mut state = room(Settings::tda(9, 10_000), 20);
+    let closed = seating(&mut state, SeatingCommand::CloseRegistration);
+    assert_eq!(
+        registration::to_payout(&cause(31, closed, &state)),
+        Some(Order {
+            id: "seating-31-close-registration".into(),
+            command: felt_payout::Command::CloseRegistration,
+        })
+    );
+    let other = seating(&mut state, SeatingCommand::BeginHand { table: 1 });
+    assert_eq!(registration::to_payout(&cause(32, other, &state)), None);
+}
+
+/// A payout decision, its first event at `first`, with the state after it.
+fn payout_cause(first: u64, events: Vec<PayoutEvent>, state: &PayoutState) -> Cause<Payout> {
+    Cause {
+        stream: payout_stream("t").unwrap(),
+        position: first,
+        first,
+        command_id: "seating-31-close-registration".into(),
+        correlation_id: None,
+        recorded_at: 1_000,
+        events,
+        state: state.clone(),
+    }
+}
+
+/// Given 450 players busted one by one during late registration, when
+/// payout closes registration (placing the first 200 that waited), then
+/// the other 250 are placed by two more decisions, and seating learns the
+/// places paid on the sheet, with the seed drawn for the id of that
+/// command; every id names payout's close.
+#[test]
+fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
+    let mut payout = PayoutState::default();
+    pay(
+        &mut payout,
+        felt_payout::Command::Configure {
+            name: "t".into(),
+            settings: felt_payout::MoneySettings::generated(10_000, 1_000),
+            busts: felt_payout::SimultaneousBusts::ByStartingStack,
+        },
+    );
+    pay(
+        &mut payout,
+        felt_payout::Command::RecordEntries {
+            entries: (1..=500).map(|e| (e, format!("p{e}"))).collect(),
+        },
+    );
+    for entry in 1..=450 {
+        pay(
+            &mut payout,
+            felt_payout::Command::RecordBusts {
+                busts: vec![Bust {
+                    entry,
+                    table: 1,
+                    starting_stack: 10_000,
+                    by: vec![500],
+                    out: None,
+                }],
+            },
+        );
+    }
+    assert_eq!(payout.waiting().len(), 450);
+    let closed = pay(&mut payout, felt_payout::Command::CloseRegistration);
+    assert_eq!(payout.waiting().len(), 250);
+    let close = payout_cause(460, closed, &payout);
+    assert_eq!(
+        registration::place_waiting(&close),
+        [1, 2].map(|n| Order {
+            id: format!("payout-460-place-waiting-{n}"),
+            command: felt_payout::Command::PlaceWaiting,
+        })
+    );
+    let paid = payout.sheet().unwrap().paid();
+    assert!(paid > 0);
+    let mut drawn_for = Vec::new();
+    let order = registration::paid(&close, |id| {
+        drawn_for.push(id.to_owned());
+        seed(5)
+    });
+    assert_eq!(
+        order,
+        Some(Order {
+            id: "payout-460-paid".into(),
+            command: SeatingCommand::SetPaid {
+                paid,
+                seed: seed(5)
+            },
+        })
+    );
+    assert_eq!(drawn_for, ["payout-460-paid"]);
+    // The two decisions place every bust that waited.
+    for order in registration::place_waiting(&close) {
+        pay(&mut payout, order.command);
+    }
+    assert!(payout.waiting().is_empty());
+    // Payout's other decisions cause nothing.
+    let placed = pay(
+        &mut payout,
+        felt_payout::Command::RecordBusts {
+            busts: vec![Bust {
+                entry: 451,
+                table: 1,
+                starting_stack: 10_000,
+                by: vec![500],
+                out: None,
+            }],
+        },
+    );
+    let other = payout_cause(463, placed, &payout);
+    assert!(registration::place_waiting(&other).is_empty());
+    assert_eq!(registration::paid(&other, |_| seed(5)), None);
 }

@@ -177,6 +177,10 @@ impl NextTurn {
 
 /// The name the runner of seating's reactions records its position under.
 pub const REACTIONS: &str = "seating-reactions";
+/// The name the runner of the clock's reactions records its position under.
+pub const CLOCK_REACTIONS: &str = "clock-reactions";
+/// The name the runner of payout's reactions records its position under.
+pub const PAYOUT_REACTIONS: &str = "payout-reactions";
 
 /// Registrations per seating decision in `register_many`: a decision is
 /// one NATS message, and stays well under its 1 MB limit.
@@ -205,6 +209,10 @@ pub struct Conductor<L: EventLog> {
     /// Runs the reactions to seating's decisions (busts to payout,
     /// hand-for-hand and closed tables to the clock) in the log's order.
     reactions: crate::runner::Runner<Seating>,
+    /// Runs the reactions to the clock's levels (registration's close).
+    clock_reactions: crate::runner::Runner<Clock>,
+    /// Runs the reactions to payout's close (the places paid to seating).
+    payout_reactions: crate::runner::Runner<Payout>,
     rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
     /// Tables known to be open at the table service.
     opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
@@ -260,6 +268,16 @@ impl<L: EventLog + 'static> Conductor<L> {
                 REACTIONS,
                 felt_eventlog::Filter::kind("seating"),
                 reactions::wanted,
+            ),
+            clock_reactions: crate::runner::Runner::new(
+                CLOCK_REACTIONS,
+                felt_eventlog::Filter::kind("clock"),
+                reactions::registration::wanted_clock,
+            ),
+            payout_reactions: crate::runner::Runner::new(
+                PAYOUT_REACTIONS,
+                felt_eventlog::Filter::kind("payout"),
+                reactions::registration::wanted_payout,
             ),
             rules: std::sync::Mutex::new(BTreeMap::new()),
             opened: std::sync::Mutex::new(BTreeSet::new()),

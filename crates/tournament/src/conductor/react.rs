@@ -1,5 +1,6 @@
-//! Seating's decisions answered: the runner hands them out in the log's
-//! order, the pure reactions say what to send, and it is sent here.
+//! The services' decisions answered: a runner per kind of stream hands
+//! them out in the log's order, the pure reactions say what to send, and
+//! it is sent here.
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
@@ -9,27 +10,89 @@ use crate::runner::Cause;
 impl<L: EventLog + 'static> Conductor<L> {
     /// Runs the reactions to tournament `t`'s seating decisions up to its
     /// version `upto` (and to every decision the log holds before them),
-    /// those not yet run.
-    pub async fn react(&self, t: &str, upto: u64) -> Result<()> {
+    /// those not yet run. How many decisions were answered.
+    pub async fn react(&self, t: &str, upto: u64) -> Result<usize> {
         let stream = seating_stream(t)?;
         let mut run = self.reactions.lock(self.seating.log().as_ref()).await;
+        let mut answered = 0;
         while let Some(cause) = run.next(&stream, upto).await? {
             self.react_to(&cause).await?;
             run.done(&cause).await?;
+            answered += 1;
+        }
+        Ok(answered)
+    }
+
+    /// Runs every reaction to tournament `t`'s clock, seating and payout
+    /// decisions the log holds, and to the decisions they bring on, until
+    /// none is left: a chain started by the clock (registration closing at
+    /// a level) or by the floor is carried to its end, whichever of its
+    /// steps a crash cut it at.
+    pub async fn settle(&self, t: &str) -> Result<()> {
+        let log = self.seating.log().clone();
+        loop {
+            let clock = log.version(&clock_stream(t)?).await?;
+            let mut answered = self.react_to_clock(t, clock).await?;
+            let seating = log.version(&seating_stream(t)?).await?;
+            answered += self.react(t, seating).await?;
+            let payout = log.version(&payout_stream(t)?).await?;
+            answered += self.react_to_payout(t, payout).await?;
+            if answered == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Runs the reactions to every decision of every tournament the log
+    /// holds now: after a crash, what a chain had left to do.
+    pub async fn react_to_all(&self) -> Result<()> {
+        let log = self.seating.log().clone();
+        for created in crate::aggregates::tournaments(log.as_ref()).await? {
+            self.settle(created.tournament.as_str()).await?;
         }
         Ok(())
     }
 
-    /// Runs the reactions to every seating decision of every tournament
-    /// the log holds now: after a crash, what a chain had left to do.
-    pub async fn react_to_all(&self) -> Result<()> {
-        let log = self.seating.log().clone();
-        for created in crate::aggregates::tournaments(log.as_ref()).await? {
-            let t = created.tournament.as_str();
-            let version = log.version(&seating_stream(t)?).await?;
-            self.react(t, version).await?;
+    /// The clock's decisions up to `upto`: a level past late registration
+    /// closes it at seating.
+    async fn react_to_clock(&self, t: &str, upto: u64) -> Result<usize> {
+        let stream = clock_stream(t)?;
+        let mut run = self.clock_reactions.lock(self.clock.log().as_ref()).await;
+        let mut answered = 0;
+        while let Some(cause) = run.next(&stream, upto).await? {
+            let order = {
+                // Seating as the log has it now (another process may have
+                // closed registration).
+                let (seating, _) = self.seating.state(&seating_stream(t)?).await?;
+                reactions::registration::level_closes(&cause, &seating)
+            };
+            if let Some(order) = order {
+                self.seat_order(t, cause.recorded_at, order).await?;
+            }
+            run.done(&cause).await?;
+            answered += 1;
         }
-        Ok(())
+        Ok(answered)
+    }
+
+    /// Payout's decisions up to `upto`: its close places the busts still
+    /// waiting and tells seating the places paid.
+    async fn react_to_payout(&self, t: &str, upto: u64) -> Result<usize> {
+        let stream = payout_stream(t)?;
+        let mut run = self.payout_reactions.lock(self.payout.log().as_ref()).await;
+        let mut answered = 0;
+        while let Some(cause) = run.next(&stream, upto).await? {
+            let at = cause.recorded_at;
+            for order in reactions::registration::place_waiting(&cause) {
+                self.pay_order(t, at, order).await?;
+            }
+            if let Some(order) = reactions::registration::paid(&cause, |id| self.draw(t, id)) {
+                self.seat_order(t, at, order).await?;
+            }
+            run.done(&cause).await?;
+            answered += 1;
+        }
+        Ok(answered)
     }
 
     /// Sends the reactions to one seating decision: its busts to payout,
@@ -41,6 +104,9 @@ impl<L: EventLog + 'static> Conductor<L> {
     async fn react_to(&self, cause: &Cause<Seating>) -> Result<()> {
         let t = cause.stream.tournament.as_str();
         let at = cause.recorded_at;
+        if let Some(order) = reactions::registration::to_payout(cause) {
+            self.pay_order(t, at, order).await?;
+        }
         if let Some(order) = reactions::hand_end::busts(cause) {
             self.pay_order(t, at, order).await?;
         }
@@ -68,10 +134,33 @@ impl<L: EventLog + 'static> Conductor<L> {
     ) -> Result<()> {
         match self.pay_cmd(t, &order.id, at, order.command).await {
             Ok(_) => Ok(()),
-            // A round that held no busts.
-            Err(TournamentError::Payout(felt_payout::PayoutError::NoRoundHeld { .. })) => Ok(()),
+            // A round that held no busts; the waiting busts placed by fewer
+            // decisions than their count; a close payout had already.
+            Err(TournamentError::Payout(
+                felt_payout::PayoutError::NoRoundHeld { .. }
+                | felt_payout::PayoutError::NothingWaiting
+                | felt_payout::PayoutError::RegistrationClosed,
+            )) => Ok(()),
             Err(TournamentError::Payout(e)) => {
                 tracing::warn!(%e, id = order.id, t, "payout refused a reaction's command");
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A reaction's command to seating; a refusal is reported, not an
+    /// error.
+    async fn seat_order(&self, t: &str, at: Millis, order: Order<SeatingCommand>) -> Result<()> {
+        match self.seat_cmd(t, &order.id, at, order.command).await {
+            Ok(_) => Ok(()),
+            // A close or places paid seating had already (from the floor,
+            // or the chain run before under other ids).
+            Err(TournamentError::Seating(
+                SeatingError::RegistrationClosed | SeatingError::PaidAlreadySet { .. },
+            )) => Ok(()),
+            Err(TournamentError::Seating(e)) => {
+                tracing::warn!(%e, id = order.id, t, "seating refused a reaction's command");
                 Ok(())
             }
             Err(e) => Err(e),

@@ -210,88 +210,42 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(())
     }
 
-    /// Draws the seats, opens the tables and starts the clock.
+    /// Draws the seats, opens the tables and starts the clock (which closes
+    /// registration at once when there is no late registration).
     pub async fn start(&self, t: &str, now: Millis, seed: Seed) -> Result<()> {
-        let Outcome { state, .. } = self
-            .seat_cmd(t, "start", now, SeatingCommand::Start { seed: seed.0 })
+        self.seat_cmd(t, "start", now, SeatingCommand::Start { seed: seed.0 })
             .await?;
-        let no_late_registration = state
-            .settings()
-            .is_some_and(|s| s.late_registration_level == 0);
-        drop(state);
         self.carry_out(t, now).await?;
         self.clock_cmd(t, "start", now, |at| ClockCommand::Start { at })
             .await?;
-        if no_late_registration {
-            self.close_registration(t, now).await?;
-        }
-        Ok(())
+        self.settle(t).await?;
+        self.carry_out(t, now).await
     }
 
-    /// Closes registration: the pool and pay sheet are fixed, and seating
-    /// learns how many are paid (for hand-for-hand).
+    /// The floor closes registration: seating records it, and the chain it
+    /// brings on (payout's pool and pay sheet, the busts that waited placed,
+    /// seating told the places paid) runs to its end. Closing it again
+    /// finishes a chain a crash cut short.
     pub async fn close_registration(&self, t: &str, now: Millis) -> Result<()> {
-        let closed = self.seating_state(t).await?.registration_closed();
-        if !closed {
-            self.seat_cmd(
+        match self
+            .seat_cmd(
                 t,
                 "close-registration",
                 now,
                 SeatingCommand::CloseRegistration,
             )
-            .await?;
+            .await
+        {
+            Ok(_) | Err(TournamentError::Seating(SeatingError::RegistrationClosed)) => {}
+            Err(e) => return Err(e),
         }
-        let sheet = self.payout_state(t).await?.sheet().cloned();
-        let paid = match &sheet {
-            Some(sheet) => sheet.paid(),
-            None => {
-                let out = self
-                    .pay_cmd(
-                        t,
-                        "close-registration",
-                        now,
-                        felt_payout::Command::CloseRegistration,
-                    )
-                    .await?;
-                out.state.sheet().map_or(0, felt_payout::PaySheet::paid)
-            }
-        };
-        // Busts from late registration are placed a few hundred at a time.
-        let mut round = 0;
-        while !self.payout_state(t).await?.waiting().is_empty() {
-            round += 1;
-            match self
-                .pay_cmd(
-                    t,
-                    &format!("place-waiting-{round}"),
-                    now,
-                    felt_payout::Command::PlaceWaiting,
-                )
-                .await
-            {
-                Ok(_) | Err(TournamentError::Payout(felt_payout::PayoutError::NothingWaiting)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let decided = self
-            .seat_cmd(
-                t,
-                "paid",
-                now,
-                SeatingCommand::SetPaid {
-                    paid,
-                    seed: self.draw(t, "paid"),
-                },
-            )
-            .await?
-            .last;
-        self.react(t, decided).await?;
-        self.carry_out(t, now).await?;
-        Ok(())
+        self.settle(t).await?;
+        self.carry_out(t, now).await
     }
 
-    /// Records the level changes passed by `now`, and closes late
-    /// registration once its last level is over.
+    /// Records the level changes passed by `now`; the reactions to them
+    /// (late registration closed after its last level) follow, as do the
+    /// reactions to a level the floor jumped to while registration is open.
     pub async fn tick(&self, t: &str, now: Millis) -> Result<()> {
         let passed = {
             let clock = self.clock_state(t).await?;
@@ -303,17 +257,13 @@ impl<L: EventLog + 'static> Conductor<L> {
             })
             .await?;
         }
-        let late = {
+        let open = {
             let seating = self.seating_state(t).await?;
-            seating
-                .settings()
-                .filter(|_| seating.started() && !seating.registration_closed())
-                .map(|s| s.late_registration_level)
+            seating.started() && !seating.registration_closed()
         };
-        if let Some(last) = late
-            && self.level_now(t, now).await? > last
-        {
-            self.close_registration(t, now).await?;
+        if passed || open {
+            self.settle(t).await?;
+            self.carry_out(t, now).await?;
         }
         Ok(())
     }

@@ -5,22 +5,25 @@
 //! the time and the seat draws, sends the commands and follows what comes
 //! back.
 //!
-//! The reactions to seating's decisions ([`hand_end::busts`],
-//! [`hand_end::rounds_over`], [`hand_for_hand::to_clock`]) are run by the
-//! [`crate::runner`], in the log's order, each decision with seating's
-//! state folded up to it.
+//! The reactions to the clock's, seating's and payout's decisions are run
+//! by a [`crate::runner`] each, in the log's order, each decision with its
+//! stream's state folded up to it.
 //!
 //! | rule | cause | sends to | run by |
 //! |---|---|---|---|
 //! | [`hand_end::to_seating`] | a table's `HandEnded` | seating | the follower |
-//! | [`hand_end::busts`] | seating's `Busted` | payout (placed, or held for a hand-for-hand round) | the runner |
-//! | [`hand_end::rounds_over`] | seating's `HandEnded`, payout's `BustsHeld` | payout | the runner |
-//! | [`hand_for_hand::to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock | the runner |
+//! | [`hand_end::busts`] | seating's `Busted` | payout (placed, or held for a hand-for-hand round) | seating's runner |
+//! | [`hand_end::rounds_over`] | seating's `HandEnded`, payout's `BustsHeld` | payout | seating's runner |
+//! | [`hand_for_hand::to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock | seating's runner |
+//! | [`registration::level_closes`] | the clock's `Started`, `PeriodStarted`, `JumpedToLevel` past late registration | seating | the clock's runner |
+//! | [`registration::to_payout`] | seating's `RegistrationClosed` | payout | seating's runner |
+//! | [`registration::place_waiting`], [`registration::paid`] | payout's `RegistrationClosed` | payout, seating | payout's runner |
 //! | [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's tables, seats and moves | a table | the conductor's carrier |
 //! | [`seats::seated`], [`seats::move_done`] | a table's `PlayerSeated` | seating | the conductor's carrier |
 
 pub mod hand_end;
 pub mod hand_for_hand;
+pub mod registration;
 pub mod seats;
 
 use felt_seating::{SeatingEvent, TableNo};
@@ -35,6 +38,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::HandForHandRound { .. }
             | SeatingEvent::HandForHandEnded { .. }
             | SeatingEvent::TableClosed { .. }
+            | SeatingEvent::RegistrationClosed
     )
 }
 
