@@ -184,6 +184,17 @@ enum Queued<A: Aggregate> {
 /// Most decide-append rounds for one command before giving up.
 const ATTEMPTS: u32 = 16;
 
+/// Where a decision comes from, recorded with it in the log: the W3C
+/// `traceparent` of the call that brought it, the decision that caused it
+/// (a reaction's cause: `<stream>@<sequence>`) and the command that
+/// started its chain (`<stream>/<command id>`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Provenance {
+    pub trace: Option<String>,
+    pub causation_id: Option<String>,
+    pub correlation_id: Option<String>,
+}
+
 /// Handles commands for the aggregates of one kind over an event log.
 pub struct Handler<A: Aggregate, L: EventLog> {
     log: Arc<L>,
@@ -397,6 +408,26 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         trace: Option<String>,
         command: &A::Command,
     ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
+        let from = Provenance {
+            trace,
+            ..Provenance::default()
+        };
+        self.handle_from(stream, command_id, recorded_at, &from, command)
+            .await
+    }
+
+    /// [`Handler::handle`], the decision recording where it comes from: the
+    /// caller's trace, the decision that caused it and the command that
+    /// started its chain. (A repeat is answered with the first decision,
+    /// provenance included.)
+    pub async fn handle_from(
+        &self,
+        stream: &StreamId,
+        command_id: &str,
+        recorded_at: i64,
+        from: &Provenance,
+        command: &A::Command,
+    ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
         let slot = self.slot(stream).await?;
         let mut entry = Arc::clone(&slot).lock_owned().await;
         // Whether the state decided on is the log's latest: a refusal (or a
@@ -447,14 +478,14 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
             }
             let mut decision = Decision {
                 command_id: command_id.into(),
-                causation_id: None,
-                correlation_id: None,
+                causation_id: from.causation_id.clone(),
+                correlation_id: from.correlation_id.clone(),
                 recorded_at,
                 events: events
                     .iter()
                     .map(|e| NewEvent::encode(A::event_type(e), A::SCHEMA, e))
                     .collect::<Result<_, _>>()?,
-                trace: trace.clone(),
+                trace: from.trace.clone(),
             };
             let expected = if entry.version == 0 {
                 Expected::NoStream

@@ -34,3 +34,49 @@ async fn a_command_refused_on_a_stale_view_is_decided_again_on_the_latest() {
     assert_eq!(*a.state(&stream).await.unwrap().0, 2);
     assert_eq!(a.state(&stream).await.unwrap().1, 2);
 }
+
+/// A decision records where it comes from: the decision that caused it
+/// and the command that started its chain; a repeat of the command keeps
+/// the first decision's, whatever the repeat says.
+#[tokio::test]
+async fn a_decision_records_its_causation_and_correlation() {
+    use felt_eventlog::EventLog as _;
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let stream = StreamId::new("t", "box", "1").unwrap();
+    let a: Handler<Chips, _> = Handler::new(log.clone());
+    a.handle(&stream, "put", 1, &Move::Put(5)).await.unwrap();
+    let from = felt_service::Provenance {
+        trace: None,
+        causation_id: Some("t.clock.main@7".into()),
+        correlation_id: Some("t.clock.main/tick-9".into()),
+    };
+    a.handle_from(&stream, "take", 2, &from, &Move::Take(3))
+        .await
+        .unwrap();
+    let again = felt_service::Provenance {
+        causation_id: Some("t.clock.main@8".into()),
+        ..from.clone()
+    };
+    let repeat = a
+        .handle_from(&stream, "take", 3, &again, &Move::Take(3))
+        .await
+        .unwrap();
+    assert!(repeat.duplicate);
+    let envelopes = log.read(&stream, 1).await.unwrap();
+    assert_eq!(envelopes.len(), 2);
+    assert_eq!(
+        (
+            envelopes[0].causation_id.as_deref(),
+            envelopes[0].correlation_id.as_deref()
+        ),
+        (None, None)
+    );
+    assert_eq!(
+        (
+            envelopes[1].causation_id.as_deref(),
+            envelopes[1].correlation_id.as_deref()
+        ),
+        (Some("t.clock.main@7"), Some("t.clock.main/tick-9"))
+    );
+}
