@@ -125,10 +125,23 @@ pub async fn report<L: EventLog + 'static>(
 ) -> Result<Option<(TableNo, u64)>, TournamentError> {
     match follower.feed_committed(committed)? {
         Some((summary, _)) => {
-            report_summary(conductor, &committed.stream, summary, inputs, None).await
+            let from = ended_by(committed);
+            report_summary(conductor, &committed.stream, summary, inputs, None, from).await
         }
         None => Ok(None),
     }
+}
+
+/// Where a hand end comes from, as seating's decision records it: the
+/// table's decision that ended the hand.
+fn ended_by(committed: &Committed) -> felt_service::Provenance {
+    let first = committed.envelopes.first();
+    crate::runner::provenance(
+        &committed.stream,
+        first.map_or(0, |e| e.sequence),
+        first.map_or("", |e| e.command_id.as_str()),
+        first.and_then(|e| e.correlation_id.as_deref()),
+    )
 }
 
 /// Reports a hand that ended at a table stream, if it is the table's
@@ -140,6 +153,7 @@ async fn report_summary<L: EventLog + 'static>(
     summary: HandSummary,
     inputs: &dyn Inputs,
     mut turn: Option<Turn>,
+    from: felt_service::Provenance,
 ) -> Result<Option<(TableNo, u64)>, TournamentError> {
     let t = stream.tournament.as_str();
     let Some(table) = table_no(stream) else {
@@ -159,6 +173,7 @@ async fn report_summary<L: EventLog + 'static>(
             inputs.now(),
             inputs.seed(t, table, summary.number),
             turn,
+            &from,
         )
         .await?;
     Ok(Some((table, summary.number)))
@@ -273,11 +288,12 @@ pub async fn follow<L: EventLog + 'static>(
                 if let Some((summary, began)) = follower.feed_committed(&committed)? {
                     *pending.entry(began).or_default() += 1;
                     let stream = committed.stream.clone();
+                    let from = ended_by(&committed);
                     let this_turn;
                     (this_turn, next_turn) = next_turn.turn();
                     reports.push(async move {
                         let result =
-                            report_summary(conductor, &stream, summary, inputs, Some(this_turn))
+                            report_summary(conductor, &stream, summary, inputs, Some(this_turn), from)
                                 .await;
                         (began, stream, result)
                     });

@@ -84,6 +84,37 @@ impl<A: Aggregate> Cause<A> {
     pub fn id(&self, what: &str) -> String {
         format!("{}-{}-{what}", self.stream.kind, self.first)
     }
+
+    /// What the decisions it causes record of where they come from.
+    pub fn provenance(&self) -> felt_service::Provenance {
+        provenance(
+            &self.stream,
+            self.first,
+            &self.command_id,
+            self.correlation_id.as_deref(),
+        )
+    }
+}
+
+/// What a decision caused by the decision at `first` in `stream` (decided
+/// for `command_id`, in the chain `correlation_id` started, if any)
+/// records of where it comes from: that decision, `<stream>@<sequence>`,
+/// and the command that started the chain, `<stream>/<command id>` when
+/// this one did.
+pub fn provenance(
+    stream: &StreamId,
+    first: u64,
+    command_id: &str,
+    correlation_id: Option<&str>,
+) -> felt_service::Provenance {
+    let key = stream.key();
+    felt_service::Provenance {
+        trace: None,
+        causation_id: Some(format!("{key}@{first}")),
+        correlation_id: Some(
+            correlation_id.map_or_else(|| format!("{key}/{command_id}"), str::to_owned),
+        ),
+    }
 }
 
 /// Follows the streams a filter matches and hands out the decisions whose

@@ -622,3 +622,56 @@ async fn two_runners_over_the_same_log_at_once_change_nothing() {
         differences(&after[1], &after[0])
     );
 }
+
+/// Issue 23: seating's record of a hand end names the table's decision
+/// that ended the hand as its cause, and payout's record of its busts
+/// names seating's; both carry the id of the table's command that started
+/// the chain.
+#[tokio::test]
+async fn hand_ends_and_their_busts_record_the_table_decision_that_caused_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = to_the_bubble(dir.path()).await;
+    let log = EmbeddedLog::open(&file).unwrap();
+    let mut by_decision = std::collections::BTreeMap::new();
+    let mut payout = Vec::new();
+    log.read_all(&Filter::tournament("b"), |committed| {
+        let first = &committed.envelopes[0];
+        let key = format!("{}@{}", committed.stream.key(), first.sequence);
+        if committed.stream.kind == "payout" {
+            payout.push(first.clone());
+        }
+        by_decision.insert(key, committed.envelopes);
+        Ok(())
+    })
+    .await
+    .unwrap();
+    let busts: Vec<_> = payout
+        .iter()
+        .filter(|e| e.command_id.ends_with("-busts"))
+        .collect();
+    assert!(busts.len() >= 4, "{} busts recorded", busts.len());
+    for bust in busts {
+        let cause = bust.causation_id.as_deref().expect("a cause");
+        let seating = &by_decision[cause][0];
+        assert!(
+            seating.command_id.starts_with("hand-") && seating.command_id.ends_with("-ended"),
+            "{}: caused by {}",
+            bust.command_id,
+            seating.command_id
+        );
+        let cause = seating.causation_id.as_deref().expect("a cause");
+        let table = &by_decision[cause];
+        assert!(
+            cause.starts_with("b.table.") && table.iter().any(|e| e.event_type == "HandEnded"),
+            "{}: caused by {cause}",
+            seating.command_id
+        );
+        let root = format!(
+            "{}/{}",
+            cause.split('@').next().unwrap(),
+            table[0].command_id
+        );
+        assert_eq!(seating.correlation_id.as_deref(), Some(root.as_str()));
+        assert_eq!(bust.correlation_id.as_deref(), Some(root.as_str()));
+    }
+}

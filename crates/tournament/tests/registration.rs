@@ -142,3 +142,50 @@ async fn two_processes_closing_registration_at_once_close_it_once() {
         differences(&after[1], &after[0])
     );
 }
+
+/// Every decision of the chain records the decision that caused it and,
+/// all of them the same, the command that started the chain: the clock's
+/// tick. Followed back from seating's places paid, the causes lead to it.
+#[tokio::test]
+async fn each_step_of_the_close_records_its_cause_and_the_tick_that_started_it() {
+    use felt_eventlog::EventLog as _;
+    let dir = tempfile::tempdir().unwrap();
+    let file = started(dir.path()).await;
+    let log = Arc::new(EmbeddedLog::open(&file).unwrap());
+    Conductor::new(log.clone()).tick("r", LATE).await.unwrap();
+    let mut by_decision = std::collections::BTreeMap::new();
+    for kind in ["clock", "seating", "payout"] {
+        let stream = felt_eventlog::StreamId::new("r", kind, "main").unwrap();
+        for e in log.read(&stream, 1).await.unwrap() {
+            by_decision.insert(format!("r.{kind}.main@{}", e.sequence), e);
+        }
+    }
+    let paid = by_decision
+        .values()
+        .find(|e| e.event_type == "PaidSet")
+        .expect("the places paid");
+    let mut chain = vec![(paid.event_type.clone(), paid.command_id.clone())];
+    let mut at = paid;
+    while let Some(cause) = &at.causation_id {
+        assert_eq!(
+            at.correlation_id.as_deref(),
+            Some(format!("r.clock.main/tick-{LATE}").as_str()),
+            "{} names another chain",
+            at.command_id
+        );
+        at = &by_decision[cause];
+        chain.push((at.event_type.clone(), at.command_id.clone()));
+    }
+    let types: Vec<&str> = chain.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            "PaidSet",
+            "RegistrationClosed",
+            "RegistrationClosed",
+            "PeriodStarted"
+        ]
+    );
+    assert_eq!(chain[3].1, format!("tick-{LATE}"));
+    assert_eq!(at.correlation_id, None, "the tick started the chain");
+}

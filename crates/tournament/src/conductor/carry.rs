@@ -17,13 +17,15 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         seed: Seed,
     ) -> Result<()> {
-        self.hand_ended_in_turn(t, table, hand, now, seed, None)
+        self.hand_ended_in_turn(t, table, hand, now, seed, None, &Provenance::default())
             .await
     }
 
     /// [`Conductor::hand_ended`], seating deciding it only in its `turn`
     /// (after the hand ends reported before it), and the next one's turn
-    /// coming once its busts are with payout.
+    /// coming once its busts are with payout; seating's decision records
+    /// that the table's decision `from` names caused it.
+    #[allow(clippy::too_many_arguments)]
     pub async fn hand_ended_in_turn(
         &self,
         t: &str,
@@ -32,6 +34,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         seed: Seed,
         mut turn: Option<Turn>,
+        from: &Provenance,
     ) -> Result<()> {
         if let Some(turn) = turn.as_mut() {
             turn.come().await;
@@ -60,7 +63,9 @@ impl<L: EventLog + 'static> Conductor<L> {
             table_state.as_ref()?.seat(s).map(|p| p.player.0)
         });
         drop(table_state);
-        let out = self.seat_cmd(t, &order.id, now, order.command).await?;
+        let out = self
+            .seat_from(t, &order.id, now, order.command, from)
+            .await?;
         drop(out.state);
         // The next hand end may go to seating: the runner carries this
         // one's busts to payout, and its news to the clock, in the log's

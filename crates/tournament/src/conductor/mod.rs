@@ -16,7 +16,7 @@ use felt_clock::{ClockCommand, ClockError, ClockSettings, Millis, Structure};
 use felt_eventlog::{EventLog, LogError};
 use felt_payout::{MoneySettings, SimultaneousBusts};
 use felt_seating::{EntryId, SeatingCommand, SeatingError, SeatingEvent, SeatingState, TableNo};
-use felt_service::{HandleError, Handler, Outcome};
+use felt_service::{HandleError, Handler, Outcome, Provenance};
 use felt_table::{Command, Deal, HouseRules, Rejection, Seat, TableEvent};
 use felt_tablelog::Table;
 
@@ -331,10 +331,11 @@ impl<L: EventLog + 'static> Conductor<L> {
         id: &str,
         now: Millis,
         command: &A::Command,
+        from: &Provenance,
     ) -> std::result::Result<Outcome<A>, HandleError<A::Rejection>> {
         let mut attempt = 0u32;
         loop {
-            match handler.handle(stream, id, now, command).await {
+            match handler.handle_from(stream, id, now, from, command).await {
                 Err(HandleError::Log(e)) if attempt < 6 && e.retryable() => {
                     attempt += 1;
                     tracing::warn!(%e, %stream, id, attempt, "the log failed: sending again");
@@ -352,7 +353,19 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         c: SeatingCommand,
     ) -> Result<Outcome<Seating>> {
-        self.send(&self.seating, &seating_stream(t)?, id, now, &c)
+        self.seat_from(t, id, now, c, &Provenance::default()).await
+    }
+
+    /// A seating command, recording where it comes from.
+    async fn seat_from(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        c: SeatingCommand,
+        from: &Provenance,
+    ) -> Result<Outcome<Seating>> {
+        self.send(&self.seating, &seating_stream(t)?, id, now, &c, from)
             .await
             .map_err(|e| lift(e, TournamentError::Seating))
     }
@@ -364,7 +377,19 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         c: felt_payout::Command,
     ) -> Result<Outcome<Payout>> {
-        self.send(&self.payout, &payout_stream(t)?, id, now, &c)
+        self.pay_from(t, id, now, c, &Provenance::default()).await
+    }
+
+    /// A payout command, recording where it comes from.
+    async fn pay_from(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        c: felt_payout::Command,
+        from: &Provenance,
+    ) -> Result<Outcome<Payout>> {
+        self.send(&self.payout, &payout_stream(t)?, id, now, &c, from)
             .await
             .map_err(|e| lift(e, TournamentError::Payout))
     }
@@ -380,7 +405,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         let stream = felt_tablelog::stream(t, &table.to_string())?;
         let Some(remote) = &self.remote else {
             return self
-                .send(&self.tables, &stream, id, now, &c)
+                .send(&self.tables, &stream, id, now, &c, &Provenance::default())
                 .await
                 .map_err(|e| lift(e, |source| TournamentError::Table { table, source }));
         };
@@ -428,10 +453,26 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         make: impl Fn(Millis) -> ClockCommand,
     ) -> Result<Outcome<Clock>> {
+        self.clock_from(t, id, now, make, &Provenance::default())
+            .await
+    }
+
+    /// [`Conductor::clock_cmd`], recording where it comes from.
+    async fn clock_from(
+        &self,
+        t: &str,
+        id: &str,
+        now: Millis,
+        make: impl Fn(Millis) -> ClockCommand,
+        from: &Provenance,
+    ) -> Result<Outcome<Clock>> {
         let stream = clock_stream(t)?;
         let mut at = now;
         for _ in 0..8 {
-            match self.send(&self.clock, &stream, id, at, &make(at)).await {
+            match self
+                .send(&self.clock, &stream, id, at, &make(at), from)
+                .await
+            {
                 Err(HandleError::Rejected(ClockError::TimeWentBack { last, .. })) => at = last,
                 other => {
                     return other.map_err(|e| lift(e, TournamentError::Clock));

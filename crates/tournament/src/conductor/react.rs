@@ -67,7 +67,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 reactions::registration::level_closes(&cause, &seating)
             };
             if let Some(order) = order {
-                self.seat_order(t, cause.recorded_at, order).await?;
+                self.seat_order(t, &cause, order).await?;
             }
             run.done(&cause).await?;
             answered += 1;
@@ -82,12 +82,11 @@ impl<L: EventLog + 'static> Conductor<L> {
         let mut run = self.payout_reactions.lock(self.payout.log().as_ref()).await;
         let mut answered = 0;
         while let Some(cause) = run.next(&stream, upto).await? {
-            let at = cause.recorded_at;
             for order in reactions::registration::place_waiting(&cause) {
-                self.pay_order(t, at, order).await?;
+                self.pay_order(t, &cause, order).await?;
             }
             if let Some(order) = reactions::registration::paid(&cause, |id| self.draw(t, id)) {
-                self.seat_order(t, at, order).await?;
+                self.seat_order(t, &cause, order).await?;
             }
             run.done(&cause).await?;
             answered += 1;
@@ -105,13 +104,13 @@ impl<L: EventLog + 'static> Conductor<L> {
         let t = cause.stream.tournament.as_str();
         let at = cause.recorded_at;
         if let Some(order) = reactions::registration::to_payout(cause) {
-            self.pay_order(t, at, order).await?;
+            self.pay_order(t, cause, order).await?;
         }
         if let Some(order) = reactions::hand_end::busts(cause) {
-            self.pay_order(t, at, order).await?;
+            self.pay_order(t, cause, order).await?;
         }
         for order in reactions::hand_end::rounds_over(cause) {
-            self.pay_order(t, at, order).await?;
+            self.pay_order(t, cause, order).await?;
         }
         for e in &cause.events {
             let orders = {
@@ -119,20 +118,21 @@ impl<L: EventLog + 'static> Conductor<L> {
                 reactions::hand_for_hand::to_clock(e, &cause.state, &clock, at)
             };
             for order in orders {
-                self.clock_hfh(t, at, order).await?;
+                self.clock_hfh(t, cause, order).await?;
             }
         }
         Ok(())
     }
 
     /// A reaction's command to payout; a refusal is reported, not an error.
-    async fn pay_order(
+    async fn pay_order<A: felt_service::Aggregate>(
         &self,
         t: &str,
-        at: Millis,
+        cause: &Cause<A>,
         order: Order<felt_payout::Command>,
     ) -> Result<()> {
-        match self.pay_cmd(t, &order.id, at, order.command).await {
+        let (at, from) = (cause.recorded_at, cause.provenance());
+        match self.pay_from(t, &order.id, at, order.command, &from).await {
             Ok(_) => Ok(()),
             // A round that held no busts; the waiting busts placed by fewer
             // decisions than their count; a close payout had already.
@@ -151,8 +151,14 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// A reaction's command to seating; a refusal is reported, not an
     /// error.
-    async fn seat_order(&self, t: &str, at: Millis, order: Order<SeatingCommand>) -> Result<()> {
-        match self.seat_cmd(t, &order.id, at, order.command).await {
+    async fn seat_order<A: felt_service::Aggregate>(
+        &self,
+        t: &str,
+        cause: &Cause<A>,
+        order: Order<SeatingCommand>,
+    ) -> Result<()> {
+        let (at, from) = (cause.recorded_at, cause.provenance());
+        match self.seat_from(t, &order.id, at, order.command, &from).await {
             Ok(_) => Ok(()),
             // A close or places paid seating had already (from the floor,
             // or the chain run before under other ids).
@@ -169,10 +175,16 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// A hand-for-hand message to the clock; refusals are reported, not
     /// errors (the clock may have had it from the floor).
-    async fn clock_hfh(&self, t: &str, at: Millis, order: Order<ClockCommand>) -> Result<()> {
-        let command = order.command;
+    async fn clock_hfh(
+        &self,
+        t: &str,
+        cause: &Cause<Seating>,
+        order: Order<ClockCommand>,
+    ) -> Result<()> {
+        let (command, from) = (order.command, cause.provenance());
+        let make = |at| command.clone().at_time(at);
         match self
-            .clock_cmd(t, &order.id, at, |at| command.clone().at_time(at))
+            .clock_from(t, &order.id, cause.recorded_at, make, &from)
             .await
         {
             Ok(_) => Ok(()),
