@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod common;
-use common::{Crashing, Streams, differences, streams};
+use common::{Crashing, Streams, copied, differences, streams};
 
 use felt_cards::Seed;
 use felt_clock::{ClockSettings, Millis, Structure};
@@ -506,9 +506,7 @@ async fn to_the_bubble(dir: &std::path::Path) -> std::path::PathBuf {
 /// and reports the tables' latest hands again. How many appends the first
 /// process made, and the tournament's streams at the end.
 async fn bubble_reported(file: &std::path::Path, budget: u64) -> (u64, Streams) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(file, dir.path().join("log.redb")).unwrap();
-    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let (_dir, log) = copied(file);
     let crashing = Arc::new(Crashing::new(log.clone(), budget));
     let tables = Filter {
         tournament: Some("b".into()),
@@ -584,9 +582,7 @@ async fn two_runners_over_the_same_log_at_once_change_nothing() {
     let file = to_the_bubble(dir.path()).await;
     let mut after = Vec::new();
     for runners in [1, 2] {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::copy(&file, dir.path().join("log.redb")).unwrap();
-        let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+        let (_dir, log) = copied(&file);
         let crashing = Arc::new(Crashing::new(log.clone(), 1));
         {
             let c = Conductor::new(crashing.clone());

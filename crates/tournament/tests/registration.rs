@@ -14,7 +14,7 @@ use felt_table::HouseRules;
 use felt_tournament::{Conductor, TournamentSpec};
 
 mod common;
-use common::{Crashing, Streams, differences, streams};
+use common::{Crashing, Streams, copied, differences, streams};
 
 const MIN: Millis = 60_000;
 const T0: Millis = 1_796_153_400_000;
@@ -65,9 +65,7 @@ async fn started(dir: &std::path::Path) -> std::path::PathBuf {
 /// what a restarted service does: runs the reactions left, and ticks. How
 /// many appends the first process made, and the tournament's streams.
 async fn ticked(file: &std::path::Path, budget: u64) -> (u64, Streams) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(file, dir.path().join("log.redb")).unwrap();
-    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let (_dir, log) = copied(file);
     let crashing = Arc::new(Crashing::new(log.clone(), budget));
     {
         let c = Conductor::new(crashing.clone());
@@ -121,9 +119,7 @@ async fn two_processes_closing_registration_at_once_close_it_once() {
     let file = started(dir.path()).await;
     let mut after = Vec::new();
     for processes in [1, 2] {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::copy(&file, dir.path().join("log.redb")).unwrap();
-        let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+        let (_dir, log) = copied(&file);
         let crashing = Arc::new(Crashing::new(log.clone(), 1));
         assert!(Conductor::new(crashing).tick("r", LATE).await.is_err());
         let conductors: Vec<_> = (0..processes)

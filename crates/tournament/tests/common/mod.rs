@@ -5,6 +5,15 @@ use std::sync::Arc;
 
 use felt_eventlog::{EmbeddedLog, EventLog, Filter, Subscription};
 
+/// A copy of the log in `file`, open, in a folder of its own (kept while
+/// the folder is).
+pub(crate) fn copied(file: &std::path::Path) -> (tempfile::TempDir, Arc<EmbeddedLog>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(file, dir.path().join("log.redb")).unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    (dir, log)
+}
+
 /// A log that takes a number of appends and then fails every one, as if
 /// the process had died there: the crash after every step.
 pub(crate) struct Crashing {
