@@ -194,7 +194,10 @@ fn unregister(state: &SeatingState, entry: EntryId) -> Decided {
     if !matches!(e.status, EntryStatus::Registered | EntryStatus::Alternate) {
         return Err(SeatingError::NoSuchEntry { entry });
     }
-    work.emit(SeatingEvent::Unregistered { entry });
+    work.emit(SeatingEvent::Unregistered {
+        entry,
+        alternate: e.status == EntryStatus::Alternate,
+    });
     if e.status == EntryStatus::Registered
         && let Some((&first, _)) = state
             .entries

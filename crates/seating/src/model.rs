@@ -242,6 +242,10 @@ pub enum SeatingEvent {
     },
     Unregistered {
         entry: EntryId,
+        /// It was an alternate, so it had paid nothing in (recorded since
+        /// payout's refund became a reaction to this event).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        alternate: bool,
     },
     AlternatePromoted {
         entry: EntryId,

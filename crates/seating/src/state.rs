@@ -432,7 +432,7 @@ impl SeatingState {
                     .or_default()
                     .push(*entry);
             }
-            SeatingEvent::Unregistered { entry } => {
+            SeatingEvent::Unregistered { entry, .. } => {
                 if let Some(e) = self.entries.get_mut(entry) {
                     e.status = EntryStatus::Unregistered;
                 }

@@ -167,15 +167,28 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
 fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
     let mut settings = Settings::club();
     settings.max_entries = Some(3);
-    let mut state = registered(settings, 4);
+    let mut state = registered(settings, 5);
     assert_eq!(state.entries()[&4].status, EntryStatus::Alternate);
     let events = run(&mut state, SeatingCommand::Unregister { entry: 2 });
     assert_eq!(
         events,
         vec![
-            SeatingEvent::Unregistered { entry: 2 },
+            SeatingEvent::Unregistered {
+                entry: 2,
+                alternate: false
+            },
             SeatingEvent::AlternatePromoted { entry: 4 }
         ]
+    );
+    // An alternate who leaves had paid nothing in, and the event says so
+    // (payout refunds only an entry that had).
+    let events = run(&mut state, SeatingCommand::Unregister { entry: 5 });
+    assert_eq!(
+        events,
+        vec![SeatingEvent::Unregistered {
+            entry: 5,
+            alternate: true
+        }]
     );
     run(&mut state, SeatingCommand::Start { seed: seed(1) });
     assert_eq!(

@@ -12,7 +12,9 @@ use felt_table::{Command, HouseRules, PlayerId, TableEvent};
 use felt_tournament::aggregates::{
     Clock, Payout, Seating, clock_stream, payout_stream, seating_stream,
 };
-use felt_tournament::reactions::{Order, TableOrder, hand_end, hand_for_hand, registration, seats};
+use felt_tournament::reactions::{
+    Order, TableOrder, entries, hand_end, hand_for_hand, registration, seats,
+};
 use felt_tournament::runner::Cause;
 
 fn seed(n: u8) -> [u8; 32] {
@@ -789,4 +791,130 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
     let other = payout_cause(463, placed, &payout);
     assert!(registration::place_waiting(&other).is_empty());
     assert_eq!(registration::paid(&other, |_| seed(5)), None);
+}
+
+/// A seating decision of a tournament not yet started, decided and
+/// applied, as the runner hands it out at `first`.
+fn decided(state: &mut SeatingState, first: u64, command: SeatingCommand) -> Cause<Seating> {
+    let events = seating(state, command);
+    cause(first, events, state)
+}
+
+/// A capped field, where later players wait as alternates (seed 000 rule
+/// 8: an alternate gets a full stack, as a new entry does): given seating registered an entry, then payout records
+/// its money under the decision's id; an alternate pays nothing in until
+/// promoted; an entry that leaves is refunded, an alternate who leaves is
+/// not. Payout ends with exactly the entries seating has in the field.
+#[test]
+fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_nothing() {
+    let mut settings = Settings::club();
+    settings.max_entries = Some(2);
+    let mut state = SeatingState::default();
+    seating(
+        &mut state,
+        SeatingCommand::Create {
+            name: "t".into(),
+            settings,
+        },
+    );
+    let mut payout = PayoutState::default();
+    pay(
+        &mut payout,
+        felt_payout::Command::Configure {
+            name: "t".into(),
+            settings: felt_payout::MoneySettings::club(),
+            busts: felt_payout::SimultaneousBusts::ByStartingStack,
+        },
+    );
+    let register = |i: u64| SeatingCommand::Register {
+        player: format!("p{i}"),
+        name: format!("Player {i}"),
+        level: 0,
+        seed: seed(i as u8),
+    };
+    let mut sent = Vec::new();
+    for i in 1..=4 {
+        let c = decided(&mut state, i + 1, register(i));
+        sent.push(entries::to_payout(&c));
+    }
+    assert_eq!(
+        sent[0],
+        vec![Order {
+            id: "seating-2-entries".into(),
+            command: felt_payout::Command::RecordEntries {
+                entries: vec![(1, "p1".into())]
+            },
+        }]
+    );
+    // Entries 3 and 4 wait as alternates: nothing paid in.
+    assert!(sent[2].is_empty() && sent[3].is_empty(), "{sent:?}");
+    // Entry 2 leaves: refunded, and alternate 3 takes its place and pays in.
+    let out = entries::to_payout(&decided(
+        &mut state,
+        6,
+        SeatingCommand::Unregister { entry: 2 },
+    ));
+    assert_eq!(
+        out,
+        vec![
+            Order {
+                id: "seating-6-refund-2".into(),
+                command: felt_payout::Command::RemoveEntry { entry: 2 },
+            },
+            Order {
+                id: "seating-6-entries".into(),
+                command: felt_payout::Command::RecordEntries {
+                    entries: vec![(3, "p3".into())]
+                },
+            },
+        ]
+    );
+    sent.push(out);
+    // Alternate 4 leaves: it had paid nothing, so nothing is refunded.
+    let out = entries::to_payout(&decided(
+        &mut state,
+        7,
+        SeatingCommand::Unregister { entry: 4 },
+    ));
+    assert_eq!(out, vec![]);
+    for order in sent.into_iter().flatten() {
+        pay(&mut payout, order.command);
+    }
+    let paid_in: Vec<u64> = payout.entries().keys().copied().collect();
+    assert_eq!(paid_in, vec![1, 3]);
+}
+
+/// Given seating started play, then the clock starts at the time seating
+/// did, under the decision's id; no other decision starts it.
+#[test]
+fn seatings_start_starts_the_clock_when_seating_did() {
+    let mut state = SeatingState::default();
+    seating(
+        &mut state,
+        SeatingCommand::Create {
+            name: "t".into(),
+            settings: Settings::club(),
+        },
+    );
+    for i in 1..=3u64 {
+        let c = decided(
+            &mut state,
+            i + 1,
+            SeatingCommand::Register {
+                player: format!("p{i}"),
+                name: format!("Player {i}"),
+                level: 0,
+                seed: seed(i as u8),
+            },
+        );
+        assert_eq!(entries::clock_starts(&c), None);
+    }
+    let started = decided(&mut state, 5, SeatingCommand::Start { seed: seed(42) });
+    assert_eq!(
+        entries::clock_starts(&started),
+        Some(Order {
+            id: "seating-5-start-clock".into(),
+            command: ClockCommand::Start { at: 1_000 },
+        })
+    );
 }

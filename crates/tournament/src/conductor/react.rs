@@ -103,6 +103,12 @@ impl<L: EventLog + 'static> Conductor<L> {
     async fn react_to(&self, cause: &Cause<Seating>) -> Result<()> {
         let t = cause.stream.tournament.as_str();
         let at = cause.recorded_at;
+        for order in reactions::entries::to_payout(cause) {
+            self.pay_order(t, cause, order).await?;
+        }
+        if let Some(order) = reactions::entries::clock_starts(cause) {
+            self.clock_order(t, cause, order).await?;
+        }
         if let Some(order) = reactions::registration::to_payout(cause) {
             self.pay_order(t, cause, order).await?;
         }
@@ -118,7 +124,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 reactions::hand_for_hand::to_clock(e, &cause.state, &clock, at)
             };
             for order in orders {
-                self.clock_hfh(t, cause, order).await?;
+                self.clock_order(t, cause, order).await?;
             }
         }
         Ok(())
@@ -135,11 +141,14 @@ impl<L: EventLog + 'static> Conductor<L> {
         match self.pay_from(t, &order.id, at, order.command, &from).await {
             Ok(_) => Ok(()),
             // A round that held no busts; the waiting busts placed by fewer
-            // decisions than their count; a close payout had already.
+            // decisions than their count; a close payout had already; entries
+            // it had already (recorded by a front door before entries were
+            // a reaction).
             Err(TournamentError::Payout(
                 felt_payout::PayoutError::NoRoundHeld { .. }
                 | felt_payout::PayoutError::NothingWaiting
-                | felt_payout::PayoutError::RegistrationClosed,
+                | felt_payout::PayoutError::RegistrationClosed
+                | felt_payout::PayoutError::DuplicateEntry { .. },
             )) => Ok(()),
             Err(TournamentError::Payout(e)) => {
                 tracing::warn!(%e, id = order.id, t, "payout refused a reaction's command");
@@ -173,9 +182,10 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
     }
 
-    /// A hand-for-hand message to the clock; refusals are reported, not
-    /// errors (the clock may have had it from the floor).
-    async fn clock_hfh(
+    /// A reaction's command to the clock (its start, hand-for-hand news);
+    /// refusals are reported, not errors (the clock may have had it from
+    /// the floor).
+    async fn clock_order(
         &self,
         t: &str,
         cause: &Cause<Seating>,

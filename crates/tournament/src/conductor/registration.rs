@@ -52,6 +52,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     }
 
     /// Registers an entry (or a re-entry); seats it if play has started.
+    /// Payout records its money as a reaction to seating's decision.
     pub async fn register(
         &self,
         t: &str,
@@ -75,31 +76,17 @@ impl<L: EventLog + 'static> Conductor<L> {
                 },
             )
             .await?;
-        let Outcome { events, state, .. } = out;
-        drop(state);
-        let (entry, alternate) = events
+        let entry = out
+            .events
             .iter()
             .find_map(|e| match e {
-                SeatingEvent::Registered {
-                    entry, alternate, ..
-                } => Some((*entry, *alternate)),
+                SeatingEvent::Registered { entry, .. } => Some(*entry),
                 _ => None,
             })
             .ok_or_else(|| {
                 TournamentError::Inconsistent("a registration without an entry".into())
             })?;
-        if !alternate {
-            self.pay_cmd(
-                t,
-                &format!("entry-{entry}"),
-                now,
-                felt_payout::Command::RecordEntry {
-                    entry,
-                    player: player.into(),
-                },
-            )
-            .await?;
-        }
+        self.react(t, out.version).await?;
         self.carry_out(t, now).await?;
         Ok(entry)
     }
@@ -121,7 +108,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             let mut chunk_seed = seed.0;
             chunk_seed[31] ^= k as u8;
             chunk_seed[30] ^= (k >> 8) as u8;
-            let events = self
+            let decided = self
                 .seat_cmd(
                     t,
                     &format!("{command_id}-{k}"),
@@ -132,92 +119,40 @@ impl<L: EventLog + 'static> Conductor<L> {
                         seed: chunk_seed,
                     },
                 )
-                .await?
-                .events;
-            let mut paid_in = Vec::new();
-            for e in &events {
-                if let SeatingEvent::Registered {
-                    entry,
-                    player,
-                    alternate,
-                    ..
-                } = e
-                {
-                    out.push(*entry);
-                    if !alternate {
-                        paid_in.push((*entry, player.clone()));
-                    }
-                }
-            }
-            if let (Some(first), Some(last)) = (paid_in.first(), paid_in.last()) {
-                let id = format!("entries-{}-{}", first.0, last.0);
-                self.pay_cmd(
-                    t,
-                    &id,
-                    now,
-                    felt_payout::Command::RecordEntries { entries: paid_in },
-                )
                 .await?;
-            }
+            out.extend(decided.events.iter().filter_map(|e| match e {
+                SeatingEvent::Registered { entry, .. } => Some(*entry),
+                _ => None,
+            }));
+            self.react(t, decided.version).await?;
             self.carry_out(t, now).await?;
         }
         Ok(out)
     }
 
-    /// Unregisters an entry before play: out of the field at seating, its
-    /// money refunded at payout; the first alternate takes its place.
+    /// Unregisters an entry before play: out of the field at seating; payout
+    /// refunds its money, and records the first alternate's who takes its
+    /// place, as reactions to seating's decision.
     pub async fn unregister(&self, t: &str, entry: EntryId, now: Millis) -> Result<()> {
-        let events = self
+        let decided = self
             .seat_cmd(
                 t,
                 &format!("unregister-{entry}"),
                 now,
                 SeatingCommand::Unregister { entry },
             )
-            .await?
-            .events;
-        let in_payout = self.payout_state(t).await?.entries().contains_key(&entry);
-        if in_payout {
-            self.pay_cmd(
-                t,
-                &format!("refund-{entry}"),
-                now,
-                felt_payout::Command::RemoveEntry { entry },
-            )
             .await?;
-        }
-        for e in &events {
-            if let SeatingEvent::AlternatePromoted { entry: promoted } = e {
-                let player = self
-                    .seating_state(t)
-                    .await?
-                    .entries()
-                    .get(promoted)
-                    .map(|i| i.player.clone())
-                    .unwrap_or_default();
-                self.pay_cmd(
-                    t,
-                    &format!("entry-{promoted}"),
-                    now,
-                    felt_payout::Command::RecordEntry {
-                        entry: *promoted,
-                        player,
-                    },
-                )
-                .await?;
-            }
-        }
+        self.react(t, decided.version).await?;
         Ok(())
     }
 
-    /// Draws the seats, opens the tables and starts the clock (which closes
+    /// Draws the seats and opens the tables; the clock starts (which closes
     /// registration at once when there is no late registration).
     pub async fn start(&self, t: &str, now: Millis, seed: Seed) -> Result<()> {
         self.seat_cmd(t, "start", now, SeatingCommand::Start { seed: seed.0 })
             .await?;
         self.carry_out(t, now).await?;
-        self.clock_cmd(t, "start", now, |at| ClockCommand::Start { at })
-            .await?;
+        // The clock starts as the reaction to seating's start.
         self.settle(t).await?;
         self.carry_out(t, now).await
     }

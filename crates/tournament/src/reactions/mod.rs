@@ -11,6 +11,8 @@
 //!
 //! | rule | cause | sends to | run by |
 //! |---|---|---|---|
+//! | [`entries::to_payout`] | seating's `Registered`, `AlternatePromoted`, `Unregistered` | payout (paid in, refunded) | seating's runner |
+//! | [`entries::clock_starts`] | seating's `Started` | the clock | seating's runner |
 //! | [`hand_end::to_seating`] | a table's `HandEnded` | seating | the follower |
 //! | [`hand_end::busts`] | seating's `Busted` | payout (placed, or held for a hand-for-hand round) | seating's runner |
 //! | [`hand_end::rounds_over`] | seating's `HandEnded`, payout's `BustsHeld` | payout | seating's runner |
@@ -21,6 +23,7 @@
 //! | [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's tables, seats and moves | a table | the conductor's carrier |
 //! | [`seats::seated`], [`seats::move_done`] | a table's `PlayerSeated` | seating | the conductor's carrier |
 
+pub mod entries;
 pub mod hand_end;
 pub mod hand_for_hand;
 pub mod registration;
@@ -39,7 +42,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::HandForHandEnded { .. }
             | SeatingEvent::TableClosed { .. }
             | SeatingEvent::RegistrationClosed
-    )
+    ) || entries::wanted(event)
 }
 
 /// A command a reaction sends to a tournament's seating, clock or payout

@@ -1,0 +1,84 @@
+//! Entries in and out before the pool is fixed: what seating registers,
+//! promotes and unregisters, payout records as paid in or refunds; and the
+//! start of play at seating starts the clock.
+//!
+//! Each is a reaction to seating's decision, so a crash just after seating
+//! recorded an entry is finished by running the reactions again, never by
+//! a caller who has to know to register again.
+
+use felt_clock::ClockCommand;
+use felt_seating::{EntryId, SeatingEvent};
+
+use super::Order;
+use crate::aggregates::Seating;
+use crate::runner::Cause;
+
+/// Whether a seating event changes who has paid in, or starts play.
+pub fn wanted(event: &SeatingEvent) -> bool {
+    matches!(
+        event,
+        SeatingEvent::Registered { .. }
+            | SeatingEvent::Unregistered { .. }
+            | SeatingEvent::AlternatePromoted { .. }
+            | SeatingEvent::Started { .. }
+    )
+}
+
+/// Seating's decision took entries in or let them go: payout refunds each
+/// entry that leaves having paid in (an alternate had not), then records
+/// every entry that paid in with this decision (a registration that is not
+/// an alternate's, an alternate promoted), in one command.
+pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
+    let mut orders = Vec::new();
+    let mut paid_in: Vec<(EntryId, String)> = Vec::new();
+    for e in &cause.events {
+        match e {
+            SeatingEvent::Unregistered {
+                entry,
+                alternate: false,
+            } => orders.push(Order::new(
+                cause.id(&format!("refund-{entry}")),
+                felt_payout::Command::RemoveEntry { entry: *entry },
+            )),
+            SeatingEvent::Registered {
+                entry,
+                player,
+                alternate: false,
+                ..
+            } => paid_in.push((*entry, player.clone())),
+            SeatingEvent::AlternatePromoted { entry } => {
+                let player = cause
+                    .state
+                    .entries()
+                    .get(entry)
+                    .map(|e| e.player.clone())
+                    .unwrap_or_default();
+                paid_in.push((*entry, player));
+            }
+            _ => {}
+        }
+    }
+    if !paid_in.is_empty() {
+        orders.push(Order::new(
+            cause.id("entries"),
+            felt_payout::Command::RecordEntries { entries: paid_in },
+        ));
+    }
+    orders
+}
+
+/// Seating started play: the clock starts when seating did.
+pub fn clock_starts(cause: &Cause<Seating>) -> Option<Order<ClockCommand>> {
+    cause
+        .events
+        .iter()
+        .any(|e| matches!(e, SeatingEvent::Started { .. }))
+        .then(|| {
+            Order::new(
+                cause.id("start-clock"),
+                ClockCommand::Start {
+                    at: cause.recorded_at,
+                },
+            )
+        })
+}
