@@ -145,8 +145,8 @@ fn ended_by(committed: &Committed) -> felt_service::Provenance {
 }
 
 /// Reports a hand that ended at a table stream, if it is the table's
-/// latest and seating has not finished hearing of it, or if a crash cut
-/// its report short of payout; in its `turn` at seating.
+/// latest and seating has not finished hearing of it; in its `turn` at
+/// seating.
 async fn report_summary<L: EventLog + 'static>(
     conductor: &Conductor<L>,
     stream: &StreamId,
@@ -180,11 +180,10 @@ async fn report_summary<L: EventLog + 'static>(
 }
 
 /// Whether a hand end is (still) to be reported: seating waits for it; or
-/// it is the table's latest hand, which is reported again (finishing
-/// whatever a crash interrupted); or seating recorded it but its busts
-/// never reached payout (a crash between the two, and the table dealt on).
-/// The hands before a table's latest were reported before it could deal
-/// again.
+/// it is the table's latest hand, which is reported again (seating answers
+/// a repeat with its first decision, and the moves it brought on are
+/// carried out). The hands before a table's latest were reported before it
+/// could deal again.
 async fn again<L: EventLog + 'static>(
     conductor: &Conductor<L>,
     stream: &StreamId,
@@ -208,11 +207,9 @@ async fn again<L: EventLog + 'static>(
         let (state, _) = conductor.tables.state(stream).await?;
         state.hands_started() == summary.number && state.hand().is_none()
     };
-    if !later && (waiting || latest) {
-        return Ok(true);
-    }
-    let busted: Vec<_> = summary.busted.iter().map(|b| b.0).collect();
-    Ok(!busted.is_empty() && !conductor.busts_recorded(t, &busted).await?)
+    // A hand end seating recorded reaches payout through payout's runner,
+    // whatever happened after seating's decision: nothing to report again.
+    Ok(!later && (waiting || latest))
 }
 
 /// A report under way comes back with where its hand began, its table

@@ -17,6 +17,6 @@ pub mod runner;
 pub mod timing;
 
 pub use conductor::{
-    Begin, CLOCK_REACTIONS, Conductor, Draws, HandSummary, NextTurn, PAYOUT_REACTIONS, REACTIONS,
-    Remote, RemoteError, TableService, TournamentError, TournamentSpec, Turn,
+    Begin, CLOCK_REACTIONS, Conductor, Draws, HandSummary, Hosts, NextTurn, PAYOUT_REACTIONS,
+    REACTIONS, Remote, RemoteError, TableService, TournamentError, TournamentSpec, Turn,
 };

@@ -117,6 +117,16 @@ pub fn provenance(
     }
 }
 
+/// What one read from the subscription gave.
+enum Pulled<A: Aggregate> {
+    /// A decision a reaction wants, now handed out.
+    Cause(Cause<A>),
+    /// A decision no reaction wants, folded and passed.
+    Passed,
+    /// Nothing was committed in time.
+    TimedOut,
+}
+
 /// Follows the streams a filter matches and hands out the decisions whose
 /// events a reaction wants.
 pub struct Runner<A: Aggregate> {
@@ -202,34 +212,76 @@ impl<L: EventLog, A: Aggregate> Run<'_, L, A> {
             {
                 return Ok(None);
             }
-            if self.inner.sub.is_none() {
-                let after = self.log.recorded_position(&self.runner.name).await?;
-                tracing::info!(runner = %self.runner.name, after, "following the log");
-                self.inner.sub = Some(
-                    self.log
-                        .subscribe(self.runner.filter.clone(), after)
-                        .await?,
-                );
+            if let Pulled::Cause(cause) = self.pull(None).await? {
+                return Ok(Some(cause));
             }
-            let Some(sub) = self.inner.sub.as_mut() else {
-                continue;
-            };
-            let committed = match sub.next().await {
-                Some(Ok(committed)) => committed,
-                Some(Err(e)) => {
-                    // Subscribed again from the last recorded position.
-                    self.inner.sub = None;
-                    return Err(e);
-                }
-                None => return Err(LogError::Closed),
-            };
-            let position = committed.position;
-            match self.fold(committed).await? {
-                Some(cause) => {
-                    self.inner.pending = Some(cause.clone());
-                    return Ok(Some(cause));
-                }
-                None => self.advance(position).await?,
+        }
+    }
+
+    /// The next decision to react to, of any stream the runner follows, as
+    /// soon as one is committed: `None` if none comes within `wait` (what
+    /// a service following the log on its own waits on).
+    pub async fn next_within(
+        &mut self,
+        wait: std::time::Duration,
+    ) -> Result<Option<Cause<A>>, LogError> {
+        if let Some(cause) = &self.inner.pending {
+            return Ok(Some(cause.clone()));
+        }
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match self.pull(Some(deadline)).await? {
+                Pulled::Cause(cause) => return Ok(Some(cause)),
+                Pulled::TimedOut => return Ok(None),
+                Pulled::Passed => {}
+            }
+        }
+    }
+
+    /// Reads one decision from the subscription (made from the recorded
+    /// position the first time) and folds it: the cause it is, if a
+    /// reaction wants it, then pending until done.
+    async fn pull(
+        &mut self,
+        deadline: Option<tokio::time::Instant>,
+    ) -> Result<Pulled<A>, LogError> {
+        if self.inner.sub.is_none() {
+            let after = self.log.recorded_position(&self.runner.name).await?;
+            tracing::info!(runner = %self.runner.name, after, "following the log");
+            self.inner.sub = Some(
+                self.log
+                    .subscribe(self.runner.filter.clone(), after)
+                    .await?,
+            );
+        }
+        let Some(sub) = self.inner.sub.as_mut() else {
+            return Ok(Pulled::Passed);
+        };
+        let next = match deadline {
+            None => sub.next().await,
+            Some(at) => match tokio::time::timeout_at(at, sub.next()).await {
+                Ok(next) => next,
+                Err(_) => return Ok(Pulled::TimedOut),
+            },
+        };
+        let committed = match next {
+            Some(Ok(committed)) => committed,
+            Some(Err(e)) => {
+                // Subscribed again from the last recorded position.
+                self.inner.sub = None;
+                return Err(e);
+            }
+            None => return Err(LogError::Closed),
+        };
+        let position = committed.position;
+        match self.fold(committed).await? {
+            Some(cause) => {
+                self.inner.pending = Some(cause.clone());
+                Ok(Pulled::Cause(cause))
+            }
+            None => {
+                self.advance(position).await?;
+                Ok(Pulled::Passed)
             }
         }
     }

@@ -182,6 +182,51 @@ pub const CLOCK_REACTIONS: &str = "clock-reactions";
 /// The name the runner of payout's reactions records its position under.
 pub const PAYOUT_REACTIONS: &str = "payout-reactions";
 
+/// The services whose streams a process writes: each reaction runs in the
+/// service that owns the stream it writes (its target), subscribed to its
+/// cause, so every stream has one writer service. One process hosting all
+/// three runs each kind's reactions with one runner, as the front door's
+/// calls bring them on ([`Conductor::settle`]); a service deployed on its
+/// own runs its own in the background ([`Conductor::follow_reactions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hosts {
+    pub seating: bool,
+    pub clock: bool,
+    pub payout: bool,
+}
+
+impl Hosts {
+    /// The three in one process (`felt up`, `felt sim`, the tests).
+    pub const ALL: Hosts = Hosts {
+        seating: true,
+        clock: true,
+        payout: true,
+    };
+
+    pub fn all(&self) -> bool {
+        *self == Hosts::ALL
+    }
+
+    /// The name a runner of `base`'s reactions records its position under:
+    /// `base` itself when one process hosts every target, otherwise with
+    /// the targets this process hosts (`seating-reactions-for-payout`), so
+    /// services deployed apart each follow the cause from their own place.
+    fn runner_name(&self, base: &str) -> String {
+        if self.all() {
+            return base.into();
+        }
+        let hosted: Vec<&str> = [
+            ("seating", self.seating),
+            ("clock", self.clock),
+            ("payout", self.payout),
+        ]
+        .into_iter()
+        .filter_map(|(name, hosted)| hosted.then_some(name))
+        .collect();
+        format!("{base}-for-{}", hosted.join("-"))
+    }
+}
+
 /// Registrations per seating decision in `register_many`: a decision is
 /// one NATS message, and stays well under its 1 MB limit.
 const REGISTERED_PER_DECISION: usize = 500;
@@ -223,6 +268,8 @@ pub struct Conductor<L: EventLog> {
     /// The seeds of seating's draws a command brings on, by tournament and
     /// command id ([`Conductor::with_draws`]).
     draws: Draws,
+    /// The services whose streams this process writes.
+    hosts: Hosts,
 }
 
 /// Where seating's seeds come from: a tournament and a command's id give
@@ -248,6 +295,38 @@ fn draws_from_ids() -> Draws {
     })
 }
 
+/// The three kinds' runners, named for the targets hosted.
+mod runners {
+    use super::{CLOCK_REACTIONS, Hosts, PAYOUT_REACTIONS, REACTIONS, reactions};
+    use crate::aggregates::{Clock, Payout, Seating};
+    use crate::runner::Runner;
+    use felt_eventlog::Filter;
+
+    pub(super) fn seating(hosts: Hosts) -> Runner<Seating> {
+        Runner::new(
+            &hosts.runner_name(REACTIONS),
+            Filter::kind("seating"),
+            reactions::wanted,
+        )
+    }
+
+    pub(super) fn clock(hosts: Hosts) -> Runner<Clock> {
+        Runner::new(
+            &hosts.runner_name(CLOCK_REACTIONS),
+            Filter::kind("clock"),
+            reactions::registration::wanted_clock,
+        )
+    }
+
+    pub(super) fn payout(hosts: Hosts) -> Runner<Payout> {
+        Runner::new(
+            &hosts.runner_name(PAYOUT_REACTIONS),
+            Filter::kind("payout"),
+            reactions::registration::wanted_payout,
+        )
+    }
+}
+
 impl<L: EventLog> std::fmt::Debug for Conductor<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Conductor").finish_non_exhaustive()
@@ -264,27 +343,34 @@ impl<L: EventLog + 'static> Conductor<L> {
             seating: Handler::new(log.clone()),
             payout: Handler::new(log),
             carrying: tokio::sync::Mutex::new(()),
-            reactions: crate::runner::Runner::new(
-                REACTIONS,
-                felt_eventlog::Filter::kind("seating"),
-                reactions::wanted,
-            ),
-            clock_reactions: crate::runner::Runner::new(
-                CLOCK_REACTIONS,
-                felt_eventlog::Filter::kind("clock"),
-                reactions::registration::wanted_clock,
-            ),
-            payout_reactions: crate::runner::Runner::new(
-                PAYOUT_REACTIONS,
-                felt_eventlog::Filter::kind("payout"),
-                reactions::registration::wanted_payout,
-            ),
+            reactions: runners::seating(Hosts::ALL),
+            clock_reactions: runners::clock(Hosts::ALL),
+            payout_reactions: runners::payout(Hosts::ALL),
             rules: std::sync::Mutex::new(BTreeMap::new()),
             opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
             remote: None,
             draws: draws_from_ids(),
+            hosts: Hosts::ALL,
         }
+    }
+
+    /// The conductor of a process hosting only `hosts`: it runs only the
+    /// reactions that write their streams, and carries out seats and moves
+    /// only where seating is hosted.
+    pub fn hosting(self, hosts: Hosts) -> Self {
+        Conductor {
+            reactions: runners::seating(hosts),
+            clock_reactions: runners::clock(hosts),
+            payout_reactions: runners::payout(hosts),
+            hosts,
+            ..self
+        }
+    }
+
+    /// The services whose streams this process writes.
+    pub fn hosts(&self) -> Hosts {
+        self.hosts
     }
 
     /// The conductor drawing seating's seeds from `draws` (a service's
@@ -485,17 +571,36 @@ impl<L: EventLog + 'static> Conductor<L> {
         })
     }
 
-    /// Seating's state as this conductor last saw it: its own commands
-    /// included; what other writers appended is seen at the next command.
+    /// Seating's state: as this conductor last saw it where seating is
+    /// hosted (its own commands included; what other writers appended is
+    /// seen at the next command), as the log has it now where it is not
+    /// (another process writes it).
     pub async fn seating_state(&self, t: &str) -> Result<std::sync::Arc<SeatingState>> {
-        Ok(self.seating.cached_state(&seating_stream(t)?).await?.0)
+        let stream = seating_stream(t)?;
+        Ok(if self.hosts.seating {
+            self.seating.cached_state(&stream).await?.0
+        } else {
+            self.seating.state(&stream).await?.0
+        })
     }
 
+    /// The clock's state, read as [`Conductor::seating_state`] reads seating's.
     pub async fn clock_state(&self, t: &str) -> Result<std::sync::Arc<felt_clock::ClockState>> {
-        Ok(self.clock.cached_state(&clock_stream(t)?).await?.0)
+        let stream = clock_stream(t)?;
+        Ok(if self.hosts.clock {
+            self.clock.cached_state(&stream).await?.0
+        } else {
+            self.clock.state(&stream).await?.0
+        })
     }
 
+    /// Payout's state, read as [`Conductor::seating_state`] reads seating's.
     pub async fn payout_state(&self, t: &str) -> Result<std::sync::Arc<felt_payout::PayoutState>> {
-        Ok(self.payout.cached_state(&payout_stream(t)?).await?.0)
+        let stream = payout_stream(t)?;
+        Ok(if self.hosts.payout {
+            self.payout.cached_state(&stream).await?.0
+        } else {
+            self.payout.state(&stream).await?.0
+        })
     }
 }

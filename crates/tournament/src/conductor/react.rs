@@ -7,11 +7,19 @@ use super::*;
 
 use crate::runner::Cause;
 
+/// How long a service following the log on its own waits on one runner
+/// before it lets the front door's calls have it.
+const FOLLOW_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+
 impl<L: EventLog + 'static> Conductor<L> {
     /// Runs the reactions to tournament `t`'s seating decisions up to its
     /// version `upto` (and to every decision the log holds before them),
-    /// those not yet run. How many decisions were answered.
+    /// those not yet run that this process hosts the targets of. How many
+    /// decisions were answered.
     pub async fn react(&self, t: &str, upto: u64) -> Result<usize> {
+        if !(self.hosts.payout || self.hosts.clock) {
+            return Ok(0);
+        }
         let stream = seating_stream(t)?;
         let mut run = self.reactions.lock(self.seating.log().as_ref()).await;
         let mut answered = 0;
@@ -24,10 +32,11 @@ impl<L: EventLog + 'static> Conductor<L> {
     }
 
     /// Runs every reaction to tournament `t`'s clock, seating and payout
-    /// decisions the log holds, and to the decisions they bring on, until
-    /// none is left: a chain started by the clock (registration closing at
-    /// a level) or by the floor is carried to its end, whichever of its
-    /// steps a crash cut it at.
+    /// decisions the log holds (those whose targets this process hosts),
+    /// and to the decisions they bring on, until none is left: a chain
+    /// started by the clock (registration closing at a level) or by the
+    /// floor is carried to its end, whichever of its steps a crash cut it
+    /// at.
     pub async fn settle(&self, t: &str) -> Result<()> {
         let log = self.seating.log().clone();
         loop {
@@ -53,78 +62,161 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(())
     }
 
-    /// The clock's decisions up to `upto`: a level past late registration
-    /// closes it at seating.
+    /// The clock's decisions up to `upto`, where seating is hosted.
     async fn react_to_clock(&self, t: &str, upto: u64) -> Result<usize> {
+        if !self.hosts.seating {
+            return Ok(0);
+        }
         let stream = clock_stream(t)?;
         let mut run = self.clock_reactions.lock(self.clock.log().as_ref()).await;
         let mut answered = 0;
         while let Some(cause) = run.next(&stream, upto).await? {
-            let order = {
-                // Seating as the log has it now (another process may have
-                // closed registration).
-                let (seating, _) = self.seating.state(&seating_stream(t)?).await?;
-                reactions::registration::level_closes(&cause, &seating)
-            };
-            if let Some(order) = order {
-                self.seat_order(t, &cause, order).await?;
-            }
+            self.answer_clock(&cause).await?;
             run.done(&cause).await?;
             answered += 1;
         }
         Ok(answered)
     }
 
-    /// Payout's decisions up to `upto`: its close places the busts still
-    /// waiting and tells seating the places paid.
+    /// Payout's decisions up to `upto`, where payout or seating is hosted.
     async fn react_to_payout(&self, t: &str, upto: u64) -> Result<usize> {
+        if !(self.hosts.payout || self.hosts.seating) {
+            return Ok(0);
+        }
         let stream = payout_stream(t)?;
         let mut run = self.payout_reactions.lock(self.payout.log().as_ref()).await;
         let mut answered = 0;
         while let Some(cause) = run.next(&stream, upto).await? {
-            for order in reactions::registration::place_waiting(&cause) {
-                self.pay_order(t, &cause, order).await?;
-            }
-            if let Some(order) = reactions::registration::paid(&cause, |id| self.draw(t, id)) {
-                self.seat_order(t, &cause, order).await?;
-            }
+            self.answer_payout(&cause).await?;
             run.done(&cause).await?;
             answered += 1;
         }
         Ok(answered)
     }
 
-    /// Sends the reactions to one seating decision: its busts to payout,
-    /// the hand-for-hand rounds no table still plays to payout, its
-    /// hand-for-hand facts and closed tables to the clock. A refusal is
-    /// not sent again (a repeat of an earlier answer, or a ruling the
-    /// audit shows); the log failing or a target out of reach is an error,
-    /// and the decision is handed out again.
+    /// What a service deployed on its own does in the background: runs the
+    /// reactions whose targets it hosts to every tournament's decisions as
+    /// they are committed, each kind by its own runner. Seats and moves a
+    /// decision brought on are carried out by seating when the tables ask
+    /// to deal, between their hands.
+    /// Returns only with an error (the log out of reach), after which it is
+    /// started again from the runners' recorded positions.
+    pub async fn follow_reactions(&self) -> Result<()> {
+        let seating = async {
+            if !(self.hosts.payout || self.hosts.clock) {
+                return Ok(());
+            }
+            loop {
+                let mut run = self.reactions.lock(self.seating.log().as_ref()).await;
+                while let Some(cause) = run.next_within(FOLLOW_WAIT).await? {
+                    self.react_to(&cause).await?;
+                    run.done(&cause).await?;
+                }
+                drop(run);
+                tokio::task::yield_now().await;
+            }
+        };
+        let clock = async {
+            if !self.hosts.seating {
+                return Ok(());
+            }
+            loop {
+                let mut run = self.clock_reactions.lock(self.clock.log().as_ref()).await;
+                while let Some(cause) = run.next_within(FOLLOW_WAIT).await? {
+                    self.answer_clock(&cause).await?;
+                    run.done(&cause).await?;
+                }
+                drop(run);
+                tokio::task::yield_now().await;
+            }
+        };
+        let payout = async {
+            if !(self.hosts.payout || self.hosts.seating) {
+                return Ok(());
+            }
+            loop {
+                let mut run = self.payout_reactions.lock(self.payout.log().as_ref()).await;
+                while let Some(cause) = run.next_within(FOLLOW_WAIT).await? {
+                    self.answer_payout(&cause).await?;
+                    run.done(&cause).await?;
+                }
+                drop(run);
+                tokio::task::yield_now().await;
+            }
+        };
+        tokio::try_join!(seating, clock, payout).map(|_| ())
+    }
+
+    /// The clock's start or level past late registration closes it at
+    /// seating (seating hosted).
+    async fn answer_clock(&self, cause: &Cause<Clock>) -> Result<()> {
+        let t = cause.stream.tournament.as_str();
+        let order = {
+            // Seating as the log has it now (another process may have
+            // closed registration).
+            let (seating, _) = self.seating.state(&seating_stream(t)?).await?;
+            reactions::registration::level_closes(cause, &seating)
+        };
+        if let Some(order) = order {
+            self.seat_order(t, cause, order).await?;
+        }
+        Ok(())
+    }
+
+    /// Payout's close places the busts still waiting (payout hosted) and
+    /// tells seating the places paid (seating hosted).
+    async fn answer_payout(&self, cause: &Cause<Payout>) -> Result<()> {
+        let t = cause.stream.tournament.as_str();
+        if self.hosts.payout {
+            for order in reactions::registration::place_waiting(cause) {
+                self.pay_order(t, cause, order).await?;
+            }
+        }
+        if self.hosts.seating
+            && let Some(order) = reactions::registration::paid(cause, |id| self.draw(t, id))
+        {
+            self.seat_order(t, cause, order).await?;
+        }
+        Ok(())
+    }
+
+    /// Sends the reactions to one seating decision whose targets this
+    /// process hosts: entries paid in and refunded, its busts and the
+    /// hand-for-hand rounds no table still plays, and the close of
+    /// registration to payout; the start, hand-for-hand facts and closed
+    /// tables to the clock. A refusal is not sent again (a repeat of an
+    /// earlier answer, or a ruling the audit shows); the log failing or a
+    /// target out of reach is an error, and the decision is handed out
+    /// again.
     async fn react_to(&self, cause: &Cause<Seating>) -> Result<()> {
         let t = cause.stream.tournament.as_str();
         let at = cause.recorded_at;
-        for order in reactions::entries::to_payout(cause) {
-            self.pay_order(t, cause, order).await?;
+        if self.hosts.payout {
+            for order in reactions::entries::to_payout(cause) {
+                self.pay_order(t, cause, order).await?;
+            }
+            if let Some(order) = reactions::registration::to_payout(cause) {
+                self.pay_order(t, cause, order).await?;
+            }
+            if let Some(order) = reactions::hand_end::busts(cause) {
+                self.pay_order(t, cause, order).await?;
+            }
+            for order in reactions::hand_end::rounds_over(cause) {
+                self.pay_order(t, cause, order).await?;
+            }
         }
-        if let Some(order) = reactions::entries::clock_starts(cause) {
-            self.clock_order(t, cause, order).await?;
-        }
-        if let Some(order) = reactions::registration::to_payout(cause) {
-            self.pay_order(t, cause, order).await?;
-        }
-        if let Some(order) = reactions::hand_end::busts(cause) {
-            self.pay_order(t, cause, order).await?;
-        }
-        for order in reactions::hand_end::rounds_over(cause) {
-            self.pay_order(t, cause, order).await?;
-        }
-        for e in &cause.events {
-            let orders = {
-                let clock = self.clock_state(t).await?;
-                reactions::hand_for_hand::to_clock(e, &cause.state, &clock, at)
-            };
-            for order in orders {
+        if self.hosts.clock {
+            if let Some(order) = reactions::entries::clock_starts(cause) {
                 self.clock_order(t, cause, order).await?;
+            }
+            for e in &cause.events {
+                let orders = {
+                    let clock = self.clock_state(t).await?;
+                    reactions::hand_for_hand::to_clock(e, &cause.state, &clock, at)
+                };
+                for order in orders {
+                    self.clock_order(t, cause, order).await?;
+                }
             }
         }
         Ok(())

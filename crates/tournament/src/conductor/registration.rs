@@ -198,7 +198,9 @@ impl<L: EventLog + 'static> Conductor<L> {
         };
         if passed || open {
             self.settle(t).await?;
-            self.carry_out(t, now).await?;
+            if self.hosts.seating {
+                self.carry_out(t, now).await?;
+            }
         }
         Ok(())
     }

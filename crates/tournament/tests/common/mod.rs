@@ -1,6 +1,9 @@
 //! What the crash tests share: a log that dies after a number of appends,
 //! and a tournament's streams compared event by event.
 
+// Each test file uses some of these helpers, not all.
+#![allow(dead_code)]
+
 use std::sync::Arc;
 
 use felt_eventlog::{EmbeddedLog, EventLog, Filter, Subscription};

@@ -1,0 +1,139 @@
+//! Issue 23: each stream has one writer service. Deployed apart, seating,
+//! the clock and payout each run only the reactions that write their own
+//! streams, subscribed to the causes in the log: seating's front door
+//! records entries and the start at seating alone, payout records the
+//! money and the clock starts itself, and the log ends with the facts one
+//! process hosting all three records.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use felt_cards::Seed;
+use felt_clock::{ClockSettings, Millis, Structure};
+use felt_eventlog::{EmbeddedLog, EventLog};
+use felt_payout::{MoneySettings, SimultaneousBusts};
+use felt_seating::Settings;
+use felt_table::HouseRules;
+use felt_tournament::{Conductor, Hosts, TournamentSpec};
+
+mod common;
+use common::{Streams, differences, streams};
+
+/// A stream's events' types and payloads.
+type Facts<'a> = Vec<(&'a str, &'a [u8])>;
+
+/// Each stream's events as facts, whatever their order and the ids they
+/// were recorded under (a reaction's id names its cause's place in its
+/// stream): the types and payloads, sorted.
+fn facts(streams: &Streams) -> Vec<(&String, Facts<'_>)> {
+    streams
+        .iter()
+        .map(|(key, events)| {
+            let mut facts: Facts = events
+                .iter()
+                .map(|e| (e.1.as_str(), e.2.as_slice()))
+                .collect();
+            facts.sort_unstable();
+            (key, facts)
+        })
+        .collect()
+}
+
+const T0: Millis = 1_796_153_400_000;
+
+/// No late registration: the clock's start closes registration, payout
+/// fixes its pool and seating learns the places paid.
+fn spec() -> TournamentSpec {
+    TournamentSpec {
+        name: "Apart".into(),
+        seating: Settings::tda(9, 10_000),
+        structure: Structure::bhpoker(),
+        clock: ClockSettings::default(),
+        money: MoneySettings::club(),
+        busts: SimultaneousBusts::ByStartingStack,
+        rules: HouseRules::default(),
+    }
+}
+
+/// What the director does at seating's front door: create, register 30,
+/// start.
+async fn run_the_desk<L: EventLog + 'static>(c: &Conductor<L>) {
+    c.create("a", &spec(), T0).await.unwrap();
+    for i in 1..=30 {
+        c.register(
+            "a",
+            &format!("r{i}"),
+            &format!("p{i}"),
+            &format!("Player {i}"),
+            T0,
+            Seed::from_u64(i),
+        )
+        .await
+        .unwrap();
+    }
+    c.start("a", T0, Seed::from_u64(99)).await.unwrap();
+}
+
+fn only(seating: bool, clock: bool, payout: bool) -> Hosts {
+    Hosts {
+        seating,
+        clock,
+        payout,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn services_deployed_apart_each_write_their_own_streams_and_end_as_one_process_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = Arc::new(EmbeddedLog::open(&dir.path().join("one.redb")).unwrap());
+    run_the_desk(&Conductor::new(one.clone())).await;
+    let want = streams(&one, "a").await;
+    assert!(want["a.seating.main"].iter().any(|e| e.1 == "PaidSet"));
+
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("apart.redb")).unwrap());
+    let seating = Arc::new(Conductor::new(log.clone()).hosting(only(true, false, false)));
+    let clock = Arc::new(Conductor::new(log.clone()).hosting(only(false, true, false)));
+    let payout = Arc::new(Conductor::new(log.clone()).hosting(only(false, false, true)));
+    let background: Vec<_> = [seating.clone(), clock.clone(), payout.clone()]
+        .into_iter()
+        .map(|c| tokio::spawn(async move { c.follow_reactions().await }))
+        .collect();
+    run_the_desk(&seating).await;
+    // Creating a tournament still records its structure at the clock and
+    // its money settings at payout from seating's front door: one decision
+    // each, and nothing more after it.
+    let (to_clock, to_payout) = (seating.clock.appended(), seating.payout.appended());
+    assert_eq!((to_clock, to_payout), (1, 1), "the creation's parts");
+
+    // The services answer each other concurrently, so seating's stream may
+    // interleave the clock's close of registration with the seats the
+    // carrier confirms: each stream holds the same facts (types and
+    // payloads), and the tables' streams are the same to the event.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut got = streams(&log, "a").await;
+    while facts(&got) != facts(&want) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        got = streams(&log, "a").await;
+    }
+    assert!(facts(&got) == facts(&want), "{}", differences(&got, &want));
+    for (key, events) in &want {
+        if key.contains(".table.") {
+            assert!(got[key] == *events, "{key}: {}", differences(&got, &want));
+        }
+    }
+    for task in &background {
+        assert!(!task.is_finished(), "a service stopped following the log");
+    }
+    // Who wrote what: the entries' money and payout's close by payout, the
+    // start by the clock, registration's close and the places paid by
+    // seating.
+    assert_eq!(seating.clock.appended(), to_clock);
+    assert_eq!(seating.payout.appended(), to_payout);
+    assert!(payout.payout.appended() >= 2, "entries and the close");
+    assert_eq!(payout.seating.appended() + payout.clock.appended(), 0);
+    assert!(clock.clock.appended() >= 1, "the clock's start");
+    assert_eq!(clock.seating.appended() + clock.payout.appended(), 0);
+    for task in background {
+        task.abort();
+    }
+}
