@@ -71,7 +71,7 @@ fn spawn(name: &str, nats: &str, port: u16, extra: &[String]) -> Child {
         .arg(format!("127.0.0.1:{port}"))
         .args(extra)
         .args(["--token", "director=boss", "--token", "floor=floor"])
-        .args(["--token", "partner=tv"])
+        .args(["--token", "partner=tv", "--token", "service=peer"])
         .env("RUST_BACKTRACE", "0")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
@@ -221,6 +221,21 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
             .expect("register");
     }
     let registering = began.elapsed();
+    // The services' own credential, with which seating sends the table
+    // service seats and moves, is no person's: it registers nobody.
+    let refused = seating
+        .register(with(
+            pb::RegisterRequest {
+                tournament_id: T.into(),
+                command_id: "r-peer".into(),
+                player_id: "p-peer".into(),
+                name: "Nobody".into(),
+            },
+            "peer",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
     let started = seating
         .start_tournament(with(
             pb::StartTournamentRequest {
@@ -359,4 +374,21 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
     );
     assert_eq!(board["moves"].as_array().map(Vec::len), Some(20));
     common::audit_passes(&["--nats", &url]);
+}
+
+/// Seating deployed apart from the tables calls them with the services' own
+/// credential: without one it does not start, and says which flag it needs.
+#[test]
+fn seating_apart_from_the_tables_needs_the_services_own_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["serve", "seating", "--listen", "127.0.0.1:0", "--data"])
+        .arg(dir.path())
+        .args(["--tables", "http://127.0.0.1:9", "--token", "director=boss"])
+        .env("RUST_LOG", "off")
+        .output()
+        .expect("run felt serve");
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--token service=TOKEN"), "{said}");
 }

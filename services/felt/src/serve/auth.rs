@@ -20,6 +20,13 @@ pub enum Role {
     Dealer { tournament: String, table: String },
     /// Read-only, every table; hole cards only once tabled.
     Partner,
+    /// Another felt service: seating's carrier sending seats and moves to
+    /// the table service when they are deployed apart. A credential given
+    /// to the services only, never to a person, so a service can tell its
+    /// peers from people. It may send table commands and read them whole;
+    /// nothing a person does at seating, the clock or payout, and the room
+    /// display does not take it.
+    Service,
 }
 
 impl Role {
@@ -29,15 +36,17 @@ impl Role {
             Role::Director => "director".into(),
             Role::Floor => "floor".into(),
             Role::Partner => "partner".into(),
+            Role::Service => "service".into(),
             Role::Dealer { tournament, table } => format!("dealer:{tournament}/{table}"),
         }
     }
 
     /// Whether the role sees hole cards before they are tabled, burn
-    /// cards and a digital deal's seed during the hand: the director's
-    /// and the floor's only.
+    /// cards and a digital deal's seed during the hand: the director's,
+    /// the floor's and the services' own (seating reads a table's answers
+    /// whole: a deal as the table service drew it).
     pub(crate) fn sees_all_cards(&self) -> bool {
-        matches!(self, Role::Director | Role::Floor)
+        matches!(self, Role::Director | Role::Floor | Role::Service)
     }
 
     /// Refuses a dealer reading another table than their own; every other
@@ -65,7 +74,8 @@ impl Role {
     }
 }
 
-/// Parses `director=T`, `floor=T`, `partner=T` or `dealer:<tournament>/<table>=T`.
+/// Parses `director=T`, `floor=T`, `partner=T`, `service=T` or
+/// `dealer:<tournament>/<table>=T`.
 pub fn parse_token(spec: &str) -> Result<(String, Role), String> {
     let (role, token) = spec
         .split_once('=')
@@ -77,6 +87,7 @@ pub fn parse_token(spec: &str) -> Result<(String, Role), String> {
         "director" => Role::Director,
         "floor" => Role::Floor,
         "partner" => Role::Partner,
+        "service" => Role::Service,
         other => match other
             .strip_prefix("dealer:")
             .and_then(|t| t.split_once('/'))
@@ -89,7 +100,7 @@ pub fn parse_token(spec: &str) -> Result<(String, Role), String> {
             }
             _ => {
                 return Err(format!(
-                    "token {spec:?}: the role is director, floor, partner or dealer:<tournament>/<table>"
+                    "token {spec:?}: the role is director, floor, partner, service or dealer:<tournament>/<table>"
                 ));
             }
         },
@@ -179,6 +190,10 @@ mod tests {
             ))
         );
         assert_eq!(parse_token("partner=p"), Ok(("p".into(), Role::Partner)));
+        assert_eq!(parse_token("service=s"), Ok(("s".into(), Role::Service)));
+        // Seating reads the table service's answers whole, as the director
+        // does; partners and dealers do not.
+        assert!(Role::Service.sees_all_cards() && !Role::Partner.sees_all_cards());
         assert!(
             parse_token("dealer:main=abc")
                 .unwrap_err()

@@ -143,8 +143,8 @@ pub struct ServeArgs {
     #[arg(long, env = "FELT_NATS_REPLICAS")]
     nats_replicas: Option<usize>,
     /// Seating and the clock deployed apart from the tables: the table
-    /// service's URL (e.g. http://tables:7070), called with this process's
-    /// first director token.
+    /// service's URL (e.g. http://tables:7070), called with the services'
+    /// own token (`--token service=TOKEN`, no person's).
     #[arg(long, env = "FELT_TABLES")]
     tables: Option<String>,
     /// Where to listen (port 0: any free port; the address is printed)
@@ -524,15 +524,27 @@ pub async fn serve<L: EventLog + 'static>(
             let token = settings
                 .tokens
                 .iter()
-                .find(|(_, role)| *role == auth::Role::Director)
+                .find(|(_, role)| *role == auth::Role::Service)
                 .map(|(token, _)| token.clone())
                 .ok_or_else(|| {
-                    ServeError::settings("--tables needs a director token to call with")
+                    ServeError::settings(
+                        "--tables needs the services' own token to call the table service with (--token service=TOKEN, the same at the table service)",
+                    )
                 })?;
             Conductor::with_table_service(log, Arc::new(remote::RemoteTables::new(url, token)?))
         }
     };
-    let conductor = Arc::new(conductor.with_draws(settings.seeds.seating()));
+    // Each process runs the reactions that write its own services' streams.
+    let hosts = felt_tournament::Hosts {
+        seating: services.seating,
+        clock: services.clock,
+        payout: services.payout,
+    };
+    let conductor = Arc::new(
+        conductor
+            .with_draws(settings.seeds.seating())
+            .hosting(hosts),
+    );
     serve_conductor(conductor, services, settings, now, incoming).await
 }
 
@@ -576,6 +588,12 @@ pub async fn serve_conductor<L: EventLog + 'static>(
         ));
     }
     let mut background = tokio::task::JoinSet::new();
+    if !conductor.hosts().all() {
+        // Deployed apart: the reactions that write this process's streams
+        // follow their causes in the log (in one process, the front door's
+        // calls run them).
+        background.spawn(reactions(conductor.clone()));
+    }
     if services.clock {
         health
             .set_serving::<ClockServiceServer<clock::ClockApi<L>>>()
@@ -630,6 +648,21 @@ pub async fn serve_conductor<L: EventLog + 'static>(
         .await?;
     background.abort_all();
     Ok(())
+}
+
+/// Runs the reactions whose targets this process hosts as their causes are
+/// committed; after an error (the log out of reach), again from the
+/// runners' recorded positions. Runs until the process stops.
+async fn reactions<L: EventLog + 'static>(conductor: Arc<Conductor<L>>) {
+    loop {
+        match conductor.follow_reactions().await {
+            Ok(()) => return,
+            Err(e) => {
+                tracing::warn!(%e, "following the reactions' causes failed: starting again");
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

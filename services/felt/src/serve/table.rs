@@ -175,7 +175,8 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             })
         })?;
         match &role {
-            Role::Director | Role::Floor => {}
+            // The service identity: seating's seats and moves.
+            Role::Director | Role::Floor | Role::Service => {}
             Role::Dealer {
                 tournament,
                 table: t,

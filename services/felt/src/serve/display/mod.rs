@@ -101,7 +101,12 @@ impl Display {
             seating,
             payout,
             token,
-            viewers: tokens.iter().cloned().collect(),
+            // People's tokens only: the services' own lets no browser in.
+            viewers: tokens
+                .iter()
+                .filter(|(_, role)| *role != Role::Service)
+                .cloned()
+                .collect(),
             now,
             boards: Mutex::default(),
         }))
