@@ -26,9 +26,6 @@ impl Inputs for Fixed {
     fn now(&self) -> Millis {
         T0
     }
-    fn seed(&self, _: &str, _: u32, _: u64) -> Seed {
-        Seed::from_u64(9)
-    }
 }
 
 fn spec() -> TournamentSpec {
@@ -51,10 +48,8 @@ async fn played(log: Arc<EmbeddedLog>, t: &str) {
     let players: Vec<(String, String)> = (1..=12)
         .map(|i| (format!("p{i}"), format!("Player {i}")))
         .collect();
-    c.register_many(t, "presales", &players, T0, Seed::from_u64(7))
-        .await
-        .unwrap();
-    c.start(t, T0, Seed::from_u64(1)).await.unwrap();
+    c.register_many(t, "presales", &players, T0).await.unwrap();
+    c.start(t, T0).await.unwrap();
     let mut sub = c
         .tables
         .log()

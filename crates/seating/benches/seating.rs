@@ -8,7 +8,7 @@ use std::hint::black_box;
 fn big_room() -> SeatingState {
     let mut state = SeatingState::default();
     let run = |state: &mut SeatingState, c: SeatingCommand| {
-        for e in decide(state, &c).expect("valid") {
+        for e in decide(state, &c, &[7; 32]).expect("valid") {
             state.apply(&e);
         }
     };
@@ -26,11 +26,10 @@ fn big_room() -> SeatingState {
                 player: format!("p{i}"),
                 name: format!("Player {i}"),
                 level: 0,
-                seed: [0; 32],
             },
         );
     }
-    run(&mut state, SeatingCommand::Start { seed: [7; 32] });
+    run(&mut state, SeatingCommand::Start);
     state
 }
 
@@ -38,7 +37,7 @@ fn balancing(c: &mut Criterion) {
     let state = big_room();
     let table = *state.room().tables.keys().next().expect("tables");
     let mut begun = state.clone();
-    for e in decide(&begun, &SeatingCommand::BeginHand { table }).expect("begins") {
+    for e in decide(&begun, &SeatingCommand::BeginHand { table }, &[0; 32]).expect("begins") {
         begun.apply(&e);
     }
     let busted: Vec<u64> = begun.room().tables[&table]
@@ -53,10 +52,9 @@ fn balancing(c: &mut Criterion) {
         button: 1,
         big_blind: 3,
         busted: busted.into_iter().map(Elimination::of).collect(),
-        seed: [1; 32],
     };
     c.bench_function("hand end with 3 busts and balancing, 1,112 tables", |b| {
-        b.iter(|| decide(black_box(&begun), black_box(&end)).map(|e| e.len()))
+        b.iter(|| decide(black_box(&begun), black_box(&end), &[1; 32]).map(|e| e.len()))
     });
 }
 

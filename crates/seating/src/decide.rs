@@ -8,15 +8,30 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha20Rng;
 
 use crate::SeatingError;
-use crate::model::{Elimination, EntryId, Seat, SeatingCommand, SeatingEvent, Settings, TableNo};
+use crate::model::{
+    Elimination, EntryId, Seat, SeatingCommand, SeatingEvent, Seed, Settings, TableNo,
+};
 use crate::order::{Work, seat_new_entry, split_evenly, tidy};
 use crate::state::{EntryStatus, SeatingState, Table};
 
 /// What a command means, or why it is refused (nothing changes then).
+/// `seed` is the decision's randomness, drawn by the service when it
+/// decides: a decision that draws (a late seat, the start's seats, tables
+/// broken, a redraw) records it last, as `Drawn`.
 pub fn decide(
     state: &SeatingState,
     command: &SeatingCommand,
+    seed: &Seed,
 ) -> Result<Vec<SeatingEvent>, SeatingError> {
+    let mut rng = ChaCha20Rng::from_seed(*seed);
+    let mut events = decide_with(state, command, &mut rng)?;
+    if rng.get_word_pos() != 0 {
+        events.push(SeatingEvent::Drawn { seed: *seed });
+    }
+    Ok(events)
+}
+
+fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha20Rng) -> Decided {
     use SeatingCommand::*;
     let Some(settings) = state.settings() else {
         return match command {
@@ -31,21 +46,16 @@ pub fn decide(
             gate(state, *table)?;
             Ok(vec![SeatingEvent::HandBegun { table: *table }])
         }
-        RegisterMany {
-            players,
-            level,
-            seed,
-        } => register_many(state, players, *level, seed),
+        RegisterMany { players, level } => register_many(state, players, *level, rng),
         Register {
             player,
             name,
             level,
-            seed,
-        } => register(state, settings, player, name, *level, seed),
+        } => register(state, settings, player, name, *level, rng),
         Unregister { entry } => unregister(state, *entry),
-        Start { seed } => start(state, settings, seed),
+        Start => start(state, settings, rng),
         CloseRegistration => close_registration(state),
-        SetPaid { paid, seed } => set_paid(state, *paid, seed),
+        SetPaid { paid } => set_paid(state, *paid, rng),
         StartHandForHand => start_hand_for_hand(state),
         StopHandForHand => stop_hand_for_hand(state),
         HandEnded {
@@ -53,10 +63,9 @@ pub fn decide(
             button,
             big_blind,
             busted,
-            seed,
-        } => hand_ended(state, *table, *button, *big_blind, busted, seed),
-        SeatConfirmed { entry, seed } => seat_confirmed(state, *entry, seed),
-        MoveCompleted { id, stack, seed } => move_completed(state, *id, *stack, seed),
+        } => hand_ended(state, *table, *button, *big_blind, busted, rng),
+        SeatConfirmed { entry } => seat_confirmed(state, *entry, rng),
+        MoveCompleted { id, stack } => move_completed(state, *id, *stack, rng),
     }
 }
 
@@ -71,32 +80,28 @@ fn create(name: &str, settings: &Settings) -> Decided {
     }])
 }
 
-/// Many registrations at once, each decided as `Register` with its own
-/// seed (the batch's, its index mixed in): all or none.
+/// Many registrations at once, each decided as `Register`, in order, their
+/// draws one after the other: all or none.
 fn register_many(
     state: &SeatingState,
     players: &[(String, String)],
     level: u32,
-    seed: &[u8; 32],
+    rng: &mut ChaCha20Rng,
 ) -> Decided {
     if players.is_empty() {
         return Err(SeatingError::NoPlayer);
     }
     let mut scratch = state.clone();
     let mut events = Vec::new();
-    for (i, (player, name)) in players.iter().enumerate() {
-        let mut seed = *seed;
-        for (b, x) in seed.iter_mut().zip((i as u64).to_le_bytes()) {
-            *b ^= x;
-        }
-        let one = decide(
+    for (player, name) in players {
+        let one = decide_with(
             &scratch,
             &SeatingCommand::Register {
                 player: player.clone(),
                 name: name.clone(),
                 level,
-                seed,
             },
+            rng,
         )?;
         for e in &one {
             scratch.apply(e);
@@ -114,7 +119,7 @@ fn register(
     player: &str,
     name: &str,
     level: u32,
-    seed: &[u8; 32],
+    rng: &mut ChaCha20Rng,
 ) -> Decided {
     let mut work = Work::on(state);
     if player.trim().is_empty() {
@@ -174,9 +179,8 @@ fn register(
         alternate,
     });
     if state.started && !alternate {
-        let mut rng = ChaCha20Rng::from_seed(*seed);
-        seat_new_entry(&mut work, entry, &mut rng);
-        tidy(&mut work, &mut rng);
+        seat_new_entry(&mut work, entry, rng);
+        tidy(&mut work, rng);
     }
     Ok(work.events)
 }
@@ -210,7 +214,7 @@ fn unregister(state: &SeatingState, entry: EntryId) -> Decided {
 }
 
 /// Play starts: tables opened and every entry drawn a seat (TDA 7).
-fn start(state: &SeatingState, settings: &Settings, seed: &[u8; 32]) -> Decided {
+fn start(state: &SeatingState, settings: &Settings, rng: &mut ChaCha20Rng) -> Decided {
     let mut work = Work::on(state);
     if state.started {
         return Err(SeatingError::AlreadyStarted);
@@ -226,7 +230,6 @@ fn start(state: &SeatingState, settings: &Settings, seed: &[u8; 32]) -> Decided 
             players: players.len() as u32,
         });
     }
-    let mut rng = ChaCha20Rng::from_seed(*seed);
     let size = u32::from(settings.table_size);
     let n = (players.len() as u32).div_ceil(size);
     work.emit(SeatingEvent::Started {
@@ -239,12 +242,12 @@ fn start(state: &SeatingState, settings: &Settings, seed: &[u8; 32]) -> Decided 
         });
     }
     // TDA 7: random seats, tables filled evenly.
-    players.shuffle(&mut rng);
+    players.shuffle(rng);
     let tables: Vec<TableNo> = (1..=n).collect();
     let mut drawn = Vec::with_capacity(players.len());
     for (table, group) in split_evenly(&players, &tables) {
         let mut seats: Vec<Seat> = (1..=settings.table_size).collect();
-        seats.shuffle(&mut rng);
+        seats.shuffle(rng);
         for (entry, seat) in group.iter().zip(seats) {
             drawn.push((*entry, table, seat));
         }
@@ -255,7 +258,7 @@ fn start(state: &SeatingState, settings: &Settings, seed: &[u8; 32]) -> Decided 
         stack: settings.starting_stack,
         seats: drawn,
     });
-    tidy(&mut work, &mut rng);
+    tidy(&mut work, rng);
     Ok(work.events)
 }
 
@@ -270,7 +273,7 @@ fn close_registration(state: &SeatingState) -> Decided {
 
 /// The number of places paid; the room is put in order again (the final
 /// table, hand-for-hand).
-fn set_paid(state: &SeatingState, paid: u32, seed: &[u8; 32]) -> Decided {
+fn set_paid(state: &SeatingState, paid: u32, rng: &mut ChaCha20Rng) -> Decided {
     let mut work = Work::on(state);
     if state.room.paid_set {
         return Err(SeatingError::PaidAlreadySet {
@@ -279,7 +282,7 @@ fn set_paid(state: &SeatingState, paid: u32, seed: &[u8; 32]) -> Decided {
     }
     work.emit(SeatingEvent::PaidSet { paid });
     if state.started {
-        tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+        tidy(&mut work, rng);
     }
     Ok(work.events)
 }
@@ -333,7 +336,7 @@ fn hand_ended(
     button: Seat,
     big_blind: Seat,
     busted: &[Elimination],
-    seed: &[u8; 32],
+    rng: &mut ChaCha20Rng,
 ) -> Decided {
     let mut work = Work::on(state);
     let t = state
@@ -383,29 +386,29 @@ fn hand_ended(
             hand_for_hand_round: round,
         });
     }
-    tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+    tidy(&mut work, rng);
     Ok(work.events)
 }
 
 /// A table seated a drawn entry.
-fn seat_confirmed(state: &SeatingState, entry: EntryId, seed: &[u8; 32]) -> Decided {
+fn seat_confirmed(state: &SeatingState, entry: EntryId, rng: &mut ChaCha20Rng) -> Decided {
     let mut work = Work::on(state);
     if !state.unconfirmed.contains(&entry) {
         return Err(SeatingError::NothingToConfirm { entry });
     }
     work.emit(SeatingEvent::SeatConfirmed { entry });
-    tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+    tidy(&mut work, rng);
     Ok(work.events)
 }
 
 /// A move was carried out at both tables.
-fn move_completed(state: &SeatingState, id: u64, stack: u64, seed: &[u8; 32]) -> Decided {
+fn move_completed(state: &SeatingState, id: u64, stack: u64, rng: &mut ChaCha20Rng) -> Decided {
     let mut work = Work::on(state);
     if !state.room.moves.contains_key(&id) {
         return Err(SeatingError::NoSuchMove { id });
     }
     work.emit(SeatingEvent::MoveCompleted { id, stack });
-    tidy(&mut work, &mut ChaCha20Rng::from_seed(*seed));
+    tidy(&mut work, rng);
     Ok(work.events)
 }
 

@@ -162,37 +162,32 @@ pub enum SeatingCommand {
         settings: Settings,
     },
     /// A registration, or a re-entry by a player whose entries are all
-    /// busted. `level` is the clock's level now (0 before play);
-    /// `seed` draws the seat once play has started.
+    /// busted. `level` is the clock's level now (0 before play). Once
+    /// play has started the seat is drawn.
     Register {
         player: String,
         name: String,
         level: u32,
-        seed: Seed,
     },
     /// Many registrations at once (a list imported from presales or a
     /// partner's site): each as `Register` would take it, in order, all or
-    /// none. Each player's seat draw uses `seed` with their index mixed in.
+    /// none.
     RegisterMany {
         /// (player, name) of each.
         players: Vec<(String, String)>,
         level: u32,
-        seed: Seed,
     },
     /// Before play starts only.
     Unregister {
         entry: EntryId,
     },
     /// Opens the tables and draws every registered player's seat.
-    Start {
-        seed: Seed,
-    },
+    Start,
     CloseRegistration,
-    /// Places paid, from payout; `seed` for any draw it brings on (the
-    /// final table's).
+    /// Places paid, from payout; the room is put in order again (the
+    /// final table's draw).
     SetPaid {
         paid: u32,
-        seed: Seed,
     },
     /// A table asks to deal its next hand: granted, or refused with the reason to wait.
     BeginHand {
@@ -210,20 +205,17 @@ pub enum SeatingCommand {
         button: Seat,
         big_blind: Seat,
         busted: Vec<Elimination>,
-        seed: Seed,
     },
-    /// The table seated a newly seated entry; `seed` for any draw it
-    /// brings on (a redraw that waited for it).
+    /// The table seated a newly seated entry (a redraw may have waited
+    /// for it).
     SeatConfirmed {
         entry: EntryId,
-        seed: Seed,
     },
-    /// Both halves of a move were carried out at the tables; `seed` for
-    /// any draw it brings on (a redraw that waited for it).
+    /// Both halves of a move were carried out at the tables (a redraw may
+    /// have waited for it).
     MoveCompleted {
         id: u64,
         stack: Chips,
-        seed: Seed,
     },
 }
 
@@ -349,6 +341,13 @@ pub enum SeatingEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         round: Option<u64>,
     },
+    /// The seed the decision's draws (seats, the tables to break, a
+    /// redraw) were made from, last among its events: the service drew it
+    /// when it decided, so anyone can draw them again from the state
+    /// before the decision.
+    Drawn {
+        seed: Seed,
+    },
 }
 
 impl SeatingEvent {
@@ -378,6 +377,7 @@ impl SeatingEvent {
             HandForHandStarted { .. } => "HandForHandStarted",
             HandForHandRound { .. } => "HandForHandRound",
             HandForHandEnded { .. } => "HandForHandEnded",
+            Drawn { .. } => "Drawn",
         }
     }
 }

@@ -277,7 +277,8 @@ impl Room {
             SeatingEvent::Registered { .. }
             | SeatingEvent::Unregistered { .. }
             | SeatingEvent::AlternatePromoted { .. }
-            | SeatingEvent::RegistrationClosed => {}
+            | SeatingEvent::RegistrationClosed
+            | SeatingEvent::Drawn { .. } => {}
         }
     }
 }

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 fn started(settings: Settings, n: u64) -> SeatingState {
     let mut state = registered(settings, n);
-    run(&mut state, SeatingCommand::Start { seed: seed(42) });
+    run_with(&mut state, SeatingCommand::Start, seed(42));
     carry_out(&mut state);
     state
 }
@@ -48,15 +48,15 @@ fn counts(state: &SeatingState) -> Vec<u32> {
 /// Ends a hand at a table with the big blind at `bb`.
 fn hand(state: &mut SeatingState, table: u32, bb: u8, busted: Vec<u64>) -> Vec<SeatingEvent> {
     run(state, SeatingCommand::BeginHand { table });
-    run(
+    run_with(
         state,
         SeatingCommand::HandEnded {
             table,
             button: bb,
             big_blind: bb,
             busted: busted.into_iter().map(Elimination::of).collect(),
-            seed: seed(9),
         },
+        seed(9),
     )
 }
 
@@ -69,8 +69,40 @@ fn the_random_draw_fills_tables_evenly_and_is_reproducible_from_the_seed() {
     let again = started(Settings::tda(9, 10_000), 40);
     assert_eq!(state.room().tables, again.room().tables);
     let mut other = registered(Settings::tda(9, 10_000), 40);
-    run(&mut other, SeatingCommand::Start { seed: seed(43) });
+    let events = run_with(&mut other, SeatingCommand::Start, seed(43));
     assert_ne!(state.room().tables, other.room().tables);
+    // The draw records its seed, last, so it can be drawn again.
+    assert_eq!(events.last(), Some(&SeatingEvent::Drawn { seed: seed(43) }));
+}
+
+/// A decision that draws nothing records no seed: a registration before
+/// play, a hand's end that moves nobody at random.
+#[test]
+fn a_decision_that_draws_nothing_records_no_seed() {
+    let mut state = registered(Settings::tda(9, 10_000), 20);
+    let events = run_with(
+        &mut state,
+        SeatingCommand::Register {
+            player: "early".into(),
+            name: "Early".into(),
+            level: 0,
+        },
+        seed(5),
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::Drawn { .. }))
+    );
+    run_with(&mut state, SeatingCommand::Start, seed(6));
+    carry_out(&mut state);
+    let table = *state.room().tables.keys().next().unwrap();
+    let events = hand(&mut state, table, 1, vec![]);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::Drawn { .. }))
+    );
 }
 
 #[test]
@@ -86,8 +118,8 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
                 player: "p3".into(),
                 name: "x".into(),
                 level: 2,
-                seed: seed(1)
-            }
+            },
+            &seed(1)
         ),
         Err(SeatingError::AlreadyRegistered {
             player: "p3".into(),
@@ -100,14 +132,14 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
         s => panic!("{s:?}"),
     };
     hand(&mut state, table, 1, vec![3]);
-    let events = run(
+    let events = run_with(
         &mut state,
         SeatingCommand::Register {
             player: "p3".into(),
             name: "x".into(),
             level: 2,
-            seed: seed(1),
         },
+        seed(1),
     );
     assert!(matches!(
         events[0],
@@ -139,8 +171,8 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
                 player: "p3".into(),
                 name: "x".into(),
                 level: 3,
-                seed: seed(2)
-            }
+            },
+            &seed(2)
         ),
         Err(SeatingError::ReEntryLimit {
             player: "p3".into(),
@@ -154,8 +186,8 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
                 player: "new".into(),
                 name: "x".into(),
                 level: 7,
-                seed: seed(2)
-            }
+            },
+            &seed(2)
         )
         .unwrap_err()
         .to_string(),
@@ -190,9 +222,9 @@ fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
             alternate: true
         }]
     );
-    run(&mut state, SeatingCommand::Start { seed: seed(1) });
+    run_with(&mut state, SeatingCommand::Start, seed(1));
     assert_eq!(
-        decide(&state, &SeatingCommand::Unregister { entry: 1 }),
+        decide(&state, &SeatingCommand::Unregister { entry: 1 }, &NO_DRAW),
         Err(SeatingError::AlreadyPlaying { entry: 1 })
     );
 }
@@ -203,14 +235,14 @@ fn late_entries_open_a_table_when_every_table_is_full() {
     settings.late_registration_level = 4;
     let mut state = started(settings, 12);
     assert_eq!(counts(&state), vec![6, 6]);
-    let events = run(
+    let events = run_with(
         &mut state,
         SeatingCommand::Register {
             player: "late".into(),
             name: "Late".into(),
             level: 1,
-            seed: seed(5),
         },
+        seed(5),
     );
     assert!(events.contains(&SeatingEvent::TableOpened { table: 3, seats: 6 }));
     // Tables 1 and 2 (between hands) send their next big blinds over
@@ -268,15 +300,15 @@ fn a_long_table_in_a_hand_moves_its_player_when_its_hand_ends() {
     let at2: Vec<u64> = players_at(&state, 2, usize::MAX);
     let events = hand(&mut state, 2, 4, at2[..2].to_vec());
     assert!(moves(&events).is_empty(), "table 1 is in a hand");
-    let events = run(
+    let events = run_with(
         &mut state,
         SeatingCommand::HandEnded {
             table: 1,
             button: 2,
             big_blind: 3,
             busted: vec![],
-            seed: seed(1),
         },
+        seed(1),
     );
     let m = moves(&events);
     assert_eq!(m.len(), 1);
@@ -310,15 +342,15 @@ fn in_full_table_events_a_table_three_short_stops_until_balanced() {
     run(&mut club, SeatingCommand::BeginHand { table: 2 });
     // ...and stops at 5.
     let at2: Vec<u64> = players_at(&club, 2, usize::MAX);
-    run(
+    run_with(
         &mut club,
         SeatingCommand::HandEnded {
             table: 2,
             button: 1,
             big_blind: 2,
             busted: vec![Elimination::of(at2[0])],
-            seed: seed(3),
         },
+        seed(3),
     );
     assert!(
         gate(&club, 2)
@@ -342,15 +374,15 @@ fn the_highest_numbered_table_breaks_and_its_players_go_to_random_open_seats() {
     assert!(events.contains(&SeatingEvent::TableBreaking { table: 3 }));
     assert!(moves(&events).is_empty(), "table 3 is in a hand");
     assert!(gate(&state, 3).is_err());
-    let events = run(
+    let events = run_with(
         &mut state,
         SeatingCommand::HandEnded {
             table: 3,
             button: 1,
             big_blind: 3,
             busted: vec![],
-            seed: seed(77),
         },
+        seed(77),
     );
     let m = moves(&events);
     assert_eq!(m.len(), 9);
@@ -398,15 +430,15 @@ fn the_final_table_is_drawn_when_the_field_fits_and_waits_for_every_hand() {
     );
     carry_out(&mut state);
     let busts: Vec<u64> = players_at(&state, 2, 4);
-    let events = run(
+    let events = run_with(
         &mut state,
         SeatingCommand::HandEnded {
             table: 2,
             button: 1,
             big_blind: 2,
             busted: busts.into_iter().map(Elimination::of).collect(),
-            seed: seed(5),
         },
+        seed(5),
     );
     assert!(events.iter().any(|e| matches!(
         e,
@@ -464,15 +496,15 @@ fn hand_for_hand_near_the_money_gates_every_table_by_round() {
         .unwrap();
     run(&mut state, SeatingCommand::BeginHand { table: 1 });
     run(&mut state, SeatingCommand::BeginHand { table: 2 });
-    let first = run(
+    let first = run_with(
         &mut state,
         SeatingCommand::HandEnded {
             table: 1,
             button: 1,
             big_blind: 2,
             busted: vec![Elimination::of(b1)],
-            seed: seed(1),
         },
+        seed(1),
     );
     assert!(
         first.contains(&SeatingEvent::HandForHandEnded {
@@ -481,15 +513,15 @@ fn hand_for_hand_near_the_money_gates_every_table_by_round() {
         }),
         "{first:?}"
     );
-    let second = run(
+    let second = run_with(
         &mut state,
         SeatingCommand::HandEnded {
             table: 2,
             button: 1,
             big_blind: 2,
             busted: vec![Elimination::of(b2)],
-            seed: seed(1),
         },
+        seed(1),
     );
     // Both busts carry the round they happened in, for payout to share places.
     let rounds: Vec<Option<u64>> = first
@@ -521,7 +553,7 @@ fn the_floor_starts_and_stops_hand_for_hand_and_the_bubble_brings_it_back() {
         }]
     );
     assert_eq!(
-        decide(&state, &SeatingCommand::StartHandForHand)
+        decide(&state, &SeatingCommand::StartHandForHand, &NO_DRAW)
             .unwrap_err()
             .to_string(),
         "hand-for-hand: already being played (TDA RP8)"
@@ -545,7 +577,7 @@ fn the_floor_starts_and_stops_hand_for_hand_and_the_bubble_brings_it_back() {
     hand(&mut state, 1, 3, vec![]);
     gate(&state, 1).unwrap();
     assert_eq!(
-        decide(&state, &SeatingCommand::StopHandForHand)
+        decide(&state, &SeatingCommand::StopHandForHand, &NO_DRAW)
             .unwrap_err()
             .to_string(),
         "hand-for-hand: it is not being played (TDA RP8)"
@@ -576,7 +608,7 @@ fn the_floor_starts_and_stops_hand_for_hand_and_the_bubble_brings_it_back() {
 fn the_floor_cannot_start_hand_for_hand_at_one_table() {
     let state = started(Settings::tda(9, 10_000), 9);
     assert_eq!(
-        decide(&state, &SeatingCommand::StartHandForHand)
+        decide(&state, &SeatingCommand::StartHandForHand, &NO_DRAW)
             .unwrap_err()
             .to_string(),
         "hand-for-hand: it needs two tables in play, there are 1 (TDA RP8)"
@@ -601,8 +633,8 @@ fn bad_input_is_refused_and_changes_nothing() {
                 button: 1,
                 big_blind: 2,
                 busted: vec![],
-                seed: seed(1)
-            }
+            },
+            &seed(1)
         ),
         Err(SeatingError::NoHand { table: 1 })
     );
@@ -616,8 +648,8 @@ fn bad_input_is_refused_and_changes_nothing() {
                 button: 1,
                 big_blind: 2,
                 busted: vec![Elimination::of(someone_at_2)],
-                seed: seed(1)
-            }
+            },
+            &seed(1)
         ),
         Err(SeatingError::NotAtTable {
             entry: someone_at_2,
@@ -625,23 +657,20 @@ fn bad_input_is_refused_and_changes_nothing() {
         })
     );
     assert!(
-        decide(&state, &SeatingCommand::BeginHand { table: 1 })
+        decide(&state, &SeatingCommand::BeginHand { table: 1 }, &NO_DRAW)
             .unwrap_err()
             .to_string()
             .contains("still being played")
     );
     assert_eq!(
-        decide(&state, &SeatingCommand::Start { seed: seed(1) }),
+        decide(&state, &SeatingCommand::Start, &seed(1)),
         Err(SeatingError::AlreadyStarted)
     );
     assert_eq!(
         decide(
             &state,
-            &SeatingCommand::MoveCompleted {
-                id: 99,
-                stack: 1,
-                seed: [0; 32],
-            }
+            &SeatingCommand::MoveCompleted { id: 99, stack: 1 },
+            &[0; 32]
         ),
         Err(SeatingError::NoSuchMove { id: 99 })
     );
@@ -657,7 +686,8 @@ fn bad_input_is_refused_and_changes_nothing() {
             &SeatingCommand::Create {
                 name: "x".into(),
                 settings: bad
-            }
+            },
+            &NO_DRAW
         )
         .unwrap_err()
         .to_string(),
@@ -683,9 +713,10 @@ fn redraws_at_set_counts() {
 
 /// "Assentos de torneios e satélites serão designados aleatoriamente"
 /// (seed 000, TDA 7): a redraw that waited for a move to be carried out or
-/// a seat to be taken is drawn from the seed handed in with that command,
-/// never from a constant one (`carry_out` decides each such command with
-/// three seeds and checks the draws differ).
+/// a seat to be taken is drawn from the seed the service draws when it
+/// decides that command, never from a constant one (`carry_out` decides
+/// each such command with three seeds, checks the draws differ and that
+/// the decision records its seed).
 #[test]
 fn a_redraw_that_waited_for_a_move_or_a_seat_is_drawn_from_the_seed_handed_in() {
     REDRAWS_CHECKED.set(0);
@@ -755,13 +786,13 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
     let players: Vec<(String, String)> = (3..=12)
         .map(|i| (format!("p{i}"), format!("Player {i}")))
         .collect();
-    let events = run(
+    let events = run_with(
         &mut state,
         SeatingCommand::RegisterMany {
             players: players.clone(),
             level: 0,
-            seed: seed(1),
         },
+        seed(1),
     );
     let entries: Vec<u64> = events
         .iter()
@@ -784,8 +815,8 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
             &SeatingCommand::RegisterMany {
                 players: again,
                 level: 0,
-                seed: seed(2),
-            }
+            },
+            &seed(2)
         ),
         Err(SeatingError::AlreadyRegistered {
             player: "p5".into(),
@@ -794,9 +825,9 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
     );
     assert_eq!(state, before);
     // After the start, each late entry of a list gets its own random seat.
-    run(&mut state, SeatingCommand::Start { seed: seed(3) });
+    run_with(&mut state, SeatingCommand::Start, seed(3));
     carry_out(&mut state);
-    let late = run(
+    let late = run_with(
         &mut state,
         SeatingCommand::RegisterMany {
             players: vec![
@@ -804,8 +835,8 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
                 ("p14".into(), "Player 14".into()),
             ],
             level: 2,
-            seed: seed(4),
         },
+        seed(4),
     );
     let seated: Vec<(u32, u8)> = late
         .iter()
@@ -837,6 +868,7 @@ fn a_starting_stack_the_field_could_not_count_is_refused() {
                 name: "Huge".into(),
                 settings,
             },
+            &NO_DRAW,
         )
     };
     let Err(SeatingError::InvalidSettings { reason }) = create(Settings::tda(9, u64::MAX)) else {
@@ -871,24 +903,12 @@ fn the_places_paid_are_set_once_and_a_second_set_changes_nothing() {
     // payout set,
     let mut state = started(Settings::tda(9, 10_000), 30);
     run(&mut state, SeatingCommand::CloseRegistration);
-    let events = run(
-        &mut state,
-        SeatingCommand::SetPaid {
-            paid: 4,
-            seed: seed(7),
-        },
-    );
+    let events = run_with(&mut state, SeatingCommand::SetPaid { paid: 4 }, seed(7));
     assert_eq!(events[0], SeatingEvent::PaidSet { paid: 4 });
     assert_eq!(state.room().paid, 4);
     // when payout's places are set again (the same or others),
     for paid in [4, 9] {
-        let again = decide(
-            &state,
-            &SeatingCommand::SetPaid {
-                paid,
-                seed: seed(8),
-            },
-        );
+        let again = decide(&state, &SeatingCommand::SetPaid { paid }, &seed(8));
         // then refused, naming the places already set.
         assert_eq!(again, Err(SeatingError::PaidAlreadySet { paid: 4 }));
     }

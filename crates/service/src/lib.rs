@@ -24,6 +24,35 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::Mutex;
 
+/// The 32 bytes of randomness a decision that draws is handed.
+pub type Seed = [u8; 32];
+
+/// Where a handler's seeds come from: the seed for a decision on `stream`
+/// under `command id`. A service draws each from the operating system
+/// ([`os_draws`]); a simulation derives them from its own seed, so that a
+/// run can be played again.
+pub type Draws = Arc<dyn Fn(&StreamId, &str) -> Seed + Send + Sync>;
+
+/// Every seed from the operating system's cryptographic source, whatever
+/// it is for. Without it the process stops: a seed it could guess (the
+/// time, a counter) would let whoever guesses it know the draw.
+pub fn os_draws() -> Draws {
+    Arc::new(|_: &StreamId, _: &str| os_seed())
+}
+
+/// One seed from the operating system's cryptographic source (the process
+/// stops when there is none: see [`os_draws`]).
+pub fn os_seed() -> Seed {
+    use rand::TryRngCore;
+    let mut bytes = [0u8; 32];
+    if let Err(e) = rand::rngs::OsRng.try_fill_bytes(&mut bytes) {
+        tracing::error!(%e, "no randomness from the operating system: stopping");
+        eprintln!("felt: no randomness from the operating system ({e}): stopping");
+        std::process::exit(70);
+    }
+    bytes
+}
+
 /// A domain's decider, as a service runs it.
 pub trait Aggregate: Send + Sync + 'static {
     type State: Default + Clone + Send + Sync + 'static;
@@ -41,9 +70,20 @@ pub trait Aggregate: Send + Sync + 'static {
     /// states of decisions not yet acknowledged are kept apart.
     const QUEUES: bool = false;
 
+    /// Whether deciding `command` may draw (a seat, a table to break): the
+    /// handler then hands the decision a fresh seed from its source
+    /// ([`Draws`]) and the decider records the seed in the events it drew
+    /// with. A retried command gets its first answer, seed included.
+    /// Commands that never draw are handed zeros.
+    fn draws(command: &Self::Command) -> bool {
+        let _ = command;
+        false
+    }
+
     fn decide(
         state: &Self::State,
         command: &Self::Command,
+        seed: &Seed,
     ) -> Result<Vec<Self::Event>, Self::Rejection>;
 
     fn apply(state: &mut Self::State, event: &Self::Event);
@@ -204,6 +244,8 @@ pub struct Handler<A: Aggregate, L: EventLog> {
     /// On a log that loads many streams better at once: the tournaments
     /// and kinds whose aggregates were loaded in one pass.
     loaded: std::sync::Mutex<HashMap<(String, String), Loaded>>,
+    /// The seeds of decisions that draw ([`Aggregate::draws`]).
+    draws: Draws,
 }
 
 impl<A: Aggregate, L: EventLog> std::fmt::Debug for Handler<A, L> {
@@ -219,7 +261,14 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
             entries: std::sync::Mutex::new(HashMap::new()),
             appended: Arc::default(),
             loaded: std::sync::Mutex::default(),
+            draws: os_draws(),
         }
+    }
+
+    /// The handler drawing its decisions' seeds from `draws` instead of
+    /// the operating system.
+    pub fn with_draws(self, draws: Draws) -> Self {
+        Handler { draws, ..self }
     }
 
     /// Events this handler has appended so far.
@@ -452,7 +501,12 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                 }
                 return self.original(stream, &entry, first, last, position).await;
             }
-            let events = match A::decide(&entry.state, command) {
+            let seed = if A::draws(command) {
+                (self.draws)(stream, command_id)
+            } else {
+                Seed::default()
+            };
+            let events = match A::decide(&entry.state, command, &seed) {
                 Ok(events) => events,
                 Err(_) if !fresh => {
                     entry.stale = true;

@@ -22,7 +22,13 @@ impl felt_service::Aggregate for Table {
     type Rejection = Rejection;
     const SCHEMA: u16 = SCHEMA;
 
-    fn decide(state: &TableState, command: &Command) -> Result<Vec<TableEvent>, Rejection> {
+    // A digital deal's seed is in its command (`StartHand`), drawn by the
+    // service that asks for the hand.
+    fn decide(
+        state: &TableState,
+        command: &Command,
+        _: &felt_service::Seed,
+    ) -> Result<Vec<TableEvent>, Rejection> {
         felt_table::decide(state, command)
     }
 

@@ -21,7 +21,11 @@ impl Aggregate for Clock {
     type Rejection = ClockError;
     const SCHEMA: u16 = SCHEMA;
 
-    fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEvent>, ClockError> {
+    fn decide(
+        state: &ClockState,
+        command: &ClockCommand,
+        _: &felt_service::Seed,
+    ) -> Result<Vec<ClockEvent>, ClockError> {
         felt_clock::decide(state, command)
     }
 
@@ -49,11 +53,31 @@ impl Aggregate for Seating {
     // collections, cheap to keep beside).
     const QUEUES: bool = true;
 
+    fn draws(command: &SeatingCommand) -> bool {
+        use SeatingCommand::*;
+        match command {
+            Register { .. }
+            | RegisterMany { .. }
+            | Start
+            | SetPaid { .. }
+            | HandEnded { .. }
+            | SeatConfirmed { .. }
+            | MoveCompleted { .. } => true,
+            Create { .. }
+            | Unregister { .. }
+            | CloseRegistration
+            | BeginHand { .. }
+            | StartHandForHand
+            | StopHandForHand => false,
+        }
+    }
+
     fn decide(
         state: &SeatingState,
         command: &SeatingCommand,
+        seed: &felt_service::Seed,
     ) -> Result<Vec<SeatingEvent>, SeatingError> {
-        felt_seating::decide(state, command)
+        felt_seating::decide(state, command, seed)
     }
 
     fn apply(state: &mut SeatingState, event: &SeatingEvent) {
@@ -79,6 +103,7 @@ impl Aggregate for Payout {
     fn decide(
         state: &PayoutState,
         command: &felt_payout::Command,
+        _: &felt_service::Seed,
     ) -> Result<Vec<PayoutEvent>, PayoutError> {
         felt_payout::decide(state, command)
     }

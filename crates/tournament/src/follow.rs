@@ -14,7 +14,6 @@
 
 use std::collections::HashMap;
 
-use felt_cards::Seed;
 use felt_clock::Millis;
 use felt_eventlog::{Committed, EventLog, Filter, StreamId};
 use felt_seating::TableNo;
@@ -103,11 +102,9 @@ pub const FOLLOWER: &str = "seating-follower";
 /// restart.
 pub const RECORD_EVERY: u64 = 1_000;
 
-/// Where the follower gets the time and the seeds for seating's draws.
+/// Where the follower gets the time (seating draws its own seeds).
 pub trait Inputs: Send + Sync {
     fn now(&self) -> Millis;
-    /// The seed for seating's draws after hand `hand` of `table` ended.
-    fn seed(&self, tournament: &str, table: TableNo, hand: u64) -> Seed;
 }
 
 /// The table number seating gave a table stream, if seating opened it.
@@ -166,15 +163,7 @@ async fn report_summary<L: EventLog + 'static>(
         return Ok(None);
     }
     conductor
-        .hand_ended_in_turn(
-            t,
-            table,
-            &summary,
-            inputs.now(),
-            inputs.seed(t, table, summary.number),
-            turn,
-            &from,
-        )
+        .hand_ended_in_turn(t, table, &summary, inputs.now(), turn, &from)
         .await?;
     Ok(Some((table, summary.number)))
 }

@@ -3,8 +3,9 @@
 //! each service's decisions to the others, and seeded [`bot`]s.
 //!
 //! Not a domain crate: the conductor does IO (through the services'
-//! handlers). It reads no clock and draws no randomness: times and seeds
-//! are handed in.
+//! handlers). It reads no clock and draws no randomness: times are handed
+//! in, and seating's handler draws each decision's seed from the source
+//! it is handed ([`Conductor::with_draws`]).
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
@@ -17,6 +18,7 @@ pub mod runner;
 pub mod timing;
 
 pub use conductor::{
-    Begin, CLOCK_REACTIONS, Conductor, Draws, HandSummary, Hosts, NextTurn, PAYOUT_REACTIONS,
-    REACTIONS, Remote, RemoteError, TableService, TournamentError, TournamentSpec, Turn,
+    Begin, CLOCK_REACTIONS, Conductor, HandSummary, Hosts, NextTurn, PAYOUT_REACTIONS, REACTIONS,
+    Remote, RemoteError, TableService, TournamentError, TournamentSpec, Turn, draws_from_ids,
 };
+pub use felt_service::Draws;

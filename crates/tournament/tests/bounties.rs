@@ -83,12 +83,11 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
                 &format!("p{i}"),
                 &format!("Player {i}"),
                 T0,
-                Seed::from_u64(i),
             )
             .await
             .unwrap();
         }
-        c.start("t", T0, Seed::from_u64(99)).await.unwrap();
+        c.start("t", T0).await.unwrap();
         for hand in 1..=20_u64 {
             let now = T0 + hand as Millis * 60_000;
             let Begin::Started(start, _, _) = c
@@ -111,9 +110,7 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
                 .expect("the hand ended");
             let summary = HandSummary::from_events(events.iter()).unwrap();
             let Some(&(loser_seat, loser)) = busted.first() else {
-                c.hand_ended("t", 1, &summary, now, Seed::from_u64(hand))
-                    .await
-                    .unwrap();
+                c.hand_ended("t", 1, &summary, now).await.unwrap();
                 continue;
             };
             let winner_seat = events
@@ -147,9 +144,7 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
             )
             .await
             .unwrap();
-            c.hand_ended("t", 1, &summary, now, Seed::from_u64(hand))
-                .await
-                .unwrap();
+            c.hand_ended("t", 1, &summary, now).await.unwrap();
             let payout = c.payout_state("t").await.unwrap();
             assert!(payout.entries()[&loser].busted);
             assert_eq!(

@@ -31,9 +31,6 @@ impl Inputs for Fixed {
     fn now(&self) -> Millis {
         T0
     }
-    fn seed(&self, _: &str, _: u32, _: u64) -> Seed {
-        Seed::from_u64(11)
-    }
 }
 
 /// Six-handed tables, six places paid: the bubble is at seven players, on
@@ -151,10 +148,10 @@ async fn started(
     let players: Vec<(String, String)> = (1..=ENTRIES)
         .map(|i| (format!("p{i}"), format!("Player {i}")))
         .collect();
-    c.register_many("b", "presales", &players, T0, Seed::from_u64(7))
+    c.register_many("b", "presales", &players, T0)
         .await
         .unwrap();
-    c.start("b", T0, Seed::from_u64(1)).await.unwrap();
+    c.start("b", T0).await.unwrap();
     let filter = Filter {
         tournament: Some("b".into()),
         kind: Some("table".into()),

@@ -79,12 +79,11 @@ async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L
             &format!("p{i}"),
             &format!("Player {i}"),
             T0,
-            Seed::from_u64(i),
         )
         .await
         .unwrap();
     }
-    c.start("t", T0, Seed::from_u64(99)).await.unwrap();
+    c.start("t", T0).await.unwrap();
     // A hand dealt one second before the end of level 1 plays level 1 to
     // its end, though the level changes while it is played (TDA 23).
     let Begin::Started(events, _, _) = c
@@ -102,7 +101,7 @@ async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L
     );
     assert!(matches!(rest.last(), Some(TableEvent::HandEnded { .. })));
     let summary = felt_tournament::HandSummary::from_events(events.iter().chain(&rest)).unwrap();
-    c.hand_ended("t", 1, &summary, T0 + 20 * MIN + 30_000, Seed::from_u64(2))
+    c.hand_ended("t", 1, &summary, T0 + 20 * MIN + 30_000)
         .await
         .unwrap();
     // The next hand plays level 2.
@@ -190,12 +189,11 @@ async fn a_break_the_clock_service_ended_ends_for_seating_too() {
                 &format!("p{i}"),
                 &format!("Player {i}"),
                 T0,
-                Seed::from_u64(i),
             )
             .await
             .unwrap();
     }
-    seating.start("t", T0, Seed::from_u64(99)).await.unwrap();
+    seating.start("t", T0).await.unwrap();
     assert!(matches!(
         seating.begin_hand("t", 2, T0 + 125 * MIN, &move |_| Seed::from_u64(4)).await.unwrap(),
         Begin::OnBreak(r) if r == 5 * MIN

@@ -7,7 +7,6 @@
 
 use std::sync::Arc;
 
-use felt_cards::Seed;
 use felt_clock::{ClockSettings, Millis, Structure};
 use felt_eventlog::{EmbeddedLog, EventLog};
 use felt_payout::{MoneySettings, SimultaneousBusts};
@@ -56,7 +55,6 @@ async fn register<L: EventLog + 'static>(
         &format!("p{i}"),
         &format!("Player {i}"),
         T0,
-        Seed::from_u64(i),
     )
     .await
 }

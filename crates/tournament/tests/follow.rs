@@ -29,9 +29,6 @@ impl Inputs for Fixed {
     fn now(&self) -> Millis {
         T0
     }
-    fn seed(&self, _: &str, _: u32, _: u64) -> Seed {
-        Seed::from_u64(9)
-    }
 }
 
 fn spec() -> TournamentSpec {
@@ -55,10 +52,8 @@ async fn started(log: Arc<EmbeddedLog>, t: &str, n: u64) -> Conductor<EmbeddedLo
     let players: Vec<(String, String)> = (1..=n)
         .map(|i| (format!("p{i}"), format!("Player {i}")))
         .collect();
-    c.register_many(t, "presales", &players, T0, Seed::from_u64(7))
-        .await
-        .unwrap();
-    c.start(t, T0, Seed::from_u64(1)).await.unwrap();
+    c.register_many(t, "presales", &players, T0).await.unwrap();
+    c.start(t, T0).await.unwrap();
     c
 }
 
@@ -357,9 +352,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
                 if !busted.is_empty() {
                     break 'found (summary, busted);
                 }
-                c.hand_ended("b", 1, &summary, T0, Seed::from_u64(round))
-                    .await
-                    .unwrap();
+                c.hand_ended("b", 1, &summary, T0).await.unwrap();
             }
         }
         panic!("no bust in 400 hands");
@@ -380,7 +373,6 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
                     .copied()
                     .map(felt_seating::Elimination::of)
                     .collect(),
-                seed: [4; 32],
             },
         )
         .await
@@ -407,10 +399,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
                 let Some((s, _)) = follower.feed_committed(&committed).unwrap() else {
                     continue;
                 };
-                restarted
-                    .hand_ended("b", 1, &s, T0, Seed::from_u64(round))
-                    .await
-                    .unwrap();
+                restarted.hand_ended("b", 1, &s, T0).await.unwrap();
                 if !s.busted.is_empty() {
                     break 'later s.busted.iter().map(|b| b.0).collect::<Vec<u64>>();
                 }
@@ -482,10 +471,10 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
     let players: Vec<(String, String)> = (1..=11)
         .map(|i| (format!("p{i}"), format!("Player {i}")))
         .collect();
-    c.register_many("s", "presales", &players, T0, Seed::from_u64(7))
+    c.register_many("s", "presales", &players, T0)
         .await
         .unwrap();
-    c.start("s", T0, Seed::from_u64(1)).await.unwrap();
+    c.start("s", T0).await.unwrap();
     let seating = seating_stream("s").unwrap();
     let out = c
         .seating
@@ -497,7 +486,6 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
                 player: "p12".into(),
                 name: "Player 12".into(),
                 level: 1,
-                seed: [4; 32],
             },
         )
         .await

@@ -8,7 +8,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use felt_cards::Seed;
 use felt_clock::{ClockSettings, Millis, Structure};
 use felt_eventlog::{EmbeddedLog, EventLog};
 use felt_payout::{MoneySettings, SimultaneousBusts};
@@ -66,12 +65,11 @@ async fn run_the_desk<L: EventLog + 'static>(c: &Conductor<L>) {
             &format!("p{i}"),
             &format!("Player {i}"),
             T0,
-            Seed::from_u64(i),
         )
         .await
         .unwrap();
     }
-    c.start("a", T0, Seed::from_u64(99)).await.unwrap();
+    c.start("a", T0).await.unwrap();
 }
 
 fn only(seating: bool, clock: bool, payout: bool) -> Hosts {

@@ -2,7 +2,6 @@
 //! and the state it needs, then these commands under these ids. No log, no
 //! network: states are folded from the services' own deciders.
 
-use felt_cards::Seed;
 use felt_clock::{ClockCommand, ClockSettings, ClockState, Structure};
 use felt_payout::{Bust, PayoutEvent, PayoutState};
 use felt_seating::{
@@ -21,9 +20,10 @@ fn seed(n: u8) -> [u8; 32] {
     [n; 32]
 }
 
+/// Seating's decision, handed the seed its service would have drawn.
 fn seating(state: &mut SeatingState, command: SeatingCommand) -> Vec<SeatingEvent> {
-    let events =
-        felt_seating::decide(state, &command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    let events = felt_seating::decide(state, &command, &seed(7))
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
     for e in &events {
         state.apply(e);
     }
@@ -47,13 +47,12 @@ fn room(settings: Settings, n: u64) -> SeatingState {
                 player: format!("p{i}"),
                 name: format!("Player {i}"),
                 level: 0,
-                seed: seed(i as u8),
             },
         );
     }
-    seating(&mut state, SeatingCommand::Start { seed: seed(42) });
+    seating(&mut state, SeatingCommand::Start);
     for (entry, _, _) in seats::unconfirmed(&state) {
-        let order = seats::seated(entry, |_| Seed(seed(1)));
+        let order = seats::seated(entry);
         seating(&mut state, order.command);
     }
     state
@@ -63,10 +62,7 @@ fn room(settings: Settings, n: u64) -> SeatingState {
 fn carry_out(state: &mut SeatingState) {
     let moves: Vec<Move> = state.room().moves.values().copied().collect();
     for m in moves {
-        seating(
-            state,
-            seats::move_done(&m, 10_000, |_| Seed(seed(2))).command,
-        );
+        seating(state, seats::move_done(&m, 10_000).command);
     }
 }
 
@@ -94,7 +90,6 @@ fn hand_at(state: &mut SeatingState, table: u32, busted: Vec<Elimination>) -> Ve
             button: 1,
             big_blind: 2,
             busted,
-            seed: seed(9),
         },
     )
 }
@@ -144,7 +139,7 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
         &[(7, hand_end::Eliminators::Entries(vec![99]))],
     );
     // Whoever sits in the winning seat now does not matter.
-    let order = hand_end::to_seating(3, &hand, Seed(seed(5)), |_| Some(12));
+    let order = hand_end::to_seating(3, &hand, |_| Some(12));
     assert_eq!(
         order,
         Order {
@@ -158,7 +153,6 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
                     starting_stack: 4_000,
                     by: vec![99],
                 }],
-                seed: seed(5),
             },
         }
     );
@@ -170,7 +164,7 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
         &[(7, hand_end::Eliminators::Seats(vec![4]))],
     );
     let SeatingCommand::HandEnded { busted, .. } =
-        hand_end::to_seating(3, &legacy, Seed(seed(5)), |seat| (seat == 4).then_some(99)).command
+        hand_end::to_seating(3, &legacy, |seat| (seat == 4).then_some(99)).command
     else {
         panic!("a hand end")
     };
@@ -269,7 +263,6 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
             button: 1,
             big_blind: 2,
             busted: vec![Elimination::of(b1)],
-            seed: seed(1),
         },
     );
     // Payout knows the field.
@@ -314,7 +307,6 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
             button: 1,
             big_blind: 2,
             busted: vec![Elimination::of(b2)],
-            seed: seed(1),
         },
     );
     let second = cause(83, second, &state);
@@ -513,12 +505,7 @@ fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() 
             },
         }
     );
-    let mut asked = Vec::new();
-    let done = seats::move_done(&m, 12_345, |id| {
-        asked.push(id.to_string());
-        Seed(seed(8))
-    });
-    assert_eq!(asked, vec!["move-31-done"]);
+    let done = seats::move_done(&m, 12_345);
     assert_eq!(
         done,
         Order {
@@ -526,7 +513,6 @@ fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() 
             command: SeatingCommand::MoveCompleted {
                 id: 31,
                 stack: 12_345,
-                seed: seed(8),
             },
         }
     );
@@ -552,11 +538,10 @@ fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
                 player: format!("p{i}"),
                 name: format!("Player {i}"),
                 level: 0,
-                seed: seed(i),
             },
         );
     }
-    seating(&mut state, SeatingCommand::Start { seed: seed(42) });
+    seating(&mut state, SeatingCommand::Start);
     let drawn = seats::unconfirmed(&state);
     assert_eq!(drawn.iter().map(|d| d.0).collect::<Vec<_>>(), vec![1, 2, 3]);
     let (entry, table, seat) = drawn[0];
@@ -572,7 +557,7 @@ fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
             },
         }
     );
-    let confirmed = seats::seated(entry, |_| Seed(seed(3)));
+    let confirmed = seats::seated(entry);
     assert_eq!(confirmed.id, format!("seated-{entry}"));
     seating(&mut state, confirmed.command);
     assert_eq!(seats::unconfirmed(&state).len(), 2);
@@ -708,8 +693,8 @@ fn payout_cause(first: u64, events: Vec<PayoutEvent>, state: &PayoutState) -> Ca
 /// Given 450 players busted one by one during late registration, when
 /// payout closes registration (placing the first 200 that waited), then
 /// the other 250 are placed by two more decisions, and seating learns the
-/// places paid on the sheet, with the seed drawn for the id of that
-/// command; every id names payout's close.
+/// places paid on the sheet (no seed: seating draws its own when it
+/// decides); every id names payout's close.
 #[test]
 fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
     let mut payout = PayoutState::default();
@@ -754,22 +739,14 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
     );
     let paid = payout.sheet().unwrap().paid();
     assert!(paid > 0);
-    let mut drawn_for = Vec::new();
-    let order = registration::paid(&close, |id| {
-        drawn_for.push(id.to_owned());
-        seed(5)
-    });
+    let order = registration::paid(&close);
     assert_eq!(
         order,
         Some(Order {
             id: "payout-460-paid".into(),
-            command: SeatingCommand::SetPaid {
-                paid,
-                seed: seed(5)
-            },
+            command: SeatingCommand::SetPaid { paid },
         })
     );
-    assert_eq!(drawn_for, ["payout-460-paid"]);
     // The two decisions place every bust that waited.
     for order in registration::place_waiting(&close) {
         pay(&mut payout, order.command);
@@ -790,7 +767,7 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
     );
     let other = payout_cause(463, placed, &payout);
     assert!(registration::place_waiting(&other).is_empty());
-    assert_eq!(registration::paid(&other, |_| seed(5)), None);
+    assert_eq!(registration::paid(&other), None);
 }
 
 /// A seating decision of a tournament not yet started, decided and
@@ -830,7 +807,6 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
         player: format!("p{i}"),
         name: format!("Player {i}"),
         level: 0,
-        seed: seed(i as u8),
     };
     let mut sent = Vec::new();
     for i in 1..=4 {
@@ -904,12 +880,11 @@ fn seatings_start_starts_the_clock_when_seating_did() {
                 player: format!("p{i}"),
                 name: format!("Player {i}"),
                 level: 0,
-                seed: seed(i as u8),
             },
         );
         assert_eq!(entries::clock_starts(&c), None);
     }
-    let started = decided(&mut state, 5, SeatingCommand::Start { seed: seed(42) });
+    let started = decided(&mut state, 5, SeatingCommand::Start);
     assert_eq!(
         entries::clock_starts(&started),
         Some(Order {

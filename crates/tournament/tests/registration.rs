@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use felt_cards::Seed;
 use felt_clock::{ClockSettings, Millis, Structure};
 use felt_eventlog::EmbeddedLog;
 use felt_payout::{MoneySettings, SimultaneousBusts};
@@ -49,12 +48,11 @@ async fn started(dir: &std::path::Path) -> std::path::PathBuf {
             &format!("p{i}"),
             &format!("Player {i}"),
             T0,
-            Seed::from_u64(i),
         )
         .await
         .unwrap();
     }
-    c.start("r", T0, Seed::from_u64(99)).await.unwrap();
+    c.start("r", T0).await.unwrap();
     let seating = c.seating_state("r").await.unwrap();
     assert!(!seating.registration_closed());
     file

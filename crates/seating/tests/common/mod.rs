@@ -8,23 +8,51 @@ use felt_seating::{
     Settings, TableNo, decide,
 };
 
+/// The seed a decision that draws nothing is handed.
+pub(crate) const NO_DRAW: [u8; 32] = [0; 32];
+
+/// Decides and applies a command, with a seed of its own (one the
+/// command's text gives, so a test runs the same every time).
 pub(crate) fn run(state: &mut SeatingState, command: SeatingCommand) -> Vec<SeatingEvent> {
-    let events = decide(state, &command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
-    for e in &events {
-        state.apply(e);
-    }
-    events
+    let seed = seed_of(&command);
+    run_with(state, command, seed)
+}
+
+/// Decides and applies a command handed `seed`.
+pub(crate) fn run_with(
+    state: &mut SeatingState,
+    command: SeatingCommand,
+    seed: [u8; 32],
+) -> Vec<SeatingEvent> {
+    try_run_with(state, command.clone(), seed).unwrap_or_else(|e| panic!("{command:?}: {e}"))
 }
 
 pub(crate) fn try_run(
     state: &mut SeatingState,
     command: SeatingCommand,
 ) -> Result<Vec<SeatingEvent>, SeatingError> {
-    let events = decide(state, &command)?;
+    let seed = seed_of(&command);
+    try_run_with(state, command, seed)
+}
+
+pub(crate) fn try_run_with(
+    state: &mut SeatingState,
+    command: SeatingCommand,
+    seed: [u8; 32],
+) -> Result<Vec<SeatingEvent>, SeatingError> {
+    let events = decide(state, &command, &seed)?;
     for e in &events {
         state.apply(e);
     }
     Ok(events)
+}
+
+/// A seed of the command's own, from its text.
+pub(crate) fn seed_of(command: &SeatingCommand) -> [u8; 32] {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{command:?}").hash(&mut h);
+    seed(h.finish())
 }
 
 pub(crate) fn seed(n: u64) -> [u8; 32] {
@@ -44,14 +72,14 @@ pub(crate) fn registered(settings: Settings, n: u64) -> SeatingState {
         },
     );
     for i in 1..=n {
-        run(
+        run_with(
             &mut state,
             SeatingCommand::Register {
                 player: format!("p{i}"),
                 name: format!("Player {i}"),
                 level: 0,
-                seed: seed(i),
             },
+            seed(i),
         );
     }
     state
@@ -61,20 +89,6 @@ thread_local! {
     /// Redraws brought on by a completed move or a confirmed seat, and
     /// checked to follow the seed handed in ([`carry_out`]).
     pub(crate) static REDRAWS_CHECKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// The command with another seed for the draws it brings on.
-fn reseeded(command: &SeatingCommand, seed: [u8; 32]) -> SeatingCommand {
-    match command.clone() {
-        SeatingCommand::MoveCompleted { id, stack, .. } => {
-            SeatingCommand::MoveCompleted { id, stack, seed }
-        }
-        SeatingCommand::SeatConfirmed { entry, .. } => {
-            SeatingCommand::SeatConfirmed { entry, seed }
-        }
-        SeatingCommand::SetPaid { paid, .. } => SeatingCommand::SetPaid { paid, seed },
-        other => other,
-    }
 }
 
 /// The seats a redraw (or the final table's draw) in `events` gives.
@@ -96,12 +110,22 @@ fn redrawn(events: &[SeatingEvent]) -> Option<Vec<(u64, TableNo, u8)>> {
 }
 
 /// Decides a command that may bring on a redraw; if it does, the redraw
-/// must follow the seed handed in (three seeds cannot all draw the same).
-pub(crate) fn run_seeded(state: &mut SeatingState, command: SeatingCommand) -> Vec<SeatingEvent> {
-    let events = decide(state, &command).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+/// must follow the seed handed in (three seeds cannot all draw the same),
+/// and the decision records that seed last.
+pub(crate) fn run_seeded_with(
+    state: &mut SeatingState,
+    command: SeatingCommand,
+    seed: [u8; 32],
+) -> Vec<SeatingEvent> {
+    let events = decide(state, &command, &seed).unwrap_or_else(|e| panic!("{command:?}: {e}"));
     if let Some(drawn) = redrawn(&events) {
+        assert_eq!(
+            events.last(),
+            Some(&SeatingEvent::Drawn { seed }),
+            "{command:?}: a redraw records its seed"
+        );
         let other = |n: u8| {
-            let again = decide(state, &reseeded(&command, [n; 32])).expect("decided once");
+            let again = decide(state, &command, &[n; 32]).expect("decided once");
             redrawn(&again).expect("the same redraw")
         };
         assert!(
@@ -121,30 +145,24 @@ pub(crate) fn run_seeded(state: &mut SeatingState, command: SeatingCommand) -> V
 pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
     let mut all = Vec::new();
     loop {
-        let mut commands: Vec<SeatingCommand> = state
+        let mut commands: Vec<(SeatingCommand, [u8; 32])> = state
             .room()
             .moves
             .keys()
-            .map(|&id| SeatingCommand::MoveCompleted {
-                id,
-                stack: 1_000,
-                seed: seed(id ^ 0x6d6f_7665),
+            .map(|&id| {
+                let done = SeatingCommand::MoveCompleted { id, stack: 1_000 };
+                (done, seed(id ^ 0x6d6f_7665))
             })
             .collect();
-        commands.extend(
-            state
-                .unconfirmed()
-                .iter()
-                .map(|&entry| SeatingCommand::SeatConfirmed {
-                    entry,
-                    seed: seed(entry ^ 0x7365_6174),
-                }),
-        );
+        commands.extend(state.unconfirmed().iter().map(|&entry| {
+            let confirmed = SeatingCommand::SeatConfirmed { entry };
+            (confirmed, seed(entry ^ 0x7365_6174))
+        }));
         if commands.is_empty() {
             return all;
         }
-        for c in commands {
-            all.extend(run_seeded(state, c));
+        for (c, seed) in commands {
+            all.extend(run_seeded_with(state, c, seed));
         }
     }
 }
@@ -211,7 +229,7 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
             if !state.room().tables.contains_key(&table) {
                 continue;
             }
-            if decide(state, &SeatingCommand::BeginHand { table }).is_err() {
+            if decide(state, &SeatingCommand::BeginHand { table }, &NO_DRAW).is_err() {
                 continue;
             }
             let longest = state
@@ -245,15 +263,15 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
             }
             let size = t.size();
             let bb = (t.hands % u64::from(size)) as u8 + 1;
-            let events = run(
+            let events = run_with(
                 state,
                 SeatingCommand::HandEnded {
                     table,
                     button: bb,
                     big_blind: bb,
                     busted: busted.iter().copied().map(Elimination::of).collect(),
-                    seed: seed(xorshift(&mut x)),
                 },
+                seed(xorshift(&mut x)),
             );
             for e in &events {
                 if let SeatingEvent::MoveStarted { r#move, .. } = e {

@@ -34,7 +34,7 @@ impl<const Q: bool> Aggregate for Chips<Q> {
     const SCHEMA: u16 = 1;
     const QUEUES: bool = Q;
 
-    fn decide(have: &u64, command: &Move) -> Result<Vec<Moved>, Refused> {
+    fn decide(have: &u64, command: &Move, _: &felt_service::Seed) -> Result<Vec<Moved>, Refused> {
         match *command {
             Move::Put(n) => Ok(vec![Moved::In(n)]),
             Move::Take(0) => Ok(vec![]),

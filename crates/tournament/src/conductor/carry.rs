@@ -15,9 +15,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         table: TableNo,
         hand: &HandSummary,
         now: Millis,
-        seed: Seed,
     ) -> Result<()> {
-        self.hand_ended_in_turn(t, table, hand, now, seed, None, &Provenance::default())
+        self.hand_ended_in_turn(t, table, hand, now, None, &Provenance::default())
             .await
     }
 
@@ -25,14 +24,12 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// (after the hand ends reported before it), and the next one's turn
     /// coming once its busts are with payout; seating's decision records
     /// that the table's decision `from` names caused it.
-    #[allow(clippy::too_many_arguments)]
     pub async fn hand_ended_in_turn(
         &self,
         t: &str,
         table: TableNo,
         hand: &HandSummary,
         now: Millis,
-        seed: Seed,
         mut turn: Option<Turn>,
         from: &Provenance,
     ) -> Result<()> {
@@ -59,7 +56,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         };
         // Seating orders the busts (and numbers them: payout places them by
         // their numbers).
-        let order = reactions::hand_end::to_seating(table, hand, seed, |s| {
+        let order = reactions::hand_end::to_seating(table, hand, |s| {
             table_state.as_ref()?.seat(s).map(|p| p.player.0)
         });
         drop(table_state);
@@ -100,7 +97,6 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// [`Conductor::carry_out`], its lock held.
     pub(super) async fn carry_out_locked(&self, t: &str, now: Millis) -> Result<()> {
-        let draw = |id: &str| Seed(self.draw(t, id));
         loop {
             let state = self.seating_state(t).await?;
             let stack = state.settings().map_or(0, |s| s.starting_stack);
@@ -116,7 +112,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             for (entry, table, seat) in seats {
                 self.table_order(t, now, reactions::seats::seat(entry, table, seat, stack))
                     .await?;
-                let order = reactions::seats::seated(entry, draw);
+                let order = reactions::seats::seated(entry);
                 decided = self.seat_cmd(t, &order.id, now, order.command).await?.last;
             }
             // What the seats confirmed brought on (a closed table, a redraw)
@@ -151,7 +147,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             )
             .await?;
             for m in &moves {
-                let order = reactions::seats::move_done(m, stacks[&m.id], draw);
+                let order = reactions::seats::move_done(m, stacks[&m.id]);
                 decided = self.seat_cmd(t, &order.id, now, order.command).await?.last;
             }
             self.react(t, decided).await?;

@@ -190,7 +190,6 @@ impl<L: EventLog + 'static> Conductor<L> {
                             button,
                             big_blind,
                             busted: Vec::new(),
-                            seed: self.draw(t, &id),
                         },
                     )
                     .await?;

@@ -16,7 +16,7 @@ use felt_clock::{ClockCommand, ClockError, ClockSettings, Millis, Structure};
 use felt_eventlog::{EventLog, LogError};
 use felt_payout::{MoneySettings, SimultaneousBusts};
 use felt_seating::{EntryId, SeatingCommand, SeatingError, SeatingEvent, SeatingState, TableNo};
-use felt_service::{HandleError, Handler, Outcome, Provenance};
+use felt_service::{Draws, HandleError, Handler, Outcome, Provenance};
 use felt_table::{Command, Deal, HouseRules, Rejection, Seat, TableEvent};
 use felt_tablelog::Table;
 
@@ -265,24 +265,18 @@ pub struct Conductor<L: EventLog> {
     appended: std::sync::atomic::AtomicU64,
     /// The table service over the network, when deployed apart.
     remote: Option<std::sync::Arc<dyn TableService>>,
-    /// The seeds of seating's draws a command brings on, by tournament and
-    /// command id ([`Conductor::with_draws`]).
-    draws: Draws,
     /// The services whose streams this process writes.
     hosts: Hosts,
 }
 
-/// Where seating's seeds come from: a tournament and a command's id give
-/// the seed for the draws that command brings on.
-pub type Draws = std::sync::Arc<dyn Fn(&str, &str) -> Seed + Send + Sync>;
-
-/// Seeds made from the tournament and the command id alone: the same run
-/// again draws the same seats (tests). A service hands in its own source
-/// ([`Conductor::with_draws`]).
-fn draws_from_ids() -> Draws {
-    std::sync::Arc::new(|tournament: &str, command_id: &str| {
+/// Seating's seeds made from its stream and the command id alone: the
+/// same run again draws the same seats (tests). A service hands in its own
+/// source ([`Conductor::with_draws`]).
+pub fn draws_from_ids() -> Draws {
+    std::sync::Arc::new(|stream: &felt_eventlog::StreamId, command_id: &str| {
         let mut seed = [0u8; 32];
-        for (i, b) in tournament
+        for (i, b) in stream
+            .to_string()
             .bytes()
             .chain([0])
             .chain(command_id.bytes())
@@ -291,7 +285,7 @@ fn draws_from_ids() -> Draws {
             let at = i % 32;
             seed[at] = seed[at].rotate_left(3) ^ b;
         }
-        Seed(seed)
+        seed
     })
 }
 
@@ -340,7 +334,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         Conductor {
             tables: std::sync::Arc::new(Handler::new(log.clone())),
             clock: Handler::new(log.clone()),
-            seating: Handler::new(log.clone()),
+            seating: Handler::new(log.clone()).with_draws(draws_from_ids()),
             payout: Handler::new(log),
             carrying: tokio::sync::Mutex::new(()),
             reactions: runners::seating(Hosts::ALL),
@@ -350,7 +344,6 @@ impl<L: EventLog + 'static> Conductor<L> {
             opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
             remote: None,
-            draws: draws_from_ids(),
             hosts: Hosts::ALL,
         }
     }
@@ -373,15 +366,14 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.hosts
     }
 
-    /// The conductor drawing seating's seeds from `draws` (a service's
-    /// cryptographic source, or a simulation's own).
+    /// The conductor whose seating draws each decision's seed from `draws`
+    /// (the operating system's, [`felt_service::os_draws`], or a
+    /// simulation's own) when it decides, and records it.
     pub fn with_draws(self, draws: Draws) -> Self {
-        Conductor { draws, ..self }
-    }
-
-    /// The seed for the draws the command `command_id` brings on.
-    fn draw(&self, t: &str, command_id: &str) -> [u8; 32] {
-        (self.draws)(t, command_id).0
+        Conductor {
+            seating: self.seating.with_draws(draws),
+            ..self
+        }
     }
 
     /// A conductor that sends its table commands (seats, moves, deals) to

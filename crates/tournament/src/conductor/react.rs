@@ -173,7 +173,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
         }
         if self.hosts.seating
-            && let Some(order) = reactions::registration::paid(cause, |id| self.draw(t, id))
+            && let Some(order) = reactions::registration::paid(cause)
         {
             self.seat_order(t, cause, order).await?;
         }

@@ -25,7 +25,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             settings: spec.money.clone(),
             busts: spec.busts,
         };
-        felt_seating::decide(&SeatingState::default(), &seating)?;
+        felt_seating::decide(&SeatingState::default(), &seating, &[0; 32])?;
         felt_clock::decide(&felt_clock::ClockState::default(), &clock)?;
         felt_payout::decide(&felt_payout::PayoutState::default(), &payout)?;
         self.seat_cmd(t, "create", now, seating).await?;
@@ -60,7 +60,6 @@ impl<L: EventLog + 'static> Conductor<L> {
         player: &str,
         name: &str,
         now: Millis,
-        seed: Seed,
     ) -> Result<EntryId> {
         let level = self.level_now(t, now).await?;
         let out = self
@@ -72,7 +71,6 @@ impl<L: EventLog + 'static> Conductor<L> {
                     player: player.into(),
                     name: name.into(),
                     level,
-                    seed: seed.0,
                 },
             )
             .await?;
@@ -100,14 +98,10 @@ impl<L: EventLog + 'static> Conductor<L> {
         command_id: &str,
         players: &[(String, String)],
         now: Millis,
-        seed: Seed,
     ) -> Result<Vec<EntryId>> {
         let level = self.level_now(t, now).await?;
         let mut out = Vec::with_capacity(players.len());
         for (k, chunk) in players.chunks(REGISTERED_PER_DECISION).enumerate() {
-            let mut chunk_seed = seed.0;
-            chunk_seed[31] ^= k as u8;
-            chunk_seed[30] ^= (k >> 8) as u8;
             let decided = self
                 .seat_cmd(
                     t,
@@ -116,7 +110,6 @@ impl<L: EventLog + 'static> Conductor<L> {
                     SeatingCommand::RegisterMany {
                         players: chunk.to_vec(),
                         level,
-                        seed: chunk_seed,
                     },
                 )
                 .await?;
@@ -148,8 +141,8 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// Draws the seats and opens the tables; the clock starts (which closes
     /// registration at once when there is no late registration).
-    pub async fn start(&self, t: &str, now: Millis, seed: Seed) -> Result<()> {
-        self.seat_cmd(t, "start", now, SeatingCommand::Start { seed: seed.0 })
+    pub async fn start(&self, t: &str, now: Millis) -> Result<()> {
+        self.seat_cmd(t, "start", now, SeatingCommand::Start)
             .await?;
         self.carry_out(t, now).await?;
         // The clock starts as the reaction to seating's start.

@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use felt_cards::Seed;
 use felt_payout::Bust;
 use felt_seating::{Elimination, EntryId, SeatingCommand, SeatingEvent, SeatingState, TableNo};
 use felt_table::{Seat, TableEvent};
@@ -96,7 +95,6 @@ impl HandSummary {
 pub fn to_seating(
     table: TableNo,
     hand: &HandSummary,
-    seed: Seed,
     occupant: impl Fn(Seat) -> Option<EntryId>,
 ) -> Order<SeatingCommand> {
     Order::new(
@@ -120,7 +118,6 @@ pub fn to_seating(
                     },
                 })
                 .collect(),
-            seed: seed.0,
         },
     )
 }

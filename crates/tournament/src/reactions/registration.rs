@@ -82,17 +82,15 @@ pub fn place_waiting(cause: &Cause<Payout>) -> Vec<Order<felt_payout::Command>> 
 }
 
 /// Payout's close fixed the pay sheet: seating learns how many places are
-/// paid (hand-for-hand is played down to them), with the seed `draw` gives
-/// for the draw that may bring on.
-pub fn paid(
-    cause: &Cause<Payout>,
-    draw: impl FnOnce(&str) -> [u8; 32],
-) -> Option<Order<SeatingCommand>> {
+/// paid (hand-for-hand is played down to them; seating draws the final
+/// table's seats when it decides).
+pub fn paid(cause: &Cause<Payout>) -> Option<Order<SeatingCommand>> {
     let paid = cause.events.iter().find_map(|e| match e {
         PayoutEvent::RegistrationClosed { sheet, .. } => Some(sheet.paid()),
         _ => None,
     })?;
-    let id = cause.id("paid");
-    let seed = draw(&id);
-    Some(Order::new(id, SeatingCommand::SetPaid { paid, seed }))
+    Some(Order::new(
+        cause.id("paid"),
+        SeatingCommand::SetPaid { paid },
+    ))
 }

@@ -6,7 +6,6 @@
 //! move seating numbered, so each step is taken once whichever a restart
 //! resumes.
 
-use felt_cards::Seed;
 use felt_seating::{EntryId, EntryStatus, Move, SeatingCommand, SeatingState, TableNo};
 use felt_table::{Command, HouseRules, PlayerId, Seat, TableEvent};
 
@@ -53,12 +52,13 @@ pub fn seat(entry: EntryId, table: TableNo, seat: Seat, stack: u64) -> TableOrde
     }
 }
 
-/// The table seated the entry: seating confirms it, with a seed drawn for
-/// the command's id (a redraw that waited for the seat draws from it).
-pub fn seated(entry: EntryId, draw: impl FnOnce(&str) -> Seed) -> Order<SeatingCommand> {
-    let id = format!("seated-{entry}");
-    let seed = draw(&id).0;
-    Order::new(id, SeatingCommand::SeatConfirmed { entry, seed })
+/// The table seated the entry: seating confirms it (a redraw that waited
+/// for the seat is drawn then, from seating's own seed).
+pub fn seated(entry: EntryId) -> Order<SeatingCommand> {
+    Order::new(
+        format!("seated-{entry}"),
+        SeatingCommand::SeatConfirmed { entry },
+    )
 }
 
 /// A move's first step: the player leaves the table they were at.
@@ -94,17 +94,10 @@ pub fn move_in(m: &Move, stack: u64) -> TableOrder {
     }
 }
 
-/// A move's last step: seating hears it is done, with the chips moved and
-/// a seed drawn for the command's id.
-pub fn move_done(m: &Move, stack: u64, draw: impl FnOnce(&str) -> Seed) -> Order<SeatingCommand> {
-    let id = format!("move-{}-done", m.id);
-    let seed = draw(&id).0;
+/// A move's last step: seating hears it is done, with the chips moved.
+pub fn move_done(m: &Move, stack: u64) -> Order<SeatingCommand> {
     Order::new(
-        id,
-        SeatingCommand::MoveCompleted {
-            id: m.id,
-            stack,
-            seed,
-        },
+        format!("move-{}-done", m.id),
+        SeatingCommand::MoveCompleted { id: m.id, stack },
     )
 }

@@ -265,10 +265,6 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 &req.player_id,
                 &req.name,
                 self.ctx.now(),
-                self.ctx.seeds.draw(Draw::Registration {
-                    tournament: &req.tournament_id,
-                    command_id: &req.command_id,
-                }),
             )
             .await
             .map_err(tournament_status)?;
@@ -309,10 +305,6 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 &req.command_id,
                 &players,
                 self.ctx.now(),
-                self.ctx.seeds.draw(Draw::Registration {
-                    tournament: &req.tournament_id,
-                    command_id: &req.command_id,
-                }),
             )
             .await
             .map_err(tournament_status)?;
@@ -348,12 +340,9 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         director(&role(&request)?, "starting play")?;
         let req = request.into_inner();
         self.ctx.known(&req.tournament_id).await?;
-        let seed = self.ctx.seeds.draw(Draw::Seats {
-            tournament: &req.tournament_id,
-        });
         self.ctx
             .conductor
-            .start(&req.tournament_id, self.ctx.now(), seed)
+            .start(&req.tournament_id, self.ctx.now())
             .await
             .map_err(tournament_status)?;
         let state = self.state(&req.tournament_id).await?;
@@ -647,7 +636,7 @@ const BEGIN_RECHECK: std::time::Duration = std::time::Duration::from_millis(250)
 /// reports the hands after it again (each report is idempotent). Runs
 /// until the process stops.
 pub(crate) async fn follower<L: EventLog + 'static>(ctx: Ctx<L>) {
-    let inputs = ServiceInputs(ctx.now.clone(), ctx.seeds.clone());
+    let inputs = ServiceInputs(ctx.now.clone());
     loop {
         let result = felt_tournament::follow::follow(
             &ctx.conductor,

@@ -8,7 +8,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use felt_cards::Seed;
 use felt_eventlog::{Envelope, EventLog, Filter, StreamId};
 use felt_tournament::Conductor;
-use rand::TryRngCore;
 use tokio::sync::mpsc;
 use tonic::Status;
 
@@ -30,13 +29,7 @@ pub type Now = Arc<dyn Fn() -> i64 + Send + Sync>;
 /// stops: a seed it could guess (the time, a counter) would let whoever
 /// guesses it know the cards.
 pub fn fresh_seed() -> Seed {
-    let mut bytes = [0u8; 32];
-    if let Err(e) = rand::rngs::OsRng.try_fill_bytes(&mut bytes) {
-        tracing::error!(%e, "no randomness from the operating system: stopping");
-        eprintln!("felt: no randomness from the operating system ({e}): stopping");
-        std::process::exit(70);
-    }
-    Seed(bytes)
+    Seed(felt_service::os_seed())
 }
 
 /// What a seed is drawn for. The services draw every seed from the
@@ -46,8 +39,6 @@ pub fn fresh_seed() -> Seed {
 /// `--seed` and this, so that a run can be played again.
 #[derive(Clone, Copy, Debug)]
 pub enum Draw<'a> {
-    /// The seat draw at the start (TDA 7).
-    Seats { tournament: &'a str },
     /// The deck of a hand seating granted a table.
     Deck {
         tournament: &'a str,
@@ -61,20 +52,10 @@ pub enum Draw<'a> {
         table: &'a str,
         command_id: &'a str,
     },
-    /// Seats for late entries, by the registration's command id.
-    Registration {
-        tournament: &'a str,
-        command_id: &'a str,
-    },
-    /// Seating's draws after a hand's end (breaking, balancing).
-    HandEnd {
-        tournament: &'a str,
-        table: u32,
-        hand: u64,
-    },
-    /// Seating's draws a command of the conductor's brings on (a redraw
-    /// that waited for a move or a seat, the final table's at the money),
-    /// by the command's id.
+    /// Seating's draws, by the id of the command seating decides when it
+    /// draws (the start's seats, a late entry's, tables broken, a redraw,
+    /// the final table's): drawn when seating decides and recorded in its
+    /// decision, so a repeated command keeps its first seed.
     Seating {
         tournament: &'a str,
         command_id: &'a str,
@@ -101,14 +82,17 @@ impl Seeds {
         (self.0)(what)
     }
 
-    /// Seating's draws as the conductor asks for them.
+    /// Seating's draws as its handler asks for them, by its stream and
+    /// the command decided.
     pub fn seating(&self) -> felt_tournament::Draws {
         let seeds = self.clone();
-        Arc::new(move |tournament: &str, command_id: &str| {
-            seeds.draw(Draw::Seating {
-                tournament,
-                command_id,
-            })
+        Arc::new(move |stream: &StreamId, command_id: &str| {
+            seeds
+                .draw(Draw::Seating {
+                    tournament: &stream.tournament,
+                    command_id,
+                })
+                .0
         })
     }
 }
@@ -119,19 +103,12 @@ impl std::fmt::Debug for Seeds {
     }
 }
 
-/// The follower's inputs: the service's time and seeds.
-pub(crate) struct ServiceInputs(pub(crate) Now, pub(crate) Seeds);
+/// The follower's inputs: the service's time.
+pub(crate) struct ServiceInputs(pub(crate) Now);
 
 impl felt_tournament::follow::Inputs for ServiceInputs {
     fn now(&self) -> i64 {
         (self.0)()
-    }
-    fn seed(&self, tournament: &str, table: u32, hand: u64) -> Seed {
-        self.1.draw(Draw::HandEnd {
-            tournament,
-            table,
-            hand,
-        })
     }
 }
 

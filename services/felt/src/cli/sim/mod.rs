@@ -198,21 +198,11 @@ fn sim_seeds(master: u64) -> felt::serve::Seeds {
     }
     felt::serve::Seeds::from_fn(move |draw| {
         let (kind, tournament, key) = match draw {
-            Draw::Seats { tournament } => (2, tournament, 0),
             Draw::Deck {
                 tournament,
                 table,
                 hand,
             } => (3, tournament, u64::from(table) << 32 | hand),
-            Draw::HandEnd {
-                tournament,
-                table,
-                hand,
-            } => (4, tournament, u64::from(table) << 32 | hand),
-            Draw::Registration {
-                tournament,
-                command_id,
-            } => (5, tournament, text(command_id)),
             Draw::TableDeal {
                 tournament,
                 table,
