@@ -12,7 +12,11 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use tonic::Request;
+use tonic::transport::Channel;
+
 use felt_proto::v1 as pb;
+use felt_proto::v1::clock_service_client::ClockServiceClient;
 use felt_proto::v1::payout_service_client::PayoutServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 
@@ -391,4 +395,213 @@ fn seating_apart_from_the_tables_needs_the_services_own_token() {
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("--token service=TOKEN"), "{said}");
+}
+
+/// The clock of tournament `t`, as a partner reads it.
+async fn clock_view(clock: &Channel, t: &str) -> pb::ClockView {
+    ClockServiceClient::new(clock.clone())
+        .get_clock(with(
+            pb::GetClockRequest {
+                tournament_id: t.into(),
+            },
+            "tv",
+        ))
+        .await
+        .expect("the clock")
+        .into_inner()
+        .clock
+        .expect("a view")
+}
+
+/// Whether seating plays hand-for-hand in tournament `t`.
+async fn seating_hand_for_hand(seating: &Channel, t: &str) -> bool {
+    SeatingServiceClient::new(seating.clone())
+        .get_standings(with(
+            pb::GetStandingsRequest {
+                tournament_id: t.into(),
+            },
+            "tv",
+        ))
+        .await
+        .expect("standings")
+        .into_inner()
+        .hand_for_hand
+}
+
+fn control(
+    t: &str,
+    id: &str,
+    command: pb::control_clock_request::Command,
+) -> Request<pb::ControlClockRequest> {
+    with(
+        pb::ControlClockRequest {
+            tournament_id: t.into(),
+            command_id: id.into(),
+            command: Some(command),
+        },
+        "floor",
+    )
+}
+
+/// Issue 23, one writer per stream: hand-for-hand is seating's decision
+/// (RP8: seating holds the tables, the clock stops and deducts its time),
+/// so the floor's hand-for-hand sent to a clock deployed apart goes to
+/// seating (`--seating`) and the clock follows seating's decision. A clock
+/// that does not know where seating is refuses it and writes nothing;
+/// told, it answers with the clock already in hand-for-hand, a repeat is a
+/// repeat, and a stop sent to seating directly reaches the clock too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floors_hand_for_hand_at_a_clock_apart_from_seating_is_decided_by_seating() {
+    use pb::control_clock_request::Command as C;
+    let t = "hfh";
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    let url = nats.url();
+    let tables = Service::start("table", &url, &[]);
+    let to_tables = ["--tables".to_string(), format!("http://{}", tables.addr())];
+    let seating_service = Service::start("seating", &url, &to_tables);
+    let mut lost = Service::start("clock", &url, &to_tables);
+    let _payout = Service::start("payout", &url, &[]);
+    let seating_channel = channel(&seating_service.addr());
+    let mut seating = SeatingServiceClient::new(seating_channel.clone());
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                tournament_id: t.into(),
+                name: "Apart".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    "turbo".into(),
+                )),
+                table_size: 9,
+                money: Some(pb::MoneySettings {
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            "boss",
+        ))
+        .await
+        .expect("create");
+    seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: t.into(),
+                command_id: "presales".into(),
+                players: (1..=30)
+                    .map(|i| pb::Registrant {
+                        player_id: format!("p{i}"),
+                        name: format!("Player {i}"),
+                    })
+                    .collect(),
+            },
+            "floor",
+        ))
+        .await
+        .expect("register");
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            "boss",
+        ))
+        .await
+        .expect("start");
+    // A clock apart from seating that was not told where seating is.
+    let refused = ClockServiceClient::new(channel(&lost.addr()))
+        .control_clock(control(
+            t,
+            "hfh-1",
+            C::StartHandForHand(pb::StartHandForHand {}),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+    assert!(refused.message().contains("--seating URL"), "{refused:?}");
+    assert!(!seating_hand_for_hand(&seating_channel, t).await);
+    lost.kill();
+    // Told where seating is.
+    let mut apart = to_tables.to_vec();
+    apart.extend([
+        "--seating".to_string(),
+        format!("http://{}", seating_service.addr()),
+    ]);
+    let clock_service = Service::start("clock", &url, &apart);
+    let clock_channel = channel(&clock_service.addr());
+    let mut clock = ClockServiceClient::new(clock_channel.clone());
+    let started = clock
+        .control_clock(control(
+            t,
+            "hfh-1",
+            C::StartHandForHand(pb::StartHandForHand {}),
+        ))
+        .await
+        .expect("hand-for-hand")
+        .into_inner();
+    assert!(!started.duplicate);
+    assert_eq!(
+        started.clock.expect("a view").status(),
+        pb::ClockStatus::HandForHand
+    );
+    assert!(seating_hand_for_hand(&seating_channel, t).await);
+    let again = clock
+        .control_clock(control(
+            t,
+            "hfh-1",
+            C::StartHandForHand(pb::StartHandForHand {}),
+        ))
+        .await
+        .expect("the same command")
+        .into_inner();
+    assert!(again.duplicate);
+    // Seating's refusal comes back whole: it is already being played.
+    let twice = clock
+        .control_clock(control(
+            t,
+            "hfh-2",
+            C::StartHandForHand(pb::StartHandForHand {}),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(twice.code(), tonic::Code::FailedPrecondition, "{twice:?}");
+    assert!(
+        twice.message().contains("already being played"),
+        "{twice:?}"
+    );
+    // The floor stops it at seating; the clock follows on its own.
+    let stopped = seating
+        .hand_for_hand(with(
+            pb::HandForHandRequest {
+                tournament_id: t.into(),
+                command_id: "hfh-3".into(),
+                action: pb::HandForHandAction::Stop.into(),
+            },
+            "floor",
+        ))
+        .await
+        .expect("stop")
+        .into_inner();
+    assert!(!stopped.hand_for_hand);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while clock_view(&clock_channel, t).await.status() == pb::ClockStatus::HandForHand {
+        assert!(
+            Instant::now() < deadline,
+            "the clock never left hand-for-hand"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A partner's token decides nothing.
+    let partner = seating
+        .hand_for_hand(with(
+            pb::HandForHandRequest {
+                tournament_id: t.into(),
+                command_id: "hfh-4".into(),
+                action: pb::HandForHandAction::Start.into(),
+            },
+            "tv",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(partner.code(), tonic::Code::PermissionDenied);
 }

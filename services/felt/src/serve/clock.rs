@@ -18,11 +18,45 @@ use super::status::{log as log_status, tournament as tournament_status};
 
 pub(crate) struct ClockApi<L: EventLog> {
     ctx: Ctx<L>,
+    /// Seating, when this process does not run it (`--seating`).
+    seating: Option<super::remote::RemoteSeating>,
 }
 
 impl<L: EventLog + 'static> ClockApi<L> {
-    pub(crate) fn new(ctx: Ctx<L>) -> Self {
-        ClockApi { ctx }
+    pub(crate) fn new(ctx: Ctx<L>, seating: Option<super::remote::RemoteSeating>) -> Self {
+        ClockApi { ctx, seating }
+    }
+
+    /// The floor's hand-for-hand, which seating decides and gates the
+    /// tables by; the clock follows seating's decision, as the reaction
+    /// `hand_for_hand::to_clock` (run here before answering). Whether the
+    /// command was a repeat.
+    async fn floor_hand_for_hand(
+        &self,
+        t: &str,
+        start: bool,
+        command_id: &str,
+        at: i64,
+    ) -> Result<bool, Status> {
+        let conductor = &self.ctx.conductor;
+        if conductor.hosts().seating {
+            return conductor
+                .floor_hand_for_hand(t, start, command_id, at)
+                .await
+                .map_err(tournament_status);
+        }
+        let seating = self.seating.as_ref().ok_or_else(|| {
+            Status::failed_precondition(
+                "hand-for-hand is seating's to decide, and this clock service runs apart from seating without knowing where it is (--seating URL)",
+            )
+        })?;
+        let answer = seating.hand_for_hand(t, command_id, start).await?;
+        // The clock hears of it before the floor is answered.
+        conductor
+            .react(t, answer.version)
+            .await
+            .map_err(tournament_status)?;
+        Ok(answer.duplicate)
     }
 }
 
@@ -227,11 +261,8 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
             // Seating gates the tables; the clock follows it.
             let start = matches!(c, pb::control_clock_request::Command::StartHandForHand(_));
             let duplicate = self
-                .ctx
-                .conductor
                 .floor_hand_for_hand(&t, start, &req.command_id, at)
-                .await
-                .map_err(tournament_status)?;
+                .await?;
             let (state, version) = self
                 .ctx
                 .conductor

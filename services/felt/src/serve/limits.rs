@@ -171,6 +171,13 @@ impl Bounded for pb::ControlClockRequest {
     }
 }
 
+impl Bounded for pb::HandForHandRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)
+    }
+}
+
 impl Bounded for pb::DealRequest {
     fn bounded(&self) -> Result<(), Status> {
         id("tournament_id", &self.tournament_id)?;

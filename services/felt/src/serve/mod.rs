@@ -147,6 +147,12 @@ pub struct ServeArgs {
     /// own token (`--token service=TOKEN`, no person's).
     #[arg(long, env = "FELT_TABLES")]
     tables: Option<String>,
+    /// The clock deployed apart from seating: the seating service's URL
+    /// (e.g. http://seating:7071), where the floor's hand-for-hand sent to
+    /// the clock goes (seating decides it, the clock follows), called with
+    /// the services' own token.
+    #[arg(long, env = "FELT_SEATING")]
+    seating: Option<String>,
     /// Where to listen (port 0: any free port; the address is printed)
     /// [default: 127.0.0.1:7070].
     #[arg(long, env = "FELT_LISTEN")]
@@ -182,6 +188,7 @@ struct ConfigFile {
     nats: Option<String>,
     nats_replicas: Option<usize>,
     tables: Option<String>,
+    seating: Option<String>,
     listen: Option<SocketAddr>,
     otlp: Option<String>,
     broadcast_delay: Option<u64>,
@@ -199,6 +206,7 @@ pub struct Settings {
     nats: Option<String>,
     nats_replicas: usize,
     tables: Option<String>,
+    seating: Option<String>,
     listen: SocketAddr,
     tokens: Vec<(String, auth::Role)>,
     otlp: Option<String>,
@@ -250,6 +258,7 @@ impl Settings {
             nats: None,
             nats_replicas: 1,
             tables: None,
+            seating: None,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             tokens,
             otlp: None,
@@ -288,6 +297,7 @@ impl ServeArgs {
             nats: self.nats.clone().or(file.nats),
             nats_replicas: self.nats_replicas.or(file.nats_replicas).unwrap_or(1),
             tables: self.tables.clone().or(file.tables),
+            seating: self.seating.clone().or(file.seating),
             listen: self
                 .listen
                 .or(file.listen)
@@ -521,16 +531,7 @@ pub async fn serve<L: EventLog + 'static>(
                     "--tables names a table service elsewhere: this process runs its own",
                 ));
             }
-            let token = settings
-                .tokens
-                .iter()
-                .find(|(_, role)| *role == auth::Role::Service)
-                .map(|(token, _)| token.clone())
-                .ok_or_else(|| {
-                    ServeError::settings(
-                        "--tables needs the services' own token to call the table service with (--token service=TOKEN, the same at the table service)",
-                    )
-                })?;
+            let token = service_token(settings, "--tables", "the table service")?;
             Conductor::with_table_service(log, Arc::new(remote::RemoteTables::new(url, token)?))
         }
     };
@@ -546,6 +547,38 @@ pub async fn serve<L: EventLog + 'static>(
             .hosting(hosts),
     );
     serve_conductor(conductor, services, settings, now, incoming).await
+}
+
+/// The services' own token, which `flag` needs to call `whom` with.
+fn service_token(settings: &Settings, flag: &str, whom: &str) -> Result<String> {
+    settings
+        .tokens
+        .iter()
+        .find(|(_, role)| *role == auth::Role::Service)
+        .map(|(token, _)| token.clone())
+        .ok_or_else(|| {
+            ServeError::settings(format!(
+                "{flag} needs the services' own token to call {whom} with (--token service=TOKEN, the same at {whom})"
+            ))
+        })
+}
+
+/// Seating elsewhere, for the clock: `--seating`, only where this process
+/// runs the clock and not seating.
+fn remote_seating(
+    services: Services,
+    settings: &Settings,
+) -> Result<Option<remote::RemoteSeating>> {
+    let Some(url) = &settings.seating else {
+        return Ok(None);
+    };
+    if services.seating {
+        return Err(ServeError::settings(
+            "--seating names a seating service elsewhere: this process runs its own",
+        ));
+    }
+    let token = service_token(settings, "--seating", "the seating service")?;
+    remote::RemoteSeating::new(url, token).map(Some)
 }
 
 /// [`serve`] with a conductor of the caller's (who may read its figures).
@@ -599,7 +632,7 @@ pub async fn serve_conductor<L: EventLog + 'static>(
             .set_serving::<ClockServiceServer<clock::ClockApi<L>>>()
             .await;
         routes.add_service(ClockServiceServer::with_interceptor(
-            clock::ClockApi::new(ctx.clone()),
+            clock::ClockApi::new(ctx.clone(), remote_seating(services, settings)?),
             interceptor.clone(),
         ));
         background.spawn(clock::ticker(ctx.clone()));
@@ -698,6 +731,7 @@ mod tests {
                 config.tables.is_some(),
                 name == "seating" || name == "clock"
             );
+            assert_eq!(config.seating.is_some(), name == "clock", "{name}");
         }
         let bad = toml::from_str::<ConfigFile>("listen = \"0.0.0.0:7070\"\nreplicas = 3\n");
         assert!(

@@ -1,8 +1,10 @@
-//! The table service as seating and the clock reach it when the services
-//! are deployed apart: seats, moves and deals sent over gRPC with their
-//! command ids.
+//! The other services as a service deployed apart reaches them: the table
+//! service for seating and the clock (seats, moves and deals sent over
+//! gRPC with their command ids), seating for the clock (the floor's
+//! hand-for-hand).
 
 use felt_proto::v1 as pb;
+use felt_proto::v1::seating_service_client::SeatingServiceClient;
 use felt_proto::v1::table_service_client::TableServiceClient;
 use felt_table::{Command, Deal, ShortBigBlind, TableEvent};
 use felt_tournament::{Remote, RemoteError, TableService};
@@ -130,6 +132,64 @@ impl TableService for RemoteTables {
                 })?;
             Ok((events, answer.duplicate))
         })
+    }
+}
+
+/// The seating service as the clock reaches it when they are deployed
+/// apart: the floor's hand-for-hand, which is seating's to decide.
+#[derive(Clone)]
+pub(crate) struct RemoteSeating {
+    client: SeatingServiceClient<Channel>,
+    token: String,
+}
+
+impl RemoteSeating {
+    /// Connects lazily (and again after the service restarts).
+    pub(crate) fn new(url: &str, token: String) -> Result<RemoteSeating, super::ServeError> {
+        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
+            .map_err(|e| super::ServeError::settings(format!("--seating {url}: {e}")))?
+            .connect_lazy();
+        Ok(RemoteSeating {
+            client: SeatingServiceClient::new(channel),
+            token,
+        })
+    }
+
+    /// Hand-for-hand started (or stopped) at seating under `command_id`,
+    /// sent again while seating is out of reach (the id makes a repeat
+    /// harmless); seating's refusal comes back as it is.
+    pub(crate) async fn hand_for_hand(
+        &self,
+        tournament: &str,
+        command_id: &str,
+        start: bool,
+    ) -> Result<pb::HandForHandResponse, tonic::Status> {
+        let action = if start {
+            pb::HandForHandAction::Start
+        } else {
+            pb::HandForHandAction::Stop
+        };
+        let mut attempt = 0u32;
+        loop {
+            let mut req = tonic::Request::new(pb::HandForHandRequest {
+                tournament_id: tournament.into(),
+                command_id: command_id.into(),
+                action: action.into(),
+            });
+            let bearer = format!("Bearer {}", self.token)
+                .parse()
+                .map_err(|_| tonic::Status::internal("the service token is not a header value"))?;
+            req.metadata_mut().insert("authorization", bearer);
+            match self.client.clone().hand_for_hand(req).await {
+                Ok(answer) => return Ok(answer.into_inner()),
+                Err(s) if s.code() == Code::Unavailable && attempt < 5 => {
+                    attempt += 1;
+                    tracing::warn!(%s, command_id, attempt, "the seating service failed: sending again");
+                    tokio::time::sleep(std::time::Duration::from_millis(50 << attempt)).await;
+                }
+                Err(s) => return Err(s),
+            }
+        }
     }
 }
 

@@ -372,6 +372,52 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         }))
     }
 
+    async fn hand_for_hand(
+        &self,
+        request: Request<pb::HandForHandRequest>,
+    ) -> Result<Response<pb::HandForHandResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        // The clock service hands on what the floor asked of it.
+        let role = role(&request)?;
+        if role != Role::Service {
+            floor_or_director(&role, "hand-for-hand")?;
+        }
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        let start = match pb::HandForHandAction::try_from(req.action) {
+            Ok(pb::HandForHandAction::Start) => true,
+            Ok(pb::HandForHandAction::Stop) => false,
+            _ => {
+                return Err(Status::invalid_argument(
+                    "action: HAND_FOR_HAND_ACTION_START or HAND_FOR_HAND_ACTION_STOP",
+                ));
+            }
+        };
+        let t = req.tournament_id;
+        self.ctx.known(&t).await?;
+        let duplicate = self
+            .ctx
+            .conductor
+            .floor_hand_for_hand(&t, start, &req.command_id, self.ctx.now())
+            .await
+            .map_err(tournament_status)?;
+        let stream = seating_stream(&t).map_err(log_status)?;
+        let (state, version) = self
+            .ctx
+            .conductor
+            .seating
+            .state(&stream)
+            .await
+            .map_err(log_status)?;
+        Ok(Response::new(pb::HandForHandResponse {
+            duplicate,
+            hand_for_hand: state.room().hand_for_hand.is_some(),
+            version,
+        }))
+    }
+
     async fn begin_hand(
         &self,
         request: Request<pb::BeginHandRequest>,
