@@ -146,21 +146,71 @@ pub struct TournamentCreated {
     /// The tables' house rules, for tables opened after a restart.
     #[serde(default)]
     pub rules: felt_table::HouseRules,
+    /// The clock's and payout's parts of the definition, which each takes
+    /// up as a reaction ([`crate::reactions::creation`]). Absent in logs
+    /// written when seating's front door wrote them there itself.
+    #[serde(default)]
+    pub definition: Option<Definition>,
+}
+
+/// What the clock and payout keep of a tournament's definition.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Definition {
+    pub structure: felt_clock::Structure,
+    pub clock: felt_clock::ClockSettings,
+    pub money: felt_payout::MoneySettings,
+    pub busts: felt_payout::SimultaneousBusts,
+}
+
+/// The registry as the runner of its reactions folds it: the tournaments
+/// are facts, not a state (nothing decides on them).
+#[derive(Debug)]
+pub struct Registry;
+
+/// The registry is written by seating's front door alone
+/// ([`register_tournament`]), never through a handler.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the registry takes no commands")]
+pub struct NoCommands;
+
+impl Aggregate for Registry {
+    type State = ();
+    type Command = std::convert::Infallible;
+    type Event = TournamentCreated;
+    type Rejection = NoCommands;
+    const SCHEMA: u16 = SCHEMA;
+
+    fn decide(
+        (): &(),
+        command: &std::convert::Infallible,
+        _: &felt_service::Seed,
+    ) -> Result<Vec<TournamentCreated>, NoCommands> {
+        match *command {}
+    }
+
+    fn apply((): &mut (), _: &TournamentCreated) {}
+
+    fn event_type(_: &TournamentCreated) -> &'static str {
+        "TournamentCreated"
+    }
 }
 
 /// Records a tournament in the registry (once: the command id is the
-/// tournament's).
+/// tournament's), with the parts of its definition the clock and payout
+/// take up from there.
 pub async fn register_tournament<L: felt_eventlog::EventLog>(
     log: &L,
     tournament: &str,
     name: &str,
     rules: felt_table::HouseRules,
+    definition: Option<Definition>,
     now: i64,
 ) -> Result<(), LogError> {
     let event = TournamentCreated {
         tournament: tournament.into(),
         name: name.into(),
         rules,
+        definition,
     };
     let decision = felt_eventlog::Decision {
         command_id: format!("create-{tournament}"),

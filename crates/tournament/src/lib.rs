@@ -19,6 +19,7 @@ pub mod timing;
 
 pub use conductor::{
     Begin, CLOCK_REACTIONS, Conductor, HandSummary, Hosts, NextTurn, PAYOUT_REACTIONS, REACTIONS,
-    Remote, RemoteError, TableService, TournamentError, TournamentSpec, Turn, draws_from_ids,
+    REGISTRY_REACTIONS, Remote, RemoteError, TableService, TournamentError, TournamentSpec, Turn,
+    draws_from_ids,
 };
 pub use felt_service::Draws;

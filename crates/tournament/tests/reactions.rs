@@ -9,10 +9,11 @@ use felt_seating::{
 };
 use felt_table::{Command, HouseRules, PlayerId, TableEvent};
 use felt_tournament::aggregates::{
-    Clock, Payout, Seating, clock_stream, payout_stream, seating_stream,
+    Clock, Definition, Payout, Registry, Seating, TournamentCreated, clock_stream, payout_stream,
+    registry_stream, seating_stream,
 };
 use felt_tournament::reactions::{
-    Order, TableOrder, entries, hand_end, hand_for_hand, registration, seats,
+    Order, TableOrder, creation, entries, hand_end, hand_for_hand, registration, seats,
 };
 use felt_tournament::runner::Cause;
 
@@ -892,4 +893,75 @@ fn seatings_start_starts_the_clock_when_seating_did() {
             command: ClockCommand::Start { at: 1_000 },
         })
     );
+}
+
+/// The registry's entry for `t`, at `first` in the registry's stream.
+fn registered(first: u64, t: &str, definition: Option<Definition>) -> Cause<Registry> {
+    Cause {
+        stream: registry_stream().unwrap(),
+        position: first,
+        first,
+        command_id: format!("create-{t}"),
+        correlation_id: None,
+        recorded_at: 1_000,
+        events: vec![TournamentCreated {
+            tournament: t.into(),
+            name: "Sunday Major".into(),
+            rules: HouseRules::default(),
+            definition,
+        }],
+        state: (),
+    }
+}
+
+/// Given the director created tournament "major" (the registry holds it
+/// with its structure, clock settings, money and busts rule), then the
+/// clock of "major" is configured with its structure and settings and
+/// payout with its money, each under an id naming the registry's entry.
+#[test]
+fn a_tournament_in_the_registry_configures_its_clock_and_payout() {
+    let definition = Definition {
+        structure: Structure::bhpoker(),
+        clock: ClockSettings::default(),
+        money: felt_payout::MoneySettings::club(),
+        busts: felt_payout::SimultaneousBusts::ByStartingStack,
+    };
+    let cause = registered(4, "major", Some(definition.clone()));
+    assert_eq!(
+        creation::to_clock(&cause),
+        vec![(
+            "major".to_string(),
+            Order {
+                id: "tournaments-4-configure".into(),
+                command: ClockCommand::Configure {
+                    structure: definition.structure.clone(),
+                    settings: definition.clock,
+                },
+            }
+        )]
+    );
+    assert_eq!(
+        creation::to_payout(&cause),
+        vec![(
+            "major".to_string(),
+            Order {
+                id: "tournaments-4-configure".into(),
+                command: felt_payout::Command::Configure {
+                    name: "Sunday Major".into(),
+                    settings: definition.money,
+                    busts: definition.busts,
+                },
+            }
+        )]
+    );
+}
+
+/// Given an entry an older log holds without its definition (its parts
+/// were written by the front door then), then nothing is sent.
+#[test]
+fn an_older_registry_entry_configures_nothing() {
+    let cause = registered(1, "old", None);
+    assert!(!cause.events.iter().any(creation::wanted));
+    assert!(creation::to_clock(&cause).is_empty());
+    assert!(creation::to_payout(&cause).is_empty());
 }

@@ -318,6 +318,7 @@ async fn half_created_tournaments_in_an_older_log_are_passed_over_saying_so() {
             "seatless",
             "Seatless",
             rules,
+            None,
             1,
         )
         .await
@@ -327,6 +328,7 @@ async fn half_created_tournaments_in_an_older_log_are_passed_over_saying_so() {
             "clockless",
             "Clockless",
             rules,
+            None,
             2,
         )
         .await

@@ -20,7 +20,9 @@ use felt_service::{Draws, HandleError, Handler, Outcome, Provenance};
 use felt_table::{Command, Deal, HouseRules, Rejection, Seat, TableEvent};
 use felt_tablelog::Table;
 
-use crate::aggregates::{Clock, Payout, Seating, clock_stream, payout_stream, seating_stream};
+use crate::aggregates::{
+    Clock, Payout, Registry, Seating, clock_stream, payout_stream, registry_stream, seating_stream,
+};
 pub use crate::reactions::hand_end::HandSummary;
 
 mod carry;
@@ -52,6 +54,13 @@ pub enum TournamentError {
     /// The table service could not be reached.
     #[error("the table service: {0}")]
     TablesUnavailable(String),
+    /// Deployed apart, the clock or payout had not taken up its part of a
+    /// new tournament in time (not running, or far behind): creating it
+    /// again finishes it.
+    #[error(
+        "tournament {tournament}: {missing} did not take up its part in time: is the service running? creating it again finishes it"
+    )]
+    PartsMissing { tournament: String, missing: String },
     /// A timeout claimed before the player's time ran out.
     #[error("table {table}: seat {seat} still has {} s to act (the action clock of seed 002, or a called clock, TDA 29)", *.left as f64 / 1000.0)]
     StillInTime {
@@ -181,6 +190,9 @@ pub const REACTIONS: &str = "seating-reactions";
 pub const CLOCK_REACTIONS: &str = "clock-reactions";
 /// The name the runner of payout's reactions records its position under.
 pub const PAYOUT_REACTIONS: &str = "payout-reactions";
+/// The name the runner of the registry's reactions records its position
+/// under.
+pub const REGISTRY_REACTIONS: &str = "registry-reactions";
 
 /// The services whose streams a process writes: each reaction runs in the
 /// service that owns the stream it writes (its target), subscribed to its
@@ -258,6 +270,9 @@ pub struct Conductor<L: EventLog> {
     clock_reactions: crate::runner::Runner<Clock>,
     /// Runs the reactions to payout's close (the places paid to seating).
     payout_reactions: crate::runner::Runner<Payout>,
+    /// Runs the reactions to a tournament's creation (the clock's and
+    /// payout's parts).
+    registry_reactions: crate::runner::Runner<Registry>,
     rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
     /// Tables known to be open at the table service.
     opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
@@ -291,8 +306,10 @@ pub fn draws_from_ids() -> Draws {
 
 /// The three kinds' runners, named for the targets hosted.
 mod runners {
-    use super::{CLOCK_REACTIONS, Hosts, PAYOUT_REACTIONS, REACTIONS, reactions};
-    use crate::aggregates::{Clock, Payout, Seating};
+    use super::{
+        CLOCK_REACTIONS, Hosts, PAYOUT_REACTIONS, REACTIONS, REGISTRY_REACTIONS, reactions,
+    };
+    use crate::aggregates::{Clock, Payout, Registry, Seating};
     use crate::runner::Runner;
     use felt_eventlog::Filter;
 
@@ -319,6 +336,14 @@ mod runners {
             reactions::registration::wanted_payout,
         )
     }
+
+    pub(super) fn registry(hosts: Hosts) -> Runner<Registry> {
+        Runner::new(
+            &hosts.runner_name(REGISTRY_REACTIONS),
+            Filter::kind("tournaments"),
+            reactions::creation::wanted,
+        )
+    }
 }
 
 impl<L: EventLog> std::fmt::Debug for Conductor<L> {
@@ -340,6 +365,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             reactions: runners::seating(Hosts::ALL),
             clock_reactions: runners::clock(Hosts::ALL),
             payout_reactions: runners::payout(Hosts::ALL),
+            registry_reactions: runners::registry(Hosts::ALL),
             rules: std::sync::Mutex::new(BTreeMap::new()),
             opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
@@ -356,6 +382,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             reactions: runners::seating(hosts),
             clock_reactions: runners::clock(hosts),
             payout_reactions: runners::payout(hosts),
+            registry_reactions: runners::registry(hosts),
             hosts,
             ..self
         }
@@ -446,16 +473,6 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.send(&self.seating, &seating_stream(t)?, id, now, &c, from)
             .await
             .map_err(|e| lift(e, TournamentError::Seating))
-    }
-
-    async fn pay_cmd(
-        &self,
-        t: &str,
-        id: &str,
-        now: Millis,
-        c: felt_payout::Command,
-    ) -> Result<Outcome<Payout>> {
-        self.pay_from(t, id, now, c, &Provenance::default()).await
     }
 
     /// A payout command, recording where it comes from.

@@ -56,10 +56,32 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// holds now: after a crash, what a chain had left to do.
     pub async fn react_to_all(&self) -> Result<()> {
         let log = self.seating.log().clone();
+        let registry = log.version(&registry_stream()?).await?;
+        self.react_to_registry(registry).await?;
         for created in crate::aggregates::tournaments(log.as_ref()).await? {
             self.settle(created.tournament.as_str()).await?;
         }
         Ok(())
+    }
+
+    /// The registry's entries up to its version `upto`, where the clock or
+    /// payout is hosted.
+    pub(super) async fn react_to_registry(&self, upto: u64) -> Result<usize> {
+        if !(self.hosts.clock || self.hosts.payout) {
+            return Ok(0);
+        }
+        let stream = registry_stream()?;
+        let mut run = self
+            .registry_reactions
+            .lock(self.seating.log().as_ref())
+            .await;
+        let mut answered = 0;
+        while let Some(cause) = run.next(&stream, upto).await? {
+            self.answer_registry(&cause).await?;
+            run.done(&cause).await?;
+            answered += 1;
+        }
+        Ok(answered)
     }
 
     /// The clock's decisions up to `upto`, where seating is hosted.
@@ -144,7 +166,40 @@ impl<L: EventLog + 'static> Conductor<L> {
                 tokio::task::yield_now().await;
             }
         };
-        tokio::try_join!(seating, clock, payout).map(|_| ())
+        let registry = async {
+            if !(self.hosts.clock || self.hosts.payout) {
+                return Ok(());
+            }
+            loop {
+                let mut run = self
+                    .registry_reactions
+                    .lock(self.seating.log().as_ref())
+                    .await;
+                while let Some(cause) = run.next_within(FOLLOW_WAIT).await? {
+                    self.answer_registry(&cause).await?;
+                    run.done(&cause).await?;
+                }
+                drop(run);
+                tokio::task::yield_now().await;
+            }
+        };
+        tokio::try_join!(seating, clock, payout, registry).map(|_| ())
+    }
+
+    /// A tournament recorded in the registry: the clock and payout take up
+    /// their parts of its definition (each where hosted).
+    async fn answer_registry(&self, cause: &Cause<Registry>) -> Result<()> {
+        if self.hosts.clock {
+            for (t, order) in reactions::creation::to_clock(cause) {
+                self.clock_order(&t, cause, order).await?;
+            }
+        }
+        if self.hosts.payout {
+            for (t, order) in reactions::creation::to_payout(cause) {
+                self.pay_order(&t, cause, order).await?;
+            }
+        }
+        Ok(())
     }
 
     /// The clock's start or level past late registration closes it at
@@ -274,13 +329,14 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
     }
 
-    /// A reaction's command to the clock (its start, hand-for-hand news);
+    /// A reaction's command to the clock (its part of the definition, its
+    /// start, hand-for-hand news);
     /// refusals are reported, not errors (the clock may have had it from
     /// the floor).
-    async fn clock_order(
+    async fn clock_order<A: felt_service::Aggregate>(
         &self,
         t: &str,
-        cause: &Cause<Seating>,
+        cause: &Cause<A>,
         order: Order<ClockCommand>,
     ) -> Result<()> {
         let (command, from) = (order.command, cause.provenance());

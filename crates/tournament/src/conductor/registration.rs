@@ -4,46 +4,81 @@
 #[allow(clippy::wildcard_imports)]
 use super::*;
 
+/// How long a creation waits for the clock and payout deployed apart to
+/// take up their parts.
+const PARTS_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl<L: EventLog + 'static> Conductor<L> {
-    /// Creates the tournament at seating, the clock and payout, all or
-    /// nothing: each part is decided first on an empty history (a part
-    /// refused writes nothing anywhere), then each is recorded, and the
-    /// tournament enters the registry (where listings and the audit find
-    /// it) only once all three are. A creation cut short by a crash is
-    /// finished by creating it again: each part's command id is the same.
+    /// Creates the tournament, all or nothing: each part is decided first
+    /// on an empty history (a part refused writes nothing anywhere); then
+    /// the registry records it with its whole definition and seating takes
+    /// its part, and the clock and payout take up theirs as reactions to
+    /// the registry's fact, each in its own service. Answers once all
+    /// three parts are in the log. A creation cut short by a crash is
+    /// finished by creating it again: the registry's and seating's command
+    /// ids are the same, and the reactions run from the registry's fact.
     pub async fn create(&self, t: &str, spec: &TournamentSpec, now: Millis) -> Result<()> {
         let seating = SeatingCommand::Create {
             name: spec.name.clone(),
             settings: spec.seating.clone(),
         };
-        let clock = ClockCommand::Configure {
+        let definition = crate::aggregates::Definition {
             structure: spec.structure.clone(),
-            settings: spec.clock,
-        };
-        let payout = felt_payout::Command::Configure {
-            name: spec.name.clone(),
-            settings: spec.money.clone(),
+            clock: spec.clock,
+            money: spec.money.clone(),
             busts: spec.busts,
         };
         felt_seating::decide(&SeatingState::default(), &seating, &[0; 32])?;
-        felt_clock::decide(&felt_clock::ClockState::default(), &clock)?;
-        felt_payout::decide(&felt_payout::PayoutState::default(), &payout)?;
-        self.seat_cmd(t, "create", now, seating).await?;
-        self.clock_cmd(t, "create", now, |_| clock.clone()).await?;
-        self.pay_cmd(t, "create", now, payout).await?;
+        felt_clock::decide(
+            &felt_clock::ClockState::default(),
+            &ClockCommand::Configure {
+                structure: definition.structure.clone(),
+                settings: definition.clock,
+            },
+        )?;
+        felt_payout::decide(
+            &felt_payout::PayoutState::default(),
+            &felt_payout::Command::Configure {
+                name: spec.name.clone(),
+                settings: definition.money.clone(),
+                busts: definition.busts,
+            },
+        )?;
+        let log = self.seating.log().clone();
         crate::aggregates::register_tournament(
-            self.seating.log().as_ref(),
+            log.as_ref(),
             t,
             &spec.name,
             spec.rules,
+            Some(definition),
             now,
         )
         .await?;
+        self.seat_cmd(t, "create", now, seating).await?;
         self.rules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(t.into(), spec.rules);
-        Ok(())
+        let registry = log.version(&registry_stream()?).await?;
+        self.react_to_registry(registry).await?;
+        // Deployed apart: the clock and payout take up their parts as they
+        // follow the log.
+        let mut wait = std::time::Duration::from_millis(5);
+        let deadline = tokio::time::Instant::now() + PARTS_WAIT;
+        loop {
+            let parts = crate::aggregates::parts(log.as_ref(), t).await?;
+            if parts.whole() {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(TournamentError::PartsMissing {
+                    tournament: t.into(),
+                    missing: parts.missing(),
+                });
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(std::time::Duration::from_millis(200));
+        }
     }
 
     /// The clock's level number now (0 before it starts).

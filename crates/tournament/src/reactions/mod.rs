@@ -5,12 +5,13 @@
 //! the time and the seat draws, sends the commands and follows what comes
 //! back.
 //!
-//! The reactions to the clock's, seating's and payout's decisions are run
-//! by a [`crate::runner`] each, in the log's order, each decision with its
+//! The reactions to the registry's, the clock's, seating's and payout's
+//! decisions are run by a [`crate::runner`] each, in the log's order, each decision with its
 //! stream's state folded up to it.
 //!
 //! | rule | cause | sends to | run by |
 //! |---|---|---|---|
+//! | [`creation::to_clock`], [`creation::to_payout`] | the registry's `TournamentCreated` | the clock, payout (their parts of the definition) | the registry's runner |
 //! | [`entries::to_payout`] | seating's `Registered`, `AlternatePromoted`, `Unregistered` | payout (paid in, refunded) | seating's runner |
 //! | [`entries::clock_starts`] | seating's `Started` | the clock | seating's runner |
 //! | [`hand_end::to_seating`] | a table's `HandEnded` | seating | the follower |
@@ -23,6 +24,7 @@
 //! | [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's tables, seats and moves | a table | the conductor's carrier |
 //! | [`seats::seated`], [`seats::move_done`] | a table's `PlayerSeated` | seating | the conductor's carrier |
 
+pub mod creation;
 pub mod entries;
 pub mod hand_end;
 pub mod hand_for_hand;

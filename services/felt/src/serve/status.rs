@@ -136,7 +136,9 @@ pub(crate) fn tournament(e: TournamentError) -> Status {
         e @ TournamentError::Contended { .. } => Status::aborted(e.to_string()),
         e @ TournamentError::Inconsistent(_) => Status::internal(e.to_string()),
         e @ TournamentError::TableRefused { .. } => Status::failed_precondition(e.to_string()),
-        e @ TournamentError::TablesUnavailable(_) => Status::unavailable(e.to_string()),
+        e @ (TournamentError::TablesUnavailable(_) | TournamentError::PartsMissing { .. }) => {
+            Status::unavailable(e.to_string())
+        }
         e @ (TournamentError::StillInTime { .. } | TournamentError::NoClockRunning { .. }) => {
             Status::failed_precondition(e.to_string())
         }
