@@ -18,8 +18,8 @@ pub mod runner;
 pub mod timing;
 
 pub use conductor::{
-    Begin, CLOCK_REACTIONS, Conductor, HandSummary, Hosts, NextTurn, PAYOUT_REACTIONS, REACTIONS,
-    REGISTRY_REACTIONS, Remote, RemoteError, TableService, TournamentError, TournamentSpec, Turn,
-    draws_from_ids,
+    Begin, CLOCK_REACTIONS, ClockService, Conductor, HandSummary, Hosts, NextTurn,
+    PAYOUT_REACTIONS, REACTIONS, REGISTRY_REACTIONS, Remote, RemoteError, Sent, TableService,
+    TournamentError, TournamentSpec, Turn, draws_from_ids,
 };
 pub use felt_service::Draws;

@@ -605,3 +605,172 @@ async fn the_floors_hand_for_hand_at_a_clock_apart_from_seating_is_decided_by_se
         .unwrap_err();
     assert_eq!(partner.code(), tonic::Code::PermissionDenied);
 }
+
+/// Issue 23, one writer per stream: the time-bank cards a player's
+/// decision took on the action clock (seed 002: "Action Clock", cards of
+/// extra time) are the clock's to record. A table service deployed apart
+/// from the clock sends them to the clock (`--clock`) before the table
+/// records the time-out; one that does not know where the clock is refuses
+/// the time-out, naming the flag, and writes nothing anywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by_the_clock() {
+    use felt_proto::v1::table_service_client::TableServiceClient;
+    use pb::execute_request::Command as C;
+    let t = "bank";
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    let url = nats.url();
+    // The tables seating sends to; the clock added once it is listening.
+    let lost = Service::start("table", &url, &[]);
+    let to_tables = ["--tables".to_string(), format!("http://{}", lost.addr())];
+    let seating_service = Service::start("seating", &url, &to_tables);
+    let mut apart = to_tables.to_vec();
+    apart.extend([
+        "--seating".to_string(),
+        format!("http://{}", seating_service.addr()),
+    ]);
+    let clock_service = Service::start("clock", &url, &apart);
+    let _payout = Service::start("payout", &url, &[]);
+    let told = Service::start(
+        "table",
+        &url,
+        &[
+            "--clock".to_string(),
+            format!("http://{}", clock_service.addr()),
+        ],
+    );
+    let mut seating = SeatingServiceClient::new(channel(&seating_service.addr()));
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                tournament_id: t.into(),
+                name: "Shot clock".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    "turbo".into(),
+                )),
+                table_size: 9,
+                money: Some(pb::MoneySettings {
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                action_clock: Some(pb::ActionClockSettings {
+                    enabled: true,
+                    grace_ms: 1,
+                    decision_ms: 300,
+                    card_ms: 300,
+                    cards_per_day: 1,
+                    called_ms: 400,
+                    countdown_ms: 100,
+                }),
+                ..Default::default()
+            },
+            "boss",
+        ))
+        .await
+        .expect("create");
+    seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: t.into(),
+                command_id: "two".into(),
+                players: (1..=2)
+                    .map(|i| pb::Registrant {
+                        player_id: format!("p{i}"),
+                        name: format!("Player {i}"),
+                    })
+                    .collect(),
+            },
+            "floor",
+        ))
+        .await
+        .expect("register");
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            "boss",
+        ))
+        .await
+        .expect("start");
+    let mut dealt = None;
+    for _ in 0..200 {
+        let out = seating
+            .begin_hand(with(
+                pb::BeginHandRequest {
+                    tournament_id: t.into(),
+                    table: 1,
+                },
+                "boss",
+            ))
+            .await
+            .expect("begin")
+            .into_inner();
+        if let Some(pb::begin_hand_response::Outcome::Dealt(d)) = out.outcome {
+            dealt = d.table;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let hand = dealt.expect("a hand dealt").hand.expect("a hand");
+    let seat = hand.to_act.expect("someone to act");
+    let clock_channel = channel(&clock_service.addr());
+    let before = clock_view(&clock_channel, t).await.version;
+    // Past the shot clock and the one card: out of time, the card used.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let time_out = |table: &Service| {
+        let mut client = TableServiceClient::new(channel(&table.addr()));
+        async move {
+            client
+                .execute(with(
+                    pb::ExecuteRequest {
+                        table: Some(pb::TableRef {
+                            tournament_id: t.into(),
+                            table_id: "1".into(),
+                        }),
+                        command_id: "to-1".into(),
+                        command: Some(C::TimeOut(pb::TimeOut { seat })),
+                    },
+                    "floor",
+                ))
+                .await
+                .map(tonic::Response::into_inner)
+        }
+    };
+    let refused = time_out(&lost).await.unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::FailedPrecondition,
+        "{refused:?}"
+    );
+    assert!(refused.message().contains("--clock URL"), "{refused:?}");
+    assert_eq!(clock_view(&clock_channel, t).await.version, before);
+    let out = time_out(&told).await.expect("timed out");
+    let types: Vec<&str> = out.events.iter().map(|e| e.r#type.as_str()).collect();
+    assert_eq!(types[..2], ["TimedOut", "ActionTaken"], "{types:?}");
+    let again = time_out(&told).await.expect("the same command");
+    assert!(again.duplicate);
+    // The clock recorded the card.
+    let mut watch = ClockServiceClient::new(clock_channel.clone())
+        .watch_clock(with(
+            pb::WatchClockRequest {
+                tournament_id: t.into(),
+                after_version: before,
+            },
+            "tv",
+        ))
+        .await
+        .expect("watch")
+        .into_inner();
+    let used = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(item) = watch.message().await.expect("the clock's stream") {
+            if let Some(e) = item.events.iter().find(|e| e.r#type == "TimeBankUsed") {
+                return e.json.clone();
+            }
+        }
+        panic!("the clock's stream ended");
+    })
+    .await
+    .expect("the clock recorded no time-bank card");
+    assert!(used.contains("\"cards\":1"), "{used}");
+}

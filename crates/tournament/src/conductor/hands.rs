@@ -317,11 +317,39 @@ impl<L: EventLog + 'static> Conductor<L> {
             return Ok(());
         }
         let cards = u8::try_from(cards).unwrap_or(u8::MAX);
-        self.clock_cmd(t, &format!("timebank-{table}-{command_id}"), now, |at| {
-            ClockCommand::UseTimeBank { at, player, cards }
-        })
-        .await?;
-        Ok(())
+        let id = format!("timebank-{table}-{command_id}");
+        if self.hosts.clock {
+            self.clock_cmd(t, &id, now, |at| ClockCommand::UseTimeBank {
+                at,
+                player,
+                cards,
+            })
+            .await?;
+            return Ok(());
+        }
+        // Deployed apart: the clock service records them, at its time.
+        let clock = self
+            .remote_clock
+            .as_ref()
+            .ok_or(TournamentError::ClockElsewhere)?;
+        let mut attempt = 0u32;
+        loop {
+            match clock.use_time_bank(t, &id, player, cards).await {
+                Ok(_) => return Ok(()),
+                Err(RemoteError::Refused(reason)) => {
+                    return Err(TournamentError::ClockRefused(reason));
+                }
+                Err(RemoteError::Unavailable(e)) if attempt < 8 => {
+                    attempt += 1;
+                    tracing::warn!(%e, %id, attempt, "the clock service failed: sending again");
+                    tokio::time::sleep(std::time::Duration::from_millis(50 << attempt.min(5)))
+                        .await;
+                }
+                Err(RemoteError::Unavailable(e)) => {
+                    return Err(TournamentError::ClockUnavailable(e));
+                }
+            }
+        }
     }
 
     /// If `seat` is to act at a table: its player, and how their time

@@ -61,6 +61,19 @@ pub enum TournamentError {
         "tournament {tournament}: {missing} did not take up its part in time: is the service running? creating it again finishes it"
     )]
     PartsMissing { tournament: String, missing: String },
+    /// Deployed apart from the clock, the table service was not told where
+    /// it is, and an action took time-bank cards, which only the clock
+    /// records.
+    #[error(
+        "time-bank cards are the clock's to record, and this table service runs apart from the clock without knowing where it is (--clock URL)"
+    )]
+    ClockElsewhere,
+    /// The clock service (over the network) refused a command.
+    #[error("clock: {0}")]
+    ClockRefused(String),
+    /// The clock service could not be reached.
+    #[error("the clock service: {0}")]
+    ClockUnavailable(String),
     /// A timeout claimed before the player's time ran out.
     #[error("table {table}: seat {seat} still has {} s to act (the action clock of seed 002, or a called clock, TDA 29)", *.left as f64 / 1000.0)]
     StillInTime {
@@ -104,6 +117,25 @@ pub trait TableService: Send + Sync {
         command_id: &'a str,
         command: &'a Command,
     ) -> Remote<'a>;
+}
+
+/// A future the clock service answers with: whether the command was a
+/// repeat.
+pub type Sent<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = std::result::Result<bool, RemoteError>> + Send + 'a>,
+>;
+
+/// The clock service as the table service reaches it when deployed apart:
+/// the time-bank cards an action took, which the clock records (the
+/// table's command id makes a repeat harmless).
+pub trait ClockService: Send + Sync {
+    fn use_time_bank<'a>(
+        &'a self,
+        tournament: &'a str,
+        command_id: &'a str,
+        player: u64,
+        cards: u8,
+    ) -> Sent<'a>;
 }
 
 fn lift<R: std::error::Error>(
@@ -280,6 +312,8 @@ pub struct Conductor<L: EventLog> {
     appended: std::sync::atomic::AtomicU64,
     /// The table service over the network, when deployed apart.
     remote: Option<std::sync::Arc<dyn TableService>>,
+    /// The clock service over the network, when deployed apart.
+    remote_clock: Option<std::sync::Arc<dyn ClockService>>,
     /// The services whose streams this process writes.
     hosts: Hosts,
 }
@@ -370,6 +404,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
             remote: None,
+            remote_clock: None,
             hosts: Hosts::ALL,
         }
     }
@@ -413,6 +448,16 @@ impl<L: EventLog + 'static> Conductor<L> {
         Conductor {
             remote: Some(tables),
             ..Conductor::new(log)
+        }
+    }
+
+    /// A conductor of a process apart from the clock (not hosting it) that
+    /// sends the time-bank cards its tables' actions take to the clock
+    /// service.
+    pub fn with_clock_service(self, clock: std::sync::Arc<dyn ClockService>) -> Self {
+        Conductor {
+            remote_clock: Some(clock),
+            ..self
         }
     }
 

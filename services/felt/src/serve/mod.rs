@@ -153,6 +153,12 @@ pub struct ServeArgs {
     /// the services' own token.
     #[arg(long, env = "FELT_SEATING")]
     seating: Option<String>,
+    /// The table service deployed apart from the clock: the clock
+    /// service's URL (e.g. http://clock:7072), where the time-bank cards an
+    /// action took on the action clock are recorded, called with the
+    /// services' own token.
+    #[arg(long, env = "FELT_CLOCK")]
+    clock: Option<String>,
     /// Where to listen (port 0: any free port; the address is printed)
     /// [default: 127.0.0.1:7070].
     #[arg(long, env = "FELT_LISTEN")]
@@ -189,6 +195,7 @@ struct ConfigFile {
     nats_replicas: Option<usize>,
     tables: Option<String>,
     seating: Option<String>,
+    clock: Option<String>,
     listen: Option<SocketAddr>,
     otlp: Option<String>,
     broadcast_delay: Option<u64>,
@@ -207,6 +214,7 @@ pub struct Settings {
     nats_replicas: usize,
     tables: Option<String>,
     seating: Option<String>,
+    clock: Option<String>,
     listen: SocketAddr,
     tokens: Vec<(String, auth::Role)>,
     otlp: Option<String>,
@@ -259,6 +267,7 @@ impl Settings {
             nats_replicas: 1,
             tables: None,
             seating: None,
+            clock: None,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             tokens,
             otlp: None,
@@ -298,6 +307,7 @@ impl ServeArgs {
             nats_replicas: self.nats_replicas.or(file.nats_replicas).unwrap_or(1),
             tables: self.tables.clone().or(file.tables),
             seating: self.seating.clone().or(file.seating),
+            clock: self.clock.clone().or(file.clock),
             listen: self
                 .listen
                 .or(file.listen)
@@ -541,11 +551,13 @@ pub async fn serve<L: EventLog + 'static>(
         clock: services.clock,
         payout: services.payout,
     };
-    let conductor = Arc::new(
-        conductor
-            .with_draws(settings.seeds.seating())
-            .hosting(hosts),
-    );
+    let mut conductor = conductor
+        .with_draws(settings.seeds.seating())
+        .hosting(hosts);
+    if let Some(clock) = remote_clock(services, settings)? {
+        conductor = conductor.with_clock_service(Arc::new(clock));
+    }
+    let conductor = Arc::new(conductor);
     serve_conductor(conductor, services, settings, now, incoming).await
 }
 
@@ -579,6 +591,26 @@ fn remote_seating(
     }
     let token = service_token(settings, "--seating", "the seating service")?;
     remote::RemoteSeating::new(url, token).map(Some)
+}
+
+/// The clock elsewhere, for the table service: `--clock`, only where this
+/// process runs the tables and not the clock.
+fn remote_clock(services: Services, settings: &Settings) -> Result<Option<remote::RemoteClock>> {
+    let Some(url) = &settings.clock else {
+        return Ok(None);
+    };
+    if services.clock {
+        return Err(ServeError::settings(
+            "--clock names a clock service elsewhere: this process runs its own",
+        ));
+    }
+    if !services.table {
+        return Err(ServeError::settings(
+            "--clock is for the table service deployed apart from the clock",
+        ));
+    }
+    let token = service_token(settings, "--clock", "the clock service")?;
+    remote::RemoteClock::new(url, token).map(Some)
 }
 
 /// [`serve`] with a conductor of the caller's (who may read its figures).

@@ -1,13 +1,15 @@
 //! The other services as a service deployed apart reaches them: the table
 //! service for seating and the clock (seats, moves and deals sent over
 //! gRPC with their command ids), seating for the clock (the floor's
-//! hand-for-hand).
+//! hand-for-hand), the clock for the table service (time-bank cards an
+//! action took).
 
 use felt_proto::v1 as pb;
+use felt_proto::v1::clock_service_client::ClockServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 use felt_proto::v1::table_service_client::TableServiceClient;
 use felt_table::{Command, Deal, ShortBigBlind, TableEvent};
-use felt_tournament::{Remote, RemoteError, TableService};
+use felt_tournament::{ClockService, Remote, RemoteError, Sent, TableService};
 use tonic::Code;
 use tonic::transport::Channel;
 
@@ -190,6 +192,68 @@ impl RemoteSeating {
                 Err(s) => return Err(s),
             }
         }
+    }
+}
+
+/// The clock service as the table service reaches it when they are
+/// deployed apart: the time-bank cards an action took, which the clock
+/// records.
+pub(crate) struct RemoteClock {
+    client: ClockServiceClient<Channel>,
+    token: String,
+}
+
+impl RemoteClock {
+    /// Connects lazily (and again after the service restarts).
+    pub(crate) fn new(url: &str, token: String) -> Result<RemoteClock, super::ServeError> {
+        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
+            .map_err(|e| super::ServeError::settings(format!("--clock {url}: {e}")))?
+            .connect_lazy();
+        Ok(RemoteClock {
+            client: ClockServiceClient::new(channel),
+            token,
+        })
+    }
+}
+
+impl ClockService for RemoteClock {
+    fn use_time_bank<'a>(
+        &'a self,
+        tournament: &'a str,
+        command_id: &'a str,
+        player: u64,
+        cards: u8,
+    ) -> Sent<'a> {
+        Box::pin(async move {
+            let mut req = tonic::Request::new(pb::ControlClockRequest {
+                tournament_id: tournament.into(),
+                command_id: command_id.into(),
+                command: Some(pb::control_clock_request::Command::UseTimeBank(
+                    pb::UseTimeBank {
+                        player_id: player,
+                        cards: u32::from(cards),
+                    },
+                )),
+            });
+            let bearer = format!("Bearer {}", self.token)
+                .parse()
+                .map_err(|_| RemoteError::Refused("the token is not a header value".into()))?;
+            req.metadata_mut().insert("authorization", bearer);
+            let answer =
+                self.client
+                    .clone()
+                    .control_clock(req)
+                    .await
+                    .map_err(|s| match s.code() {
+                        Code::InvalidArgument
+                        | Code::FailedPrecondition
+                        | Code::PermissionDenied
+                        | Code::Unauthenticated
+                        | Code::NotFound => RemoteError::Refused(s.message().to_string()),
+                        _ => RemoteError::Unavailable(format!("{}: {}", s.code(), s.message())),
+                    })?;
+            Ok(answer.into_inner().duplicate)
+        })
     }
 }
 

@@ -135,10 +135,12 @@ pub(crate) fn tournament(e: TournamentError) -> Status {
         TournamentError::Log(e) => log(e),
         e @ TournamentError::Contended { .. } => Status::aborted(e.to_string()),
         e @ TournamentError::Inconsistent(_) => Status::internal(e.to_string()),
-        e @ TournamentError::TableRefused { .. } => Status::failed_precondition(e.to_string()),
-        e @ (TournamentError::TablesUnavailable(_) | TournamentError::PartsMissing { .. }) => {
-            Status::unavailable(e.to_string())
-        }
+        e @ (TournamentError::TableRefused { .. }
+        | TournamentError::ClockRefused(_)
+        | TournamentError::ClockElsewhere) => Status::failed_precondition(e.to_string()),
+        e @ (TournamentError::TablesUnavailable(_)
+        | TournamentError::ClockUnavailable(_)
+        | TournamentError::PartsMissing { .. }) => Status::unavailable(e.to_string()),
         e @ (TournamentError::StillInTime { .. } | TournamentError::NoClockRunning { .. }) => {
             Status::failed_precondition(e.to_string())
         }
