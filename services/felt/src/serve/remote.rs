@@ -13,6 +13,34 @@ use felt_tournament::{ClockService, Remote, RemoteError, Sent, TableService};
 use tonic::Code;
 use tonic::transport::Channel;
 
+/// A lazily connected channel to `url` (connected again after the service
+/// restarts), given as `flag`.
+fn lazy(url: &str, flag: &str) -> Result<Channel, super::ServeError> {
+    Ok(tonic::transport::Endpoint::from_shared(url.to_string())
+        .map_err(|e| super::ServeError::settings(format!("{flag} {url}: {e}")))?
+        .connect_lazy())
+}
+
+/// The services' own token on a request.
+fn bearer<T>(req: &mut tonic::Request<T>, token: &str) -> Result<(), ()> {
+    let value = format!("Bearer {token}").parse().map_err(|_| ())?;
+    req.metadata_mut().insert("authorization", value);
+    Ok(())
+}
+
+/// A peer's answer as the conductor takes it: a refusal (the request or
+/// the state forbids it) is not sent again; anything else may be.
+fn refusal(s: tonic::Status) -> RemoteError {
+    match s.code() {
+        Code::InvalidArgument
+        | Code::FailedPrecondition
+        | Code::PermissionDenied
+        | Code::Unauthenticated
+        | Code::NotFound => RemoteError::Refused(s.message().to_string()),
+        _ => RemoteError::Unavailable(format!("{}: {}", s.code(), s.message())),
+    }
+}
+
 /// A client of the table service, calling with one token.
 pub(crate) struct RemoteTables {
     client: TableServiceClient<Channel>,
@@ -22,11 +50,8 @@ pub(crate) struct RemoteTables {
 impl RemoteTables {
     /// Connects lazily (and again after the service restarts).
     pub(crate) fn new(url: &str, token: String) -> Result<RemoteTables, super::ServeError> {
-        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
-            .map_err(|e| super::ServeError::settings(format!("--tables {url}: {e}")))?
-            .connect_lazy();
         Ok(RemoteTables {
-            client: TableServiceClient::new(channel),
+            client: TableServiceClient::new(lazy(url, "--tables")?),
             token,
         })
     }
@@ -106,23 +131,14 @@ impl TableService for RemoteTables {
                 command_id: command_id.into(),
                 command: Some(wire(command)?),
             });
-            let bearer = format!("Bearer {}", self.token)
-                .parse()
+            bearer(&mut req, &self.token)
                 .map_err(|_| RemoteError::Refused("the token is not a header value".into()))?;
-            req.metadata_mut().insert("authorization", bearer);
             let answer = self
                 .client
                 .clone()
                 .execute(req)
                 .await
-                .map_err(|s| match s.code() {
-                    Code::InvalidArgument
-                    | Code::FailedPrecondition
-                    | Code::PermissionDenied
-                    | Code::Unauthenticated
-                    | Code::NotFound => RemoteError::Refused(s.message().to_string()),
-                    _ => RemoteError::Unavailable(format!("{}: {}", s.code(), s.message())),
-                })?
+                .map_err(refusal)?
                 .into_inner();
             let events = answer
                 .events
@@ -148,11 +164,8 @@ pub(crate) struct RemoteSeating {
 impl RemoteSeating {
     /// Connects lazily (and again after the service restarts).
     pub(crate) fn new(url: &str, token: String) -> Result<RemoteSeating, super::ServeError> {
-        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
-            .map_err(|e| super::ServeError::settings(format!("--seating {url}: {e}")))?
-            .connect_lazy();
         Ok(RemoteSeating {
-            client: SeatingServiceClient::new(channel),
+            client: SeatingServiceClient::new(lazy(url, "--seating")?),
             token,
         })
     }
@@ -178,10 +191,8 @@ impl RemoteSeating {
                 command_id: command_id.into(),
                 action: action.into(),
             });
-            let bearer = format!("Bearer {}", self.token)
-                .parse()
-                .map_err(|_| tonic::Status::internal("the service token is not a header value"))?;
-            req.metadata_mut().insert("authorization", bearer);
+            bearer(&mut req, &self.token)
+                .map_err(|()| tonic::Status::internal("the service token is not a header value"))?;
             match self.client.clone().hand_for_hand(req).await {
                 Ok(answer) => return Ok(answer.into_inner()),
                 Err(s) if s.code() == Code::Unavailable && attempt < 5 => {
@@ -206,11 +217,8 @@ pub(crate) struct RemoteClock {
 impl RemoteClock {
     /// Connects lazily (and again after the service restarts).
     pub(crate) fn new(url: &str, token: String) -> Result<RemoteClock, super::ServeError> {
-        let channel = tonic::transport::Endpoint::from_shared(url.to_string())
-            .map_err(|e| super::ServeError::settings(format!("--clock {url}: {e}")))?
-            .connect_lazy();
         Ok(RemoteClock {
-            client: ClockServiceClient::new(channel),
+            client: ClockServiceClient::new(lazy(url, "--clock")?),
             token,
         })
     }
@@ -235,23 +243,14 @@ impl ClockService for RemoteClock {
                     },
                 )),
             });
-            let bearer = format!("Bearer {}", self.token)
-                .parse()
+            bearer(&mut req, &self.token)
                 .map_err(|_| RemoteError::Refused("the token is not a header value".into()))?;
-            req.metadata_mut().insert("authorization", bearer);
-            let answer =
-                self.client
-                    .clone()
-                    .control_clock(req)
-                    .await
-                    .map_err(|s| match s.code() {
-                        Code::InvalidArgument
-                        | Code::FailedPrecondition
-                        | Code::PermissionDenied
-                        | Code::Unauthenticated
-                        | Code::NotFound => RemoteError::Refused(s.message().to_string()),
-                        _ => RemoteError::Unavailable(format!("{}: {}", s.code(), s.message())),
-                    })?;
+            let answer = self
+                .client
+                .clone()
+                .control_clock(req)
+                .await
+                .map_err(refusal)?;
             Ok(answer.into_inner().duplicate)
         })
     }
