@@ -18,7 +18,7 @@ pub mod runner;
 pub mod timing;
 
 pub use conductor::{
-    Begin, CLOCK_REACTIONS, ClockService, Conductor, HandSummary, Hosts, NextTurn,
+    Begin, CARRIER, CLOCK_REACTIONS, ClockService, Conductor, HandSummary, Hosts, NextTurn,
     PAYOUT_REACTIONS, REACTIONS, REGISTRY_REACTIONS, Remote, RemoteError, Sent, TableService,
     TournamentError, TournamentSpec, Turn, draws_from_ids,
 };

@@ -31,8 +31,8 @@ fn seating(state: &mut SeatingState, command: SeatingCommand) -> Vec<SeatingEven
     events
 }
 
-/// `n` players seated at 9-handed tables, every seat confirmed.
-fn room(settings: Settings, n: u64) -> SeatingState {
+/// A tournament with `n` players registered, not started.
+fn with_players(settings: Settings, n: u64) -> SeatingState {
     let mut state = SeatingState::default();
     seating(
         &mut state,
@@ -51,6 +51,12 @@ fn room(settings: Settings, n: u64) -> SeatingState {
             },
         );
     }
+    state
+}
+
+/// `n` players seated at 9-handed tables, every seat confirmed.
+fn room(settings: Settings, n: u64) -> SeatingState {
+    let mut state = with_players(settings, n);
     seating(&mut state, SeatingCommand::Start);
     for (entry, _, _) in seats::unconfirmed(&state) {
         let order = seats::seated(entry);
@@ -524,24 +530,7 @@ fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() 
 /// seating opened is opened with the tournament's house rules.
 #[test]
 fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
-    let mut state = SeatingState::default();
-    seating(
-        &mut state,
-        SeatingCommand::Create {
-            name: "t".into(),
-            settings: Settings::tda(9, 10_000),
-        },
-    );
-    for i in 1..=3 {
-        seating(
-            &mut state,
-            SeatingCommand::Register {
-                player: format!("p{i}"),
-                name: format!("Player {i}"),
-                level: 0,
-            },
-        );
-    }
+    let mut state = with_players(Settings::tda(9, 10_000), 3);
     seating(&mut state, SeatingCommand::Start);
     let drawn = seats::unconfirmed(&state);
     assert_eq!(drawn.iter().map(|d| d.0).collect::<Vec<_>>(), vec![1, 2, 3]);
@@ -571,6 +560,82 @@ fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
             command: Command::OpenTable { seats: 9, rules },
         }
     );
+}
+
+/// TDA 7 and 9–10, the carrier: given seating's start, then the tables it
+/// opened are opened and every drawn seat is taken and confirmed; given a
+/// hand end that breaks the balance (TDA 9: a table two or more players
+/// short), then the move it started is carried, and a decision after the
+/// move was completed leaves nothing.
+#[test]
+fn the_carrier_is_given_each_seating_decision_its_tables_seats_and_moves() {
+    let rules = HouseRules::default();
+    let mut state = with_players(Settings::tda(9, 10_000), 18);
+    let started = seating(&mut state, SeatingCommand::Start);
+    assert!(started.iter().any(seats::wanted));
+    let work = seats::carry(&cause(13, started.clone(), &state), rules);
+    let opened: Vec<TableOrder> = started
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::TableOpened { table, seats: n } => Some(seats::open(*table, *n, rules)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(opened.len(), 2, "18 players at 9-handed tables");
+    assert_eq!(work.open, opened);
+    let drawn: Vec<_> = seats::unconfirmed(&state)
+        .into_iter()
+        .map(|(entry, table, seat)| {
+            (
+                seats::seat(entry, table, seat, 10_000),
+                seats::seated(entry),
+            )
+        })
+        .collect();
+    assert_eq!(drawn.len(), 18);
+    assert_eq!(work.seats, drawn);
+    assert!(work.moves.is_empty());
+    for (_, confirm) in work.seats {
+        seating(&mut state, confirm.command);
+    }
+
+    // Table 1 loses three players (six left against nine, TDA 9): its
+    // hand end moves one from table 2.
+    let at_one: Vec<u64> = state.room().tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let at_two = state.room().tables[&2].seats.iter().flatten().count();
+    assert_eq!((at_one.len(), at_two), (9, 9));
+    let busted = 3;
+    let ended = hand_at(
+        &mut state,
+        1,
+        at_one
+            .into_iter()
+            .take(busted)
+            .map(Elimination::of)
+            .collect(),
+    );
+    let started: Vec<Move> = ended
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::MoveStarted { r#move, .. } => Some(*r#move),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started.len(), 1, "{ended:?}");
+    assert!(ended.iter().any(seats::wanted));
+    let work = seats::carry(&cause(40, ended, &state), rules);
+    assert!(work.open.is_empty() && work.seats.is_empty());
+    assert_eq!(work.moves, started);
+    assert_eq!((started[0].from.0, started[0].to.0), (2, 1));
+
+    let done = seating(&mut state, seats::move_done(&started[0], 10_000).command);
+    assert!(!done.iter().any(seats::wanted));
+    assert!(seats::carry(&cause(41, done, &state), rules).is_empty());
 }
 
 /// A clock decision at `at` (ms since the clock's start at 0), its first

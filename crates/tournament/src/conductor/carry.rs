@@ -5,6 +5,8 @@
 #[allow(clippy::wildcard_imports)]
 use super::*;
 
+use crate::runner::Cause;
+
 impl<L: EventLog + 'static> Conductor<L> {
     /// A hand ended at a table: seating places the busts, moves players and
     /// runs hand-for-hand; payout places the busts; the clock deducts
@@ -69,7 +71,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         // order.
         drop(turn);
         self.react(t, out.last).await?;
-        self.carry_out(t, now).await?;
+        self.carry_out(t).await?;
         Ok(())
     }
 
@@ -88,96 +90,153 @@ impl<L: EventLog + 'static> Conductor<L> {
         }))
     }
 
-    /// Opens new tables, seats new entries and carries out every pending
-    /// move (all removals before any seating, so a redraw can swap seats).
-    pub async fn carry_out(&self, t: &str, now: Millis) -> Result<()> {
-        let _one = self.carrying.lock().await;
-        self.carry_out_locked(t, now).await
-    }
-
-    /// [`Conductor::carry_out`], its lock held.
-    pub(super) async fn carry_out_locked(&self, t: &str, now: Millis) -> Result<()> {
-        loop {
-            let state = self.seating_state(t).await?;
-            let stack = state.settings().map_or(0, |s| s.starting_stack);
-            let to_open = self.tables_to_open(t, &state);
-            let seats = reactions::seats::unconfirmed(&state);
-            let moves: Vec<felt_seating::Move> = state.room().moves.values().copied().collect();
-            // Seating's state is shared with its handler: let go of it before
-            // the next seating command, or that command copies it.
-            drop(state);
-            self.open_tables(t, now, to_open).await?;
-            // Seating's version after its last decision here.
-            let mut decided = 0;
-            for (entry, table, seat) in seats {
-                self.table_order(t, now, reactions::seats::seat(entry, table, seat, stack))
-                    .await?;
-                let order = reactions::seats::seated(entry);
-                decided = self.seat_cmd(t, &order.id, now, order.command).await?.last;
-            }
-            // What the seats confirmed brought on (a closed table, a redraw)
-            // is answered before the moves are carried out.
-            self.react(t, decided).await?;
-            if moves.is_empty() && decided == 0 {
-                return Ok(());
-            }
-            // The players leave their tables at once (the appends to
-            // different tables share a commit), then take their new seats
-            // at once; seating hears of each move in order.
-            let outs = futures::future::try_join_all(
-                moves
-                    .iter()
-                    .map(|m| self.table_order(t, now, reactions::seats::move_out(m))),
-            )
-            .await?;
-            let mut stacks = BTreeMap::new();
-            for (m, out) in moves.iter().zip(outs) {
-                let stack = reactions::seats::stack_moved(m, &out.events).ok_or_else(|| {
-                    TournamentError::Inconsistent(format!(
-                        "move {}: no removal of entry {}",
-                        m.id, m.entry
-                    ))
-                })?;
-                stacks.insert(m.id, stack);
-            }
-            futures::future::try_join_all(
-                moves
-                    .iter()
-                    .map(|m| self.table_order(t, now, reactions::seats::move_in(m, stacks[&m.id]))),
-            )
-            .await?;
-            for m in &moves {
-                let order = reactions::seats::move_done(m, stacks[&m.id]);
-                decided = self.seat_cmd(t, &order.id, now, order.command).await?.last;
-            }
-            self.react(t, decided).await?;
+    /// The carrier: seating's tables, seats and moves carried out at the
+    /// tables for tournament `t`'s decisions up to its version now, and
+    /// for those the carrying brings on (a seat confirmed that calls a
+    /// redraw), each decision in the log's order ([`reactions::seats::carry`]).
+    /// Only where seating is hosted: elsewhere seating's own carrier does
+    /// it. Then the reactions to what seating decided meanwhile (a table
+    /// closed) are run.
+    pub async fn carry_out(&self, t: &str) -> Result<()> {
+        if !self.hosts.seating {
+            return Ok(());
         }
+        let stream = seating_stream(t)?;
+        let log = self.seating.log().clone();
+        let mut upto = log.version(&stream).await?;
+        let mut decided = 0;
+        {
+            let mut run = self.carrier.lock(log.as_ref()).await;
+            while let Some(cause) = run.next(&stream, upto).await? {
+                let last = self.carry(&cause).await?;
+                run.done(&cause).await?;
+                if cause.stream == stream {
+                    upto = upto.max(last);
+                    decided = decided.max(last);
+                }
+            }
+        }
+        self.react(t, decided).await?;
+        Ok(())
     }
 
-    /// A reaction's command to one of the tournament's tables.
+    /// Carries out at the tables what one seating decision leaves to do,
+    /// at its time and naming it as the cause. A step refused (by a table
+    /// or by seating) is reported and the rest goes on: sending it again
+    /// would be refused again. The version of seating's last decision
+    /// here (0 if none).
+    pub(super) async fn carry(&self, cause: &Cause<Seating>) -> Result<u64> {
+        let t = cause.stream.tournament.as_str();
+        let work = reactions::seats::carry(cause, self.rules(t).await?);
+        self.carry_work(t, work, cause.recorded_at, &cause.provenance())
+            .await
+    }
+
+    /// What seating's state now leaves pending, carried again at `now`
+    /// where seating is hosted: a step refused when its decision was
+    /// carried (a player to remove from a table then playing a hand) is
+    /// sent again when the tables ask to deal, under the same ids, so
+    /// every step done before is answered as a repeat.
+    pub(super) async fn carry_pending(&self, t: &str, now: Millis) -> Result<()> {
+        if !self.hosts.seating {
+            return Ok(());
+        }
+        let stream = seating_stream(t)?;
+        let (state, version) = self.seating.cached_state(&stream).await?;
+        let cause = Cause {
+            stream,
+            position: 0,
+            first: version,
+            command_id: String::new(),
+            correlation_id: None,
+            recorded_at: now,
+            events: Vec::new(),
+            state: (*state).clone(),
+        };
+        drop(state);
+        let work = reactions::seats::carry(&cause, self.rules(t).await?);
+        let decided = self
+            .carry_work(t, work, now, &Provenance::default())
+            .await?;
+        self.react(t, decided).await?;
+        Ok(())
+    }
+
+    /// Carries out one [`reactions::seats::Carry`] at `at`, recording
+    /// `from`.
+    async fn carry_work(
+        &self,
+        t: &str,
+        work: reactions::seats::Carry,
+        at: Millis,
+        from: &Provenance,
+    ) -> Result<u64> {
+        if work.is_empty() {
+            return Ok(0);
+        }
+        for order in work.open {
+            refused(self.table_order(t, at, order, from).await)?;
+        }
+        let mut decided = 0;
+        for (take, confirm) in work.seats {
+            if refused(self.table_order(t, at, take, from).await)?.is_some() {
+                let out = self.seat_from(t, &confirm.id, at, confirm.command, from);
+                if let Some(out) = refused(out.await)? {
+                    decided = out.last;
+                }
+            }
+        }
+        // The players leave their tables at once (the appends to
+        // different tables share a commit), then take their new seats at
+        // once; seating hears of each move in order.
+        let outs = futures::future::join_all(
+            work.moves
+                .iter()
+                .map(|m| self.table_order(t, at, reactions::seats::move_out(m), from)),
+        )
+        .await;
+        let mut moved = Vec::new();
+        for (m, out) in work.moves.iter().zip(outs) {
+            let Some(out) = refused(out)? else { continue };
+            match reactions::seats::stack_moved(m, &out.events) {
+                Some(stack) => moved.push((m, stack)),
+                None => tracing::warn!(
+                    t,
+                    id = m.id,
+                    entry = m.entry,
+                    "a move's removal removed someone else"
+                ),
+            }
+        }
+        let ins =
+            futures::future::join_all(moved.iter().map(|(m, stack)| {
+                self.table_order(t, at, reactions::seats::move_in(m, *stack), from)
+            }))
+            .await;
+        for ((m, stack), seated) in moved.iter().zip(ins) {
+            if refused(seated)?.is_none() {
+                continue;
+            }
+            let order = reactions::seats::move_done(m, *stack);
+            if let Some(out) = refused(self.seat_from(t, &order.id, at, order.command, from).await)?
+            {
+                decided = out.last;
+            }
+        }
+        Ok(decided)
+    }
+
+    /// A reaction's command to one of the tournament's tables, recording
+    /// where it comes from.
     pub(super) async fn table_order(
         &self,
         t: &str,
         now: Millis,
         order: TableOrder,
+        from: &Provenance,
     ) -> Result<Outcome<Table>> {
-        self.table_cmd(t, order.table, &order.id, now, order.command)
+        self.table_from(t, order.table, &order.id, now, order.command, from)
             .await
-    }
-
-    /// Tables seating has opened that the table service may not know yet.
-    pub(super) fn tables_to_open(&self, t: &str, state: &SeatingState) -> Vec<(TableNo, u8)> {
-        let opened = self
-            .opened
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        state
-            .room()
-            .tables
-            .values()
-            .filter(|tb| !opened.contains(&(t.to_string(), tb.number)))
-            .map(|tb| (tb.number, tb.size()))
-            .collect()
     }
 
     /// The tournament's house rules: as created, or after a restart as the
@@ -204,26 +263,22 @@ impl<L: EventLog + 'static> Conductor<L> {
             .insert(t.into(), rules);
         Ok(rules)
     }
+}
 
-    /// Opens tables at the table service.
-    pub(super) async fn open_tables(
-        &self,
-        t: &str,
-        now: Millis,
-        tables: Vec<(TableNo, u8)>,
-    ) -> Result<()> {
-        if tables.is_empty() {
-            return Ok(());
+/// A step's answer; `None` if it was refused (reported: sending it again
+/// would be refused again). The log failing or a service out of reach is
+/// an error: the decision is carried again.
+fn refused<T>(answer: Result<T>) -> Result<Option<T>> {
+    match answer {
+        Ok(out) => Ok(Some(out)),
+        Err(
+            e @ (TournamentError::Table { .. }
+            | TournamentError::TableRefused { .. }
+            | TournamentError::Seating(_)),
+        ) => {
+            tracing::warn!(%e, "a step of seating's seats and moves was refused");
+            Ok(None)
         }
-        let rules = self.rules(t).await?;
-        for (table, seats) in tables {
-            self.table_order(t, now, reactions::seats::open(table, seats, rules))
-                .await?;
-            self.opened
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert((t.to_string(), table));
-        }
-        Ok(())
+        Err(e) => Err(e),
     }
 }

@@ -58,14 +58,19 @@ impl<L: EventLog + 'static> Conductor<L> {
                     // Moves or seats seating decided that no table has carried
                     // out: a crash cut their carrying out short, and while the
                     // tables wait for them no hand end comes to finish it.
-                    // (Unless they are being carried out now.)
+                    // The carrier finishes it (where seating is hosted;
+                    // elsewhere seating's own carrier follows the log).
                     if !carried
+                        && self.hosts.seating
                         && (!seating.room().moves.is_empty() || !seating.unconfirmed().is_empty())
-                        && let Ok(_one) = self.carrying.try_lock()
                     {
                         drop(seating);
                         carried = true;
-                        if let Err(e) = self.carry_out_locked(t, now).await {
+                        let carried_out = match self.carry_out(t).await {
+                            Ok(()) => self.carry_pending(t, now).await,
+                            Err(e) => Err(e),
+                        };
+                        if let Err(e) = carried_out {
                             tracing::warn!(%e, table, "carrying out seating's moves failed");
                             return Ok(Begin::Wait(reason));
                         }

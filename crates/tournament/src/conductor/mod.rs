@@ -9,7 +9,7 @@
 //! crash is harmless: a move is removed at its table, seated at the other
 //! and completed in seating exactly once, whichever step a restart resumes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use felt_cards::Seed;
 use felt_clock::{ClockCommand, ClockError, ClockSettings, Millis, Structure};
@@ -218,6 +218,9 @@ impl NextTurn {
 
 /// The name the runner of seating's reactions records its position under.
 pub const REACTIONS: &str = "seating-reactions";
+/// The name seating's carrier of seats and moves to the tables records its
+/// position under.
+pub const CARRIER: &str = "seating-carrier";
 /// The name the runner of the clock's reactions records its position under.
 pub const CLOCK_REACTIONS: &str = "clock-reactions";
 /// The name the runner of payout's reactions records its position under.
@@ -293,8 +296,10 @@ pub struct Conductor<L: EventLog> {
     pub clock: Handler<Clock, L>,
     pub seating: Handler<Seating, L>,
     pub payout: Handler<Payout, L>,
-    /// One carrier of seats and moves at a time.
-    carrying: tokio::sync::Mutex<()>,
+    /// Carries seating's tables, seats and moves out at the tables, one
+    /// seating decision at a time in the log's order (where seating is
+    /// hosted).
+    carrier: crate::runner::Runner<Seating>,
     /// Runs the reactions to seating's decisions (busts to payout,
     /// hand-for-hand and closed tables to the clock) in the log's order.
     reactions: crate::runner::Runner<Seating>,
@@ -306,8 +311,6 @@ pub struct Conductor<L: EventLog> {
     /// payout's parts).
     registry_reactions: crate::runner::Runner<Registry>,
     rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
-    /// Tables known to be open at the table service.
-    opened: std::sync::Mutex<BTreeSet<(String, TableNo)>>,
     /// Events the table service elsewhere appended for this conductor.
     appended: std::sync::atomic::AtomicU64,
     /// The table service over the network, when deployed apart.
@@ -341,7 +344,7 @@ pub fn draws_from_ids() -> Draws {
 /// The three kinds' runners, named for the targets hosted.
 mod runners {
     use super::{
-        CLOCK_REACTIONS, Hosts, PAYOUT_REACTIONS, REACTIONS, REGISTRY_REACTIONS, reactions,
+        CARRIER, CLOCK_REACTIONS, Hosts, PAYOUT_REACTIONS, REACTIONS, REGISTRY_REACTIONS, reactions,
     };
     use crate::aggregates::{Clock, Payout, Registry, Seating};
     use crate::runner::Runner;
@@ -352,6 +355,14 @@ mod runners {
             &hosts.runner_name(REACTIONS),
             Filter::kind("seating"),
             reactions::wanted,
+        )
+    }
+
+    pub(super) fn carrier(hosts: Hosts) -> Runner<Seating> {
+        Runner::new(
+            &hosts.runner_name(CARRIER),
+            Filter::kind("seating"),
+            reactions::seats::wanted,
         )
     }
 
@@ -395,13 +406,12 @@ impl<L: EventLog + 'static> Conductor<L> {
             clock: Handler::new(log.clone()),
             seating: Handler::new(log.clone()).with_draws(draws_from_ids()),
             payout: Handler::new(log),
-            carrying: tokio::sync::Mutex::new(()),
+            carrier: runners::carrier(Hosts::ALL),
             reactions: runners::seating(Hosts::ALL),
             clock_reactions: runners::clock(Hosts::ALL),
             payout_reactions: runners::payout(Hosts::ALL),
             registry_reactions: runners::registry(Hosts::ALL),
             rules: std::sync::Mutex::new(BTreeMap::new()),
-            opened: std::sync::Mutex::new(BTreeSet::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
             remote: None,
             remote_clock: None,
@@ -415,6 +425,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     pub fn hosting(self, hosts: Hosts) -> Self {
         Conductor {
             reactions: runners::seating(hosts),
+            carrier: runners::carrier(hosts),
             clock_reactions: runners::clock(hosts),
             payout_reactions: runners::payout(hosts),
             registry_reactions: runners::registry(hosts),
@@ -542,10 +553,25 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         c: Command,
     ) -> Result<Outcome<Table>> {
+        self.table_from(t, table, id, now, c, &Provenance::default())
+            .await
+    }
+
+    /// A table command, recording where it comes from (in this process's
+    /// table handler; the table service's wire has no place for it yet).
+    async fn table_from(
+        &self,
+        t: &str,
+        table: TableNo,
+        id: &str,
+        now: Millis,
+        c: Command,
+        from: &Provenance,
+    ) -> Result<Outcome<Table>> {
         let stream = felt_tablelog::stream(t, &table.to_string())?;
         let Some(remote) = &self.remote else {
             return self
-                .send(&self.tables, &stream, id, now, &c, &Provenance::default())
+                .send(&self.tables, &stream, id, now, &c, from)
                 .await
                 .map_err(|e| lift(e, |source| TournamentError::Table { table, source }));
         };

@@ -60,6 +60,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.react_to_registry(registry).await?;
         for created in crate::aggregates::tournaments(log.as_ref()).await? {
             self.settle(created.tournament.as_str()).await?;
+            self.carry_out(created.tournament.as_str()).await?;
         }
         Ok(())
     }
@@ -118,9 +119,9 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// What a service deployed on its own does in the background: runs the
     /// reactions whose targets it hosts to every tournament's decisions as
-    /// they are committed, each kind by its own runner. Seats and moves a
-    /// decision brought on are carried out by seating when the tables ask
-    /// to deal, between their hands.
+    /// they are committed, each kind by its own runner. (Seating's carrier
+    /// is run by seating's hand ends, front door and tables asking to
+    /// deal.)
     /// Returns only with an error (the log out of reach), after which it is
     /// started again from the runners' recorded positions.
     pub async fn follow_reactions(&self) -> Result<()> {

@@ -120,7 +120,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 TournamentError::Inconsistent("a registration without an entry".into())
             })?;
         self.react(t, out.version).await?;
-        self.carry_out(t, now).await?;
+        self.carry_out(t).await?;
         Ok(entry)
     }
 
@@ -153,7 +153,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 _ => None,
             }));
             self.react(t, decided.version).await?;
-            self.carry_out(t, now).await?;
+            self.carry_out(t).await?;
         }
         Ok(out)
     }
@@ -179,10 +179,10 @@ impl<L: EventLog + 'static> Conductor<L> {
     pub async fn start(&self, t: &str, now: Millis) -> Result<()> {
         self.seat_cmd(t, "start", now, SeatingCommand::Start)
             .await?;
-        self.carry_out(t, now).await?;
+        self.carry_out(t).await?;
         // The clock starts as the reaction to seating's start.
         self.settle(t).await?;
-        self.carry_out(t, now).await
+        self.carry_out(t).await
     }
 
     /// The floor closes registration: seating records it, and the chain it
@@ -203,7 +203,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             Err(e) => return Err(e),
         }
         self.settle(t).await?;
-        self.carry_out(t, now).await
+        self.carry_out(t).await
     }
 
     /// Records the level changes passed by `now`; the reactions to them
@@ -227,7 +227,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         if passed || open {
             self.settle(t).await?;
             if self.hosts.seating {
-                self.carry_out(t, now).await?;
+                self.carry_out(t).await?;
             }
         }
         Ok(())

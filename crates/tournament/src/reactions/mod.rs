@@ -21,8 +21,8 @@
 //! | [`registration::level_closes`] | the clock's `Started`, `PeriodStarted`, `JumpedToLevel` past late registration | seating | the clock's runner |
 //! | [`registration::to_payout`] | seating's `RegistrationClosed` | payout | seating's runner |
 //! | [`registration::place_waiting`], [`registration::paid`] | payout's `RegistrationClosed` | payout, seating | payout's runner |
-//! | [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's tables, seats and moves | a table | the conductor's carrier |
-//! | [`seats::seated`], [`seats::move_done`] | a table's `PlayerSeated` | seating | the conductor's carrier |
+//! | [`seats::carry`]: [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's `TableOpened`, `SeatsDrawn`, `Seated`, `MoveStarted` | a table | seating's carrier (a runner) |
+//! | [`seats::seated`], [`seats::move_done`] | the table's answer: the seat taken | seating | seating's carrier |
 
 pub mod creation;
 pub mod entries;

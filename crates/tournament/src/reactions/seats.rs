@@ -5,11 +5,80 @@
 //! the other and is completed at seating. Every id names the entry or the
 //! move seating numbered, so each step is taken once whichever a restart
 //! resumes.
+//!
+//! [`carry`] says, for one seating decision, all that is to be carried out
+//! then; the carrier (`seating-carrier`, a [`crate::runner`]) hands it
+//! seating's decisions in the log's order, so the moves a decision brings
+//! on are carried out after those of the decisions before it.
 
-use felt_seating::{EntryId, EntryStatus, Move, SeatingCommand, SeatingState, TableNo};
+use felt_seating::{
+    EntryId, EntryStatus, Move, SeatingCommand, SeatingEvent, SeatingState, TableNo,
+};
 use felt_table::{Command, HouseRules, PlayerId, Seat, TableEvent};
 
 use super::{Order, TableOrder};
+use crate::aggregates::Seating;
+use crate::runner::Cause;
+
+/// Whether a seating event gives the tables something to do: a table
+/// opened, seats drawn, a late entry seated, a player to move.
+pub fn wanted(event: &SeatingEvent) -> bool {
+    matches!(
+        event,
+        SeatingEvent::TableOpened { .. }
+            | SeatingEvent::SeatsDrawn { .. }
+            | SeatingEvent::Seated { .. }
+            | SeatingEvent::MoveStarted { .. }
+    )
+}
+
+/// What one seating decision leaves the tables to do, in the order it is
+/// done: the tables it opened opened; every seat no table has confirmed
+/// taken and confirmed; then every move not yet completed, all removals
+/// before any new seat (a redraw can swap seats), each completed at
+/// seating with the chips it moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Carry {
+    pub open: Vec<TableOrder>,
+    /// Each seat taken at its table, then confirmed at seating.
+    pub seats: Vec<(TableOrder, Order<SeatingCommand>)>,
+    /// Each move: [`move_out`], then [`move_in`] and [`move_done`] with
+    /// the chips [`stack_moved`] finds in the removal.
+    pub moves: Vec<Move>,
+}
+
+impl Carry {
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty() && self.seats.is_empty() && self.moves.is_empty()
+    }
+}
+
+/// What the tables are to do after seating's decision `cause`: the tables
+/// it opened (with the tournament's house `rules`), and every seat and
+/// move seating's state after it leaves pending. Seats and moves an
+/// earlier decision left pending are carried again under their own ids:
+/// the tables and seating answer a repeat with their first answer.
+pub fn carry(cause: &Cause<Seating>, rules: HouseRules) -> Carry {
+    let state = &cause.state;
+    let open = cause
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::TableOpened { table, seats } => Some(open(*table, *seats, rules)),
+            _ => None,
+        })
+        .collect();
+    let stack = state.settings().map_or(0, |s| s.starting_stack);
+    let seats = unconfirmed(state)
+        .into_iter()
+        .map(|(entry, table, at)| (seat(entry, table, at, stack), seated(entry)))
+        .collect();
+    Carry {
+        open,
+        seats,
+        moves: state.room().moves.values().copied().collect(),
+    }
+}
 
 /// A table seating opened, opened at the table service with the
 /// tournament's house rules.
