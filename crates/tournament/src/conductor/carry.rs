@@ -141,20 +141,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         if !self.hosts.seating {
             return Ok(());
         }
-        let stream = seating_stream(t)?;
-        let (state, version) = self.seating.cached_state(&stream).await?;
-        let cause = Cause {
-            stream,
-            position: 0,
-            first: version,
-            command_id: String::new(),
-            correlation_id: None,
-            recorded_at: now,
-            events: Vec::new(),
-            state: (*state).clone(),
-        };
-        drop(state);
-        let work = reactions::seats::carry(&cause, self.rules(t).await?);
+        let work = reactions::seats::pending(&*self.seating_state(t).await?);
         let decided = self
             .carry_work(t, work, now, &Provenance::default())
             .await?;

@@ -55,11 +55,10 @@ impl Carry {
 
 /// What the tables are to do after seating's decision `cause`: the tables
 /// it opened (with the tournament's house `rules`), and every seat and
-/// move seating's state after it leaves pending. Seats and moves an
-/// earlier decision left pending are carried again under their own ids:
-/// the tables and seating answer a repeat with their first answer.
+/// move seating's state after it leaves pending ([`pending`]). Seats and
+/// moves an earlier decision left pending are carried again under their
+/// own ids: the tables and seating answer a repeat with their first answer.
 pub fn carry(cause: &Cause<Seating>, rules: HouseRules) -> Carry {
-    let state = &cause.state;
     let open = cause
         .events
         .iter()
@@ -68,13 +67,21 @@ pub fn carry(cause: &Cause<Seating>, rules: HouseRules) -> Carry {
             _ => None,
         })
         .collect();
+    Carry {
+        open,
+        ..pending(&cause.state)
+    }
+}
+
+/// Every seat and move seating's state leaves pending (no table to open).
+pub fn pending(state: &SeatingState) -> Carry {
     let stack = state.settings().map_or(0, |s| s.starting_stack);
     let seats = unconfirmed(state)
         .into_iter()
         .map(|(entry, table, at)| (seat(entry, table, at, stack), seated(entry)))
         .collect();
     Carry {
-        open,
+        open: Vec::new(),
         seats,
         moves: state.room().moves.values().copied().collect(),
     }
