@@ -1,105 +1,108 @@
 //! Seating learns of hand ends from the tables' events (not from whoever
-//! dealt the hand): a follower reads every table decision in the log and
-//! reports each finished hand to the conductor.
+//! dealt the hand): a runner ([`FOLLOWER`]) reads every table decision in
+//! the log and reports each finished hand to the conductor.
 //!
 //! Reporting is idempotent (the conductor's command ids derive from the
-//! table and hand), so a follower started again from the beginning of the
-//! log only reports each table's latest hand again, which finishes whatever
-//! a crash interrupted, and skips the hands before it.
+//! table and hand), so a follower started again reports a table's latest
+//! hand again, which finishes whatever a crash interrupted, and skips the
+//! hands before it.
 //!
-//! [`follow`] records how far it has safely got ([`FOLLOWER`], every
-//! [`RECORD_EVERY`] table decisions): a position before the start of every
-//! hand still being played and after every hand end it reported. Started
-//! again, it reads the log from there, not from the beginning.
+//! The runner records how far it has safely got (every [`RECORD_EVERY`]
+//! table decisions): after every hand end it reported. Started again, it
+//! reads the log from there, and a table's hand in play from its stream.
 
 use std::collections::HashMap;
 
 use felt_clock::Millis;
-use felt_eventlog::{Committed, EventLog, Filter, StreamId};
+use felt_eventlog::{Committed, EventLog, Filter, LogError, StreamId};
 use felt_seating::TableNo;
 use felt_table::TableEvent;
 
+use crate::runner::{Cause, Fold, Runner};
 use crate::{Conductor, HandSummary, NextTurn, TournamentError, Turn};
 
+/// What the follower keeps of a table stream: the hand being played since
+/// its `HandStarted`, and the summary of the last hand that ended.
+#[derive(Clone, Debug, Default)]
+pub struct Hand {
+    events: Vec<TableEvent>,
+    ended: Option<HandSummary>,
+}
+
+impl Hand {
+    /// The summary of the last hand that ended at the table.
+    pub fn ended(&self) -> Option<&HandSummary> {
+        self.ended.as_ref()
+    }
+}
+
+/// A table stream folded into its hand in play ([`Hand`]).
+#[derive(Debug)]
+pub struct Hands;
+
+impl Fold for Hands {
+    type State = Hand;
+    type Event = TableEvent;
+
+    fn apply(hand: &mut Hand, event: &TableEvent) {
+        if matches!(event, TableEvent::HandStarted { .. }) {
+            hand.events.clear();
+        }
+        hand.events.push(event.clone());
+        if matches!(event, TableEvent::HandEnded { .. }) {
+            hand.ended = HandSummary::from_events(&hand.events);
+            hand.events.clear();
+        }
+    }
+}
+
+/// The table decisions the follower reports: those that end a hand.
+fn ends_hand(event: &TableEvent) -> bool {
+    matches!(event, TableEvent::HandEnded { .. })
+}
+
 /// Collects each table's events from its last `HandStarted` and yields the
-/// summary of every hand that ends.
+/// summary of every hand that ends (the follower's fold, for callers that
+/// read the log themselves).
 #[derive(Debug, Default)]
 pub struct HandFollower {
-    hands: HashMap<StreamId, Vec<TableEvent>>,
-    /// Where each hand being played began: the log position of the
-    /// decision holding its `HandStarted`.
-    began: HashMap<StreamId, u64>,
+    hands: HashMap<StreamId, Hand>,
 }
 
 impl HandFollower {
-    /// Feeds one committed table decision (at log `position`); the hand it
-    /// finished, if any.
-    pub fn feed(
-        &mut self,
-        stream: &StreamId,
-        position: u64,
-        events: Vec<TableEvent>,
-    ) -> Option<HandSummary> {
-        self.feed_from(stream, position, events).map(|(s, _)| s)
-    }
-
-    /// [`HandFollower::feed`], with the position where the finished hand
-    /// began.
-    fn feed_from(
-        &mut self,
-        stream: &StreamId,
-        position: u64,
-        events: Vec<TableEvent>,
-    ) -> Option<(HandSummary, u64)> {
+    /// Feeds one committed table decision; the hand it finished, if any.
+    pub fn feed(&mut self, stream: &StreamId, events: Vec<TableEvent>) -> Option<HandSummary> {
+        let hand = self.hands.entry(stream.clone()).or_default();
         let mut ended = None;
-        for event in events {
-            let started = matches!(event, TableEvent::HandStarted { .. });
-            let ends = matches!(event, TableEvent::HandEnded { .. });
-            let hand = self.hands.entry(stream.clone()).or_default();
-            if started {
-                hand.clear();
-                self.began.insert(stream.clone(), position);
-            }
-            hand.push(event);
-            if ends {
-                let began = self.began.remove(stream).unwrap_or(position);
-                ended = HandSummary::from_events(hand.iter()).map(|s| (s, began));
-                hand.clear();
+        for event in &events {
+            Hands::apply(hand, event);
+            if ends_hand(event) {
+                ended = hand.ended.clone();
             }
         }
         ended
     }
 
     /// Feeds a committed table decision as read from the log: the hand it
-    /// finished, if any, and the position where that hand began.
+    /// finished, if any.
     pub fn feed_committed(
         &mut self,
         committed: &Committed,
-    ) -> Result<Option<(HandSummary, u64)>, TournamentError> {
+    ) -> Result<Option<HandSummary>, TournamentError> {
         let events = committed
             .envelopes
             .iter()
             .map(felt_tablelog::decode)
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(self.feed_from(&committed.stream, committed.position, events))
-    }
-
-    /// The position a follower started again may subscribe after, once
-    /// every decision up to `done` has been reported: before the start of
-    /// every hand still being played (its events are needed whole).
-    pub fn resume_after(&self, done: u64) -> u64 {
-        self.began
-            .values()
-            .map(|&p| p.saturating_sub(1))
-            .fold(done, u64::min)
+        Ok(self.feed(&committed.stream, events))
     }
 }
 
 /// The name the follower records its position under.
 pub const FOLLOWER: &str = "seating-follower";
 /// Table decisions between two records of the follower's position: at
-/// most this many (and the hands being played) are read again after a
-/// restart.
+/// most this many (and the hand ends still being reported) are read again
+/// after a restart.
 pub const RECORD_EVERY: u64 = 1_000;
 
 /// Where the follower gets the time (seating draws its own seeds).
@@ -121,24 +124,18 @@ pub async fn report<L: EventLog + 'static>(
     inputs: &dyn Inputs,
 ) -> Result<Option<(TableNo, u64)>, TournamentError> {
     match follower.feed_committed(committed)? {
-        Some((summary, _)) => {
-            let from = ended_by(committed);
+        Some(summary) => {
+            let first = committed.envelopes.first();
+            let from = crate::runner::provenance(
+                &committed.stream,
+                first.map_or(0, |e| e.sequence),
+                first.map_or("", |e| e.command_id.as_str()),
+                first.and_then(|e| e.correlation_id.as_deref()),
+            );
             report_summary(conductor, &committed.stream, summary, inputs, None, from).await
         }
         None => Ok(None),
     }
-}
-
-/// Where a hand end comes from, as seating's decision records it: the
-/// table's decision that ended the hand.
-fn ended_by(committed: &Committed) -> felt_service::Provenance {
-    let first = committed.envelopes.first();
-    crate::runner::provenance(
-        &committed.stream,
-        first.map_or(0, |e| e.sequence),
-        first.map_or("", |e| e.command_id.as_str()),
-        first.and_then(|e| e.correlation_id.as_deref()),
-    )
 }
 
 /// Reports a hand that ended at a table stream, if it is the table's
@@ -201,23 +198,20 @@ async fn again<L: EventLog + 'static>(
     Ok(!later && (waiting || latest))
 }
 
-/// A report under way comes back with where its hand began, its table
-/// stream and what became of it.
-type Report = (
-    u64,
-    StreamId,
-    Result<Option<(TableNo, u64)>, TournamentError>,
-);
-
 /// Hand ends reported at once, at most: while one hand end's payout and
 /// moves are carried out, seating decides the next.
 pub const IN_FLIGHT: usize = 32;
 
+/// The follower: a runner over every table of every tournament.
+fn follower() -> Runner<Hands> {
+    Runner::new(FOLLOWER, Filter::kind("table"), ends_hand).recording_every(RECORD_EVERY)
+}
+
 /// Follows every table of every tournament in the log from the position
-/// it last recorded (the beginning, the first time), reporting each hand
-/// end; `reported` is told of each one. Returns when the log closes, or
-/// with the first error. First, the reactions to seating's decisions that
-/// a crash left unsent are sent.
+/// the follower last recorded (the beginning, the first time), reporting
+/// each hand end; `reported` is told of each one. Returns when the log
+/// closes, or with the first error. First, the reactions to seating's
+/// decisions that a crash left unsent are sent.
 ///
 /// Hand ends at different tables are reported concurrently (up to
 /// [`IN_FLIGHT`]): seating still decides them one at a time, in the order
@@ -232,68 +226,52 @@ pub async fn follow<L: EventLog + 'static>(
     reported: &(dyn Fn(&str, TableNo, u64) + Send + Sync),
 ) -> Result<(), TournamentError> {
     use futures::StreamExt as _;
-    let filter = Filter {
-        tournament: None,
-        kind: Some("table".into()),
-    };
-    let log = conductor.tables.log();
     // What a crash left of seating's reactions is finished first.
     conductor.react_to_all().await?;
-    let after = log.recorded_position(FOLLOWER).await?;
-    tracing::info!(after, "following the tables");
-    let mut sub = log.subscribe(filter, after).await?;
-    let mut follower = HandFollower::default();
-    let mut unrecorded = 0;
-    // The reports under way, and where their hands began (the follower
-    // may not resume after those yet).
+    let runner = follower();
+    let log = conductor.tables.log();
+    let mut run = runner.lock(log.as_ref()).await;
     let mut reports = futures::stream::FuturesUnordered::new();
-    let mut pending: std::collections::BTreeMap<u64, usize> = Default::default();
     // Seating hears of the hand ends in the order they ended.
     let mut next_turn = NextTurn::default();
     let mut open = true;
     while open || !reports.is_empty() {
         tokio::select! {
-            Some(done) = reports.next(), if !reports.is_empty() => {
-                let (began, stream, result): Report = done;
-                if let Some(n) = pending.get_mut(&began) {
-                    *n -= 1;
-                    if *n == 0 {
-                        pending.remove(&began);
-                    }
-                }
+            Some((cause, result)) = reports.next(), if !reports.is_empty() => {
+                let cause: Cause<Hands> = cause;
                 if let Some((table, hand)) = result? {
-                    reported(&stream.tournament, table, hand);
+                    reported(&cause.stream.tournament, table, hand);
                 }
+                run.done(&cause).await?;
             }
-            next = sub.next(), if open && reports.len() < IN_FLIGHT => {
-                let Some(next) = next else {
-                    open = false;
-                    continue;
+            next = run.next_out(), if open && reports.len() < IN_FLIGHT => {
+                let cause = match next {
+                    Ok(cause) => cause,
+                    Err(LogError::Closed) => {
+                        open = false;
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
                 };
-                let committed = next?;
-                if let Some((summary, began)) = follower.feed_committed(&committed)? {
-                    *pending.entry(began).or_default() += 1;
-                    let stream = committed.stream.clone();
-                    let from = ended_by(&committed);
-                    let this_turn;
-                    (this_turn, next_turn) = next_turn.turn();
-                    reports.push(async move {
-                        let result =
-                            report_summary(conductor, &stream, summary, inputs, Some(this_turn), from)
-                                .await;
-                        (began, stream, result)
-                    });
-                }
-                unrecorded += 1;
-                if unrecorded >= RECORD_EVERY {
-                    unrecorded = 0;
-                    let done = pending
-                        .keys()
-                        .next()
-                        .map_or(committed.position, |&p| p.saturating_sub(1));
-                    let safe = follower.resume_after(done);
-                    log.record_position(FOLLOWER, safe).await?;
-                }
+                let this_turn;
+                (this_turn, next_turn) = next_turn.turn();
+                reports.push(async move {
+                    let result = match cause.state.ended().cloned() {
+                        Some(summary) => {
+                            report_summary(
+                                conductor,
+                                &cause.stream,
+                                summary,
+                                inputs,
+                                Some(this_turn),
+                                cause.provenance(),
+                            )
+                            .await
+                        }
+                        None => Ok(None),
+                    };
+                    (cause, result)
+                });
             }
         }
     }

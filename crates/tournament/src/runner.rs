@@ -12,21 +12,50 @@
 //!
 //! A decision handed out stays the runner's next one until [`Run::done`]:
 //! an error while its reactions were sent (the target unreachable) hands
-//! it out again at the next [`Run::next`]. The position is recorded every
-//! [`RECORD_EVERY`] decisions, and only once every decision up to it is
-//! done; started again, a runner repeats at most that many decisions.
+//! it out again at the next [`Run::next`]. A caller that answers several
+//! decisions at once takes them with [`Run::next_out`], each until its
+//! own [`Run::done`]; if it lets go of the runner with some not done, the
+//! runner reads the log again from its recorded position. The position is
+//! recorded every [`RECORD_EVERY`] decisions (or as
+//! [`Runner::recording_every`] says), and only once every decision up to
+//! it is done; started again, a runner repeats at most that many
+//! decisions (and those still out).
+//!
+//! What it folds is a [`Fold`]: a service's state (every
+//! [`Aggregate`] is one), or what a reaction needs of a stream (the hand
+//! being played at a table).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use felt_eventlog::{Committed, EventLog, Filter, LogError, StreamId, Subscription};
 use felt_service::Aggregate;
+use serde::de::DeserializeOwned;
 
 /// Decisions between two records of a runner's position.
 pub const RECORD_EVERY: u64 = 200;
 
+/// What a runner keeps of each stream it follows: a state and how each
+/// event changes it.
+pub trait Fold: Send + Sync + 'static {
+    type State: Default + Clone + Send + Sync + 'static;
+    type Event: DeserializeOwned + Clone + Send + Sync + 'static;
+
+    fn apply(state: &mut Self::State, event: &Self::Event);
+}
+
+/// A service's own state, as its decider folds it.
+impl<A: Aggregate> Fold for A {
+    type State = A::State;
+    type Event = A::Event;
+
+    fn apply(state: &mut A::State, event: &A::Event) {
+        A::apply(state, event);
+    }
+}
+
 /// A decision its reactions answer: where it is, what it decided and its
 /// stream's state just after it.
-pub struct Cause<A: Aggregate> {
+pub struct Cause<A: Fold> {
     pub stream: StreamId,
     /// Its position in the whole log.
     pub position: u64,
@@ -45,7 +74,7 @@ pub struct Cause<A: Aggregate> {
     pub state: A::State,
 }
 
-impl<A: Aggregate> Clone for Cause<A> {
+impl<A: Fold> Clone for Cause<A> {
     fn clone(&self) -> Self {
         Cause {
             stream: self.stream.clone(),
@@ -60,7 +89,7 @@ impl<A: Aggregate> Clone for Cause<A> {
     }
 }
 
-impl<A: Aggregate> std::fmt::Debug for Cause<A> {
+impl<A: Fold> std::fmt::Debug for Cause<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cause")
             .field("stream", &self.stream)
@@ -70,7 +99,7 @@ impl<A: Aggregate> std::fmt::Debug for Cause<A> {
     }
 }
 
-impl<L: EventLog, A: Aggregate> std::fmt::Debug for Run<'_, L, A> {
+impl<L: EventLog, A: Fold> std::fmt::Debug for Run<'_, L, A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Run")
             .field("runner", &self.runner.name)
@@ -78,7 +107,7 @@ impl<L: EventLog, A: Aggregate> std::fmt::Debug for Run<'_, L, A> {
     }
 }
 
-impl<A: Aggregate> Cause<A> {
+impl<A: Fold> Cause<A> {
     /// The id of the command it causes that `what` names (unique among
     /// them): from the cause's stream and sequence, the same every time.
     pub fn id(&self, what: &str) -> String {
@@ -118,7 +147,7 @@ pub fn provenance(
 }
 
 /// What one read from the subscription gave.
-enum Pulled<A: Aggregate> {
+enum Pulled<A: Fold> {
     /// A decision a reaction wants, now handed out.
     Cause(Cause<A>),
     /// A decision no reaction wants, folded and passed.
@@ -129,15 +158,17 @@ enum Pulled<A: Aggregate> {
 
 /// Follows the streams a filter matches and hands out the decisions whose
 /// events a reaction wants.
-pub struct Runner<A: Aggregate> {
+pub struct Runner<A: Fold> {
     /// The name its position is recorded under.
     name: String,
     filter: Filter,
     wants: fn(&A::Event) -> bool,
+    /// Decisions between two records of its position.
+    record_every: u64,
     inner: tokio::sync::Mutex<Inner<A>>,
 }
 
-impl<A: Aggregate> std::fmt::Debug for Runner<A> {
+impl<A: Fold> std::fmt::Debug for Runner<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Runner")
             .field("name", &self.name)
@@ -145,10 +176,18 @@ impl<A: Aggregate> std::fmt::Debug for Runner<A> {
     }
 }
 
-struct Inner<A: Aggregate> {
+struct Inner<A: Fold> {
     sub: Option<Subscription>,
+    /// A decision read from the subscription and not yet folded (kept
+    /// while its stream's beginning is read, should the reader give up).
+    unfolded: Option<Committed>,
     /// The decision handed out whose reactions are not yet done.
     pending: Option<Cause<A>>,
+    /// The positions of the decisions [`Run::next_out`] handed out whose
+    /// reactions are not yet done.
+    out: BTreeSet<u64>,
+    /// The position of the last decision folded.
+    read: u64,
     /// Each stream's state and version, as far as the runner has read.
     streams: HashMap<StreamId, (u64, A::State)>,
     unrecorded: u64,
@@ -156,13 +195,13 @@ struct Inner<A: Aggregate> {
 
 /// A runner in use: one at a time, so decisions are handed out once each,
 /// in order.
-pub struct Run<'r, L: EventLog, A: Aggregate> {
+pub struct Run<'r, L: EventLog, A: Fold> {
     runner: &'r Runner<A>,
     log: &'r L,
     inner: tokio::sync::MutexGuard<'r, Inner<A>>,
 }
 
-impl<A: Aggregate> Runner<A> {
+impl<A: Fold> Runner<A> {
     /// A runner recording its position under `name` (letters, digits, `-`
     /// or `_`), over the streams `filter` matches, handing out the
     /// decisions with an event `wants` is true of.
@@ -171,26 +210,48 @@ impl<A: Aggregate> Runner<A> {
             name: name.into(),
             filter,
             wants,
+            record_every: RECORD_EVERY,
             inner: tokio::sync::Mutex::new(Inner {
                 sub: None,
+                unfolded: None,
                 pending: None,
+                out: BTreeSet::new(),
+                read: 0,
                 streams: HashMap::new(),
                 unrecorded: 0,
             }),
         }
     }
 
-    /// The runner, once the caller before has let go of it.
+    /// The same runner, recording its position every `decisions` decisions
+    /// (at least one).
+    #[must_use]
+    pub fn recording_every(mut self, decisions: u64) -> Self {
+        self.record_every = decisions.max(1);
+        self
+    }
+
+    /// The runner, once the caller before has let go of it. If that caller
+    /// left decisions out ([`Run::next_out`]) not done, the log is read
+    /// again from the recorded position, which is before all of them.
     pub async fn lock<'r, L: EventLog>(&'r self, log: &'r L) -> Run<'r, L, A> {
+        let mut inner = self.inner.lock().await;
+        if !inner.out.is_empty() {
+            inner.out.clear();
+            inner.sub = None;
+            inner.unfolded = None;
+            inner.streams.clear();
+            inner.unrecorded = 0;
+        }
         Run {
             runner: self,
             log,
-            inner: self.inner.lock().await,
+            inner,
         }
     }
 }
 
-impl<L: EventLog, A: Aggregate> Run<'_, L, A> {
+impl<L: EventLog, A: Fold> Run<'_, L, A> {
     /// The next decision to react to, in the log's order (of any stream the
     /// runner follows), until every decision of `stream` up to `version`
     /// has been read and done: `None` then.
@@ -238,6 +299,19 @@ impl<L: EventLog, A: Aggregate> Run<'_, L, A> {
         }
     }
 
+    /// The next decision to react to that was not handed out yet, of any
+    /// stream the runner follows, as soon as one is committed; others
+    /// handed out before may still be out. Each is the caller's until
+    /// [`Run::done`]. Cancel-safe: dropped while it waits, no decision is
+    /// lost.
+    pub async fn next_out(&mut self) -> Result<Cause<A>, LogError> {
+        loop {
+            if let Pulled::Cause(cause) = self.pull_as(None, true).await? {
+                return Ok(cause);
+            }
+        }
+    }
+
     /// Reads one decision from the subscription (made from the recorded
     /// position the first time) and folds it: the cause it is, if a
     /// reaction wants it, then pending until done.
@@ -245,6 +319,60 @@ impl<L: EventLog, A: Aggregate> Run<'_, L, A> {
         &mut self,
         deadline: Option<tokio::time::Instant>,
     ) -> Result<Pulled<A>, LogError> {
+        self.pull_as(deadline, false).await
+    }
+
+    /// [`Run::pull`]; the cause one of several out (`many`), or the one
+    /// pending.
+    async fn pull_as(
+        &mut self,
+        deadline: Option<tokio::time::Instant>,
+        many: bool,
+    ) -> Result<Pulled<A>, LogError> {
+        if self.inner.unfolded.is_none() {
+            match self.read_next(deadline).await? {
+                Some(committed) => self.inner.unfolded = Some(committed),
+                None => return Ok(Pulled::TimedOut),
+            }
+        }
+        // Its stream's beginning, if the runner has not seen it: read while
+        // the decision waits in `unfolded`.
+        if let Some((stream, first)) = self
+            .inner
+            .unfolded
+            .as_ref()
+            .and_then(|c| Some((c.stream.clone(), c.envelopes.first()?.sequence)))
+        {
+            self.load(&stream, first).await?;
+        }
+        let Some(committed) = self.inner.unfolded.take() else {
+            return Ok(Pulled::Passed);
+        };
+        let position = committed.position;
+        self.inner.read = self.inner.read.max(position);
+        match self.fold(committed)? {
+            Some(cause) => {
+                if many {
+                    self.inner.out.insert(position);
+                } else {
+                    self.inner.pending = Some(cause.clone());
+                }
+                Ok(Pulled::Cause(cause))
+            }
+            None => {
+                self.advance(position).await?;
+                Ok(Pulled::Passed)
+            }
+        }
+    }
+
+    /// The next decision committed, from the subscription (made from the
+    /// recorded position the first time): `None` if none comes before the
+    /// deadline.
+    async fn read_next(
+        &mut self,
+        deadline: Option<tokio::time::Instant>,
+    ) -> Result<Option<Committed>, LogError> {
         if self.inner.sub.is_none() {
             let after = self.log.recorded_position(&self.runner.name).await?;
             tracing::info!(runner = %self.runner.name, after, "following the log");
@@ -255,34 +383,23 @@ impl<L: EventLog, A: Aggregate> Run<'_, L, A> {
             );
         }
         let Some(sub) = self.inner.sub.as_mut() else {
-            return Ok(Pulled::Passed);
+            return Ok(None);
         };
         let next = match deadline {
             None => sub.next().await,
             Some(at) => match tokio::time::timeout_at(at, sub.next()).await {
                 Ok(next) => next,
-                Err(_) => return Ok(Pulled::TimedOut),
+                Err(_) => return Ok(None),
             },
         };
-        let committed = match next {
-            Some(Ok(committed)) => committed,
+        match next {
+            Some(Ok(committed)) => Ok(Some(committed)),
             Some(Err(e)) => {
                 // Subscribed again from the last recorded position.
                 self.inner.sub = None;
-                return Err(e);
+                Err(e)
             }
-            None => return Err(LogError::Closed),
-        };
-        let position = committed.position;
-        match self.fold(committed).await? {
-            Some(cause) => {
-                self.inner.pending = Some(cause.clone());
-                Ok(Pulled::Cause(cause))
-            }
-            None => {
-                self.advance(position).await?;
-                Ok(Pulled::Passed)
-            }
+            None => Err(LogError::Closed),
         }
     }
 
@@ -296,48 +413,59 @@ impl<L: EventLog, A: Aggregate> Run<'_, L, A> {
         {
             self.inner.pending = None;
             self.advance(cause.position).await?;
+        } else if self.inner.out.remove(&cause.position) {
+            let read = self.inner.read;
+            self.advance(read).await?;
         }
         Ok(())
     }
 
-    /// One more decision done; the position recorded now and then.
+    /// One more decision done; the position recorded now and then: up to
+    /// `position`, but before every decision still out.
     async fn advance(&mut self, position: u64) -> Result<(), LogError> {
         self.inner.unrecorded += 1;
-        if self.inner.unrecorded >= RECORD_EVERY {
+        if self.inner.unrecorded >= self.runner.record_every {
             self.inner.unrecorded = 0;
-            self.log
-                .record_position(&self.runner.name, position)
-                .await?;
+            let safe = self
+                .inner
+                .out
+                .first()
+                .map_or(position, |&out| position.min(out.saturating_sub(1)));
+            self.log.record_position(&self.runner.name, safe).await?;
         }
+        Ok(())
+    }
+
+    /// Reads a stream's state up to (not including) sequence `first`, if
+    /// the runner has not seen it yet (it started again from a recorded
+    /// position after the stream began).
+    async fn load(&mut self, stream: &StreamId, first: u64) -> Result<(), LogError> {
+        if self.inner.streams.contains_key(stream) {
+            return Ok(());
+        }
+        let mut state = A::State::default();
+        let mut version = 0;
+        if first > 1 {
+            for envelope in self.log.read(stream, 1).await? {
+                if envelope.sequence >= first {
+                    break;
+                }
+                A::apply(&mut state, &envelope.decode()?);
+                version = envelope.sequence;
+            }
+        }
+        self.inner.streams.insert(stream.clone(), (version, state));
         Ok(())
     }
 
     /// Folds a decision into its stream's state; the cause it is, if a
     /// reaction wants it.
-    async fn fold(&mut self, committed: Committed) -> Result<Option<Cause<A>>, LogError> {
+    fn fold(&mut self, committed: Committed) -> Result<Option<Cause<A>>, LogError> {
         let (Some(first), Some(last)) = (committed.envelopes.first(), committed.envelopes.last())
         else {
             return Ok(None);
         };
         let (first, last) = (first.sequence, last.sequence);
-        if !self.inner.streams.contains_key(&committed.stream) {
-            // A stream first seen after its beginning (the runner started
-            // again from a recorded position): its state up to here.
-            let mut state = A::State::default();
-            let mut version = 0;
-            if first > 1 {
-                for envelope in self.log.read(&committed.stream, 1).await? {
-                    if envelope.sequence >= first {
-                        break;
-                    }
-                    A::apply(&mut state, &envelope.decode()?);
-                    version = envelope.sequence;
-                }
-            }
-            self.inner
-                .streams
-                .insert(committed.stream.clone(), (version, state));
-        }
         let Some((version, state)) = self.inner.streams.get_mut(&committed.stream) else {
             return Ok(None);
         };

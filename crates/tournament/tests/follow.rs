@@ -2,8 +2,8 @@
 //! the tables only, and a follower reading the log reports each end to
 //! seating and payout. Started again from the beginning of the log (after a
 //! restart), it reports each table's latest hand again and nothing else,
-//! and changes nothing; started again from the position it can safely
-//! resume after, it still sees a hand in play whole.
+//! and changes nothing; started again from a position recorded inside a
+//! hand, it still sees the hand in play whole.
 
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ use felt_payout::{MoneySettings, SimultaneousBusts};
 use felt_seating::Settings;
 use felt_table::HouseRules;
 use felt_tournament::aggregates::{payout_stream, seating_stream};
-use felt_tournament::follow::{HandFollower, Inputs, report};
+use felt_tournament::follow::{FOLLOWER, HandFollower, Inputs, follow, report};
 use felt_tournament::{Begin, Conductor, TournamentSpec, bot};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
@@ -236,7 +236,7 @@ async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request(
 }
 
 #[tokio::test]
-async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_play_whole() {
+async fn the_follower_started_again_from_a_position_inside_a_hand_reports_the_hand_whole() {
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
     let c = started(log.clone(), "r", 12).await;
@@ -275,51 +275,38 @@ async fn a_follower_started_again_from_its_safe_position_reports_the_hand_in_pla
         .unwrap()
         .state;
     catch_up(&c, &mut follower, &mut sub).await;
-    let stream = felt_tablelog::stream("r", "1").unwrap();
-    let events = log.read(&stream, 1).await.unwrap();
-    let started_seq = events
-        .iter()
-        .rposition(|e| e.event_type == "HandStarted")
-        .unwrap();
-    // The log's position of the decision that dealt it.
+    // The follower had recorded a position after the hand was dealt: the
+    // log's last position now.
     let mut everything = c
         .tables
         .log()
         .subscribe(Filter::kind("table"), 0)
         .await
         .unwrap();
-    let mut dealt = None;
     let mut last = 0;
     while let Ok(Some(Ok(d))) =
         tokio::time::timeout(Duration::from_millis(25), everything.next()).await
     {
-        if d.stream == stream
-            && d.envelopes
-                .iter()
-                .any(|e| e.sequence == events[started_seq].sequence)
-        {
-            dealt = Some(d.position);
-        }
         last = d.position;
     }
-    let dealt = dealt.unwrap();
-    let safe = follower.resume_after(last);
-    assert!(safe < dealt, "safe {safe}, dealt at {dealt}");
-    assert!(safe > 0, "the earlier hands need no reading again");
+    log.record_position(FOLLOWER, last).await.unwrap();
 
-    // Started again after the safe position, the follower sees the hand
-    // in play whole and reports its end.
+    // Started again from there, the follower reads the hand in play from
+    // its table's stream and reports its end, and only that.
     let restarted = Conductor::new(log.clone());
-    let mut fresh = HandFollower::default();
-    let mut from_safe = restarted
-        .tables
-        .log()
-        .subscribe(Filter::kind("table"), safe)
-        .await
-        .unwrap();
     play_out(&restarted, "r", 1, state, 1, &mut rng).await;
-    let reported = catch_up(&restarted, &mut fresh, &mut from_safe).await;
-    assert!(reported.contains(&(1, number)), "{reported:?}");
+    let reported = std::sync::Mutex::new(Vec::new());
+    let heard = tokio::sync::Notify::new();
+    let on_report = |t: &str, table: u32, hand: u64| {
+        reported.lock().unwrap().push((t.to_owned(), table, hand));
+        heard.notify_one();
+    };
+    tokio::select! {
+        result = follow(&restarted, &Fixed, &on_report) => panic!("the follower stopped: {result:?}"),
+        () = heard.notified() => {}
+        () = tokio::time::sleep(Duration::from_secs(20)) => panic!("no hand end reported"),
+    }
+    assert_eq!(*reported.lock().unwrap(), [("r".to_owned(), 1, number)]);
     let seating = restarted.seating_state("r").await.unwrap();
     assert!(!seating.room().tables[&1].in_hand);
 }
@@ -345,7 +332,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
             play_out(&c, "b", 1, state, 0, &mut rng).await;
             while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
                 let committed = next.unwrap().unwrap();
-                let Some((summary, _)) = follower.feed_committed(&committed).unwrap() else {
+                let Some(summary) = follower.feed_committed(&committed).unwrap() else {
                     continue;
                 };
                 let busted: Vec<u64> = summary.busted.iter().map(|b| b.0).collect();
@@ -396,7 +383,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
             play_out(&restarted, "b", 1, state, 0, &mut rng).await;
             while let Ok(next) = tokio::time::timeout(Duration::from_millis(25), sub.next()).await {
                 let committed = next.unwrap().unwrap();
-                let Some((s, _)) = follower.feed_committed(&committed).unwrap() else {
+                let Some(s) = follower.feed_committed(&committed).unwrap() else {
                     continue;
                 };
                 restarted.hand_ended("b", 1, &s, T0).await.unwrap();
