@@ -499,4 +499,23 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
     );
     let after = restarted.seating_state("s").await.unwrap();
     assert!(after.unconfirmed().is_empty());
+    // The seat records the seating decision that gave it.
+    let stream = felt_tablelog::stream("s", &table.to_string()).unwrap();
+    let seated = log
+        .read(&stream, 1)
+        .await
+        .unwrap()
+        .into_iter()
+        .rfind(|e| e.event_type == "PlayerSeated")
+        .expect("the seat taken");
+    assert_eq!(
+        (
+            seated.causation_id.as_deref(),
+            seated.correlation_id.as_deref()
+        ),
+        (
+            Some(format!("s.seating.main@{}", out.first).as_str()),
+            Some("s.seating.main/late-1")
+        )
+    );
 }

@@ -136,17 +136,71 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// where seating is hosted: a step refused when its decision was
     /// carried (a player to remove from a table then playing a hand) is
     /// sent again when the tables ask to deal, under the same ids, so
-    /// every step done before is answered as a repeat.
+    /// every step done before is answered as a repeat. A step sent for
+    /// the first time names as its cause the seating decision whose state
+    /// left it pending (seating's latest).
     pub(super) async fn carry_pending(&self, t: &str, now: Millis) -> Result<()> {
         if !self.hosts.seating {
             return Ok(());
         }
-        let work = reactions::seats::pending(&*self.seating_state(t).await?);
-        let decided = self
-            .carry_work(t, work, now, &Provenance::default())
-            .await?;
+        let stream = seating_stream(t)?;
+        let (state, version) = self.seating.cached_state(&stream).await?;
+        let work = reactions::seats::pending(&state);
+        drop(state);
+        if work.is_empty() {
+            return Ok(());
+        }
+        let from = self.decision_at(&stream, version).await?;
+        let decided = self.carry_work(t, work, now, &from).await?;
         self.react(t, decided).await?;
         Ok(())
+    }
+
+    /// Where the decisions caused by the seating decision holding event
+    /// `sequence` come from: that decision and its chain.
+    async fn decision_at(
+        &self,
+        stream: &felt_eventlog::StreamId,
+        sequence: u64,
+    ) -> Result<Provenance> {
+        let log = self.seating.log();
+        let held = log.read(stream, sequence).await?;
+        let Some(event) = held.first().filter(|e| e.sequence == sequence) else {
+            return Ok(Provenance::default());
+        };
+        // The decision's first event: the events before it under the same
+        // command id (ids are unique in a stream), read back a window at a
+        // time.
+        let mut first = sequence;
+        let mut window = 64;
+        while first > 1 {
+            let from = first.saturating_sub(window).max(1);
+            let before = log.read(stream, from).await?;
+            let earlier = before
+                .iter()
+                .rev()
+                .filter(|e| e.sequence < first)
+                .take_while(|e| e.command_id == event.command_id)
+                .map(|e| e.sequence)
+                .last();
+            match earlier {
+                Some(s) if s == from && from > 1 => {
+                    first = s;
+                    window *= 2;
+                }
+                Some(s) => {
+                    first = s;
+                    break;
+                }
+                None => break,
+            }
+        }
+        Ok(crate::runner::provenance(
+            stream,
+            first,
+            &event.command_id,
+            event.correlation_id.as_deref(),
+        ))
     }
 
     /// Carries out one [`reactions::seats::Carry`] at `at`, recording
