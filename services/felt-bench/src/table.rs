@@ -29,6 +29,7 @@ const TOKEN: &str = "bench";
 
 fn request(table: u32, id: String, command: C) -> Request<pb::ExecuteRequest> {
     let mut req = Request::new(pb::ExecuteRequest {
+        provenance: None,
         table: Some(pb::TableRef {
             tournament_id: "bench".into(),
             table_id: table.to_string(),

@@ -356,6 +356,34 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
             .iter()
             .any(|m| m.reason() == pb::MoveReason::TableBroken)
     );
+    // Tables opened and seats taken, sent over gRPC, record the seating
+    // decision each carries out and the chain it belongs to.
+    let log = felt_eventlog::NatsLog::connect(&url, &felt_eventlog::NatsSettings::default())
+        .await
+        .expect("the log");
+    let mut carried = 0;
+    for table in 1..=56 {
+        let stream = felt_tablelog::stream(T, &table.to_string()).unwrap();
+        for e in felt_eventlog::EventLog::read(&log, &stream, 1)
+            .await
+            .unwrap()
+        {
+            if matches!(e.event_type.as_str(), "TableOpened" | "PlayerSeated") {
+                carried += 1;
+                assert!(
+                    e.causation_id
+                        .as_deref()
+                        .is_some_and(|c| c.starts_with("main.seating.main@"))
+                        && e.correlation_id.is_some(),
+                    "{} at table {table}: {:?} {:?}",
+                    e.event_type,
+                    e.causation_id,
+                    e.correlation_id
+                );
+            }
+        }
+    }
+    assert!(carried > 500 + 56, "{carried} carried");
     println!(
         "500 registrations in {registering:?}; {hands} hands in {played:?} ({:.0} hands/s), {} moves",
         hands as f64 / played.as_secs_f64(),
@@ -724,6 +752,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
             client
                 .execute(with(
                     pb::ExecuteRequest {
+                        provenance: None,
                         table: Some(pb::TableRef {
                             tournament_id: t.into(),
                             table_id: "1".into(),

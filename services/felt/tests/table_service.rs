@@ -48,6 +48,8 @@ impl Service {
                 "dealer:t1/2=dealer-2",
                 "--token",
                 "partner=tv",
+                "--token",
+                "service=peer",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -100,6 +102,7 @@ fn with_token<T>(msg: T, token: &str) -> Request<T> {
 
 fn exec(id: &str, command: C) -> pb::ExecuteRequest {
     pb::ExecuteRequest {
+        provenance: None,
         table: table("1"),
         command_id: id.into(),
         command: Some(command),
@@ -228,6 +231,7 @@ async fn dealers_play_a_hand_and_every_rule_and_role_is_enforced() {
     let err = client
         .execute(with_token(
             pb::ExecuteRequest {
+                provenance: None,
                 table: table("1"),
                 command_id: "x".into(),
                 command: None,
@@ -784,6 +788,101 @@ async fn every_deck_is_drawn_by_the_service() {
     let stream = felt_tablelog::stream("t1", "1").unwrap();
     let events = felt_tablelog::load(&log, &stream).await.unwrap();
     assert_eq!(felt_table::check_deals(&events).map(|n| n > 0), Ok(true));
+}
+
+/// Seating's seats and moves, sent with the services' own token, record
+/// the seating decision they carry out; nobody else may say where a
+/// command comes from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_from_a_felt_service_records_where_it_comes_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    let from = pb::Provenance {
+        causation_id: "t1.seating.main@12".into(),
+        correlation_id: "t1.seating.main/start".into(),
+    };
+    let open = pb::ExecuteRequest {
+        provenance: Some(from.clone()),
+        ..exec(
+            "open",
+            C::OpenTable(pb::OpenTable {
+                seats: 6,
+                rules: None,
+            }),
+        )
+    };
+    // A person may not: refused, and nothing is recorded.
+    for token in ["boss", "floor", "dealer-1"] {
+        let e = client
+            .execute(with_token(open.clone(), token))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{token}: {e:?}");
+        assert!(e.message().starts_with("provenance: "), "{}", e.message());
+    }
+    // Over its bound: refused by name.
+    let long = pb::ExecuteRequest {
+        provenance: Some(pb::Provenance {
+            causation_id: "x".repeat(401),
+            correlation_id: String::new(),
+        }),
+        ..open.clone()
+    };
+    let e = client.execute(with_token(long, "peer")).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message()
+            .starts_with("provenance.causation_id: at most 400"),
+        "{}",
+        e.message()
+    );
+    client
+        .execute(with_token(open, "peer"))
+        .await
+        .expect("the services' own token");
+    // A command without it records none.
+    client
+        .execute(with_token(
+            exec(
+                "seat-1",
+                C::SeatPlayer(pb::SeatPlayer {
+                    seat: 1,
+                    player_id: 101,
+                    stack: 5000,
+                }),
+            ),
+            "boss",
+        ))
+        .await
+        .unwrap();
+    drop(service);
+    let log = felt_eventlog::EmbeddedLog::open(&dir.path().join("data").join("log.redb")).unwrap();
+    let stream = felt_tablelog::stream("t1", "1").unwrap();
+    let envelopes = felt_eventlog::EventLog::read(&log, &stream, 1)
+        .await
+        .unwrap();
+    let recorded: Vec<_> = envelopes
+        .iter()
+        .map(|e| {
+            (
+                e.command_id.as_str(),
+                e.causation_id.as_deref(),
+                e.correlation_id.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            (
+                "open",
+                Some("t1.seating.main@12"),
+                Some("t1.seating.main/start")
+            ),
+            ("seat-1", None, None),
+        ]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

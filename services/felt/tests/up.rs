@@ -530,6 +530,7 @@ async fn at_table(
     felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
         .execute(with(
             pb::ExecuteRequest {
+                provenance: None,
                 table: Some(pb::TableRef {
                     tournament_id: t.into(),
                     table_id: "1".into(),

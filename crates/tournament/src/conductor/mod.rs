@@ -110,12 +110,15 @@ pub type Remote<'a> = std::pin::Pin<
 /// command sent with its id, answered with its events and whether it was a
 /// repeat. (In one process the conductor uses the table handler itself.)
 pub trait TableService: Send + Sync {
+    /// Sends `command` to a table, the decision recording `from` (where a
+    /// reaction's command comes from).
     fn execute<'a>(
         &'a self,
         tournament: &'a str,
         table: TableNo,
         command_id: &'a str,
         command: &'a Command,
+        from: &'a Provenance,
     ) -> Remote<'a>;
 }
 
@@ -577,7 +580,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         };
         let mut attempt = 0u32;
         let (events, duplicate) = loop {
-            match remote.execute(t, table, id, &c).await {
+            match remote.execute(t, table, id, &c, from).await {
                 Ok(answer) => break answer,
                 Err(RemoteError::Refused(reason)) => {
                     return Err(TournamentError::TableRefused { table, reason });

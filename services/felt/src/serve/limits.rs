@@ -24,6 +24,9 @@ pub(crate) const CHOICE: usize = 32;
 pub(crate) const STRUCTURE: usize = 64 * 1024;
 /// A card ("Ah", "Td").
 pub(crate) const CARD: usize = 2;
+/// A causation or correlation id a service sends (a stream and a
+/// sequence or command id).
+pub(crate) const PROVENANCE: usize = 400;
 /// Players in one RegisterMany.
 pub(crate) const REGISTRANTS: usize = 10_000;
 
@@ -261,6 +264,10 @@ impl Bounded for pb::ExecuteRequest {
         use pb::execute_request::Command as C;
         table_ref(self.table.as_ref())?;
         token("command_id", &self.command_id, COMMAND_ID)?;
+        if let Some(p) = &self.provenance {
+            token("provenance.causation_id", &p.causation_id, PROVENANCE)?;
+            token("provenance.correlation_id", &p.correlation_id, PROVENANCE)?;
+        }
         match &self.command {
             Some(C::EnterHoleCards(e)) => cards("enter_hole_cards.cards", &e.cards),
             Some(C::DealBoard(d)) => cards("deal_board.cards", &d.cards),

@@ -121,14 +121,23 @@ impl TableService for RemoteTables {
         table: u32,
         command_id: &'a str,
         command: &'a Command,
+        from: &'a felt_service::Provenance,
     ) -> Remote<'a> {
         Box::pin(async move {
+            let provenance =
+                (from.causation_id.is_some() || from.correlation_id.is_some()).then(|| {
+                    pb::Provenance {
+                        causation_id: from.causation_id.clone().unwrap_or_default(),
+                        correlation_id: from.correlation_id.clone().unwrap_or_default(),
+                    }
+                });
             let mut req = tonic::Request::new(pb::ExecuteRequest {
                 table: Some(pb::TableRef {
                     tournament_id: tournament.into(),
                     table_id: table.to_string(),
                 }),
                 command_id: command_id.into(),
+                provenance,
                 command: Some(wire(command)?),
             });
             bearer(&mut req, &self.token)
@@ -295,6 +304,7 @@ mod tests {
         ];
         for c in commands {
             let req = pb::ExecuteRequest {
+                provenance: None,
                 table: None,
                 command_id: "x".into(),
                 command: Some(wire(&c).unwrap()),

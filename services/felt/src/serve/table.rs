@@ -72,6 +72,28 @@ fn stream_of(table: Option<&pb::TableRef>) -> Result<(StreamId, pb::TableRef), S
 /// The events of hand `number`, with their sequences: from its last
 /// `HandStarted` (a misdeal's re-deal) to its `HandEnded`, or to the end of
 /// the log while it is in progress.
+/// Where a command comes from, as a felt service sent it: refused from
+/// anyone else (a person's command starts its own chain).
+fn provenance(
+    sent: Option<&pb::Provenance>,
+    role: &Role,
+) -> Result<felt_service::Provenance, Status> {
+    let Some(sent) = sent else {
+        return Ok(felt_service::Provenance::default());
+    };
+    if *role != Role::Service {
+        return Err(Status::permission_denied(
+            "provenance: only felt's own services say where a command comes from",
+        ));
+    }
+    let given = |id: &str| (!id.is_empty()).then(|| id.to_owned());
+    Ok(felt_service::Provenance {
+        trace: None,
+        causation_id: given(&sent.causation_id),
+        correlation_id: given(&sent.correlation_id),
+    })
+}
+
 fn hand_events(events: &[TableEvent], number: u64) -> Option<(Vec<(u64, TableEvent)>, bool)> {
     let start = events
         .iter()
@@ -194,6 +216,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             }
             Role::Partner => return Err(Status::permission_denied("partners are read-only")),
         }
+        let provenance = provenance(req.provenance.as_ref(), &role)?;
         let span = tracing::info_span!(
             "command",
             tournament = %table.tournament_id,
@@ -202,7 +225,10 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             hand = tracing::field::Empty,
         );
         crate::telemetry::follow_caller(&span, &metadata);
-        let trace = crate::telemetry::traceparent(&span);
+        let from = felt_service::Provenance {
+            trace: crate::telemetry::traceparent(&span),
+            ..provenance
+        };
         let outcome = if let felt_table::Command::TimeOut { seat } = command {
             // The time is judged against the tournament's clock first.
             let number: u32 = table.table_id.parse().map_err(|_| {
@@ -242,7 +268,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     .map_err(super::status::tournament)?;
             }
             self.handler
-                .handle_traced(&stream, &req.command_id, (self.now)(), trace, &command)
+                .handle_from(&stream, &req.command_id, (self.now)(), &from, &command)
                 .instrument(span.clone())
                 .await
                 .map_err(status)?

@@ -312,6 +312,7 @@ pub(crate) async fn play_hand(
             Kind::Fold(pb::Fold {})
         };
         let req = pb::ExecuteRequest {
+            provenance: None,
             table: Some(pb::TableRef {
                 tournament_id: tournament.into(),
                 table_id: table.to_string(),

@@ -218,6 +218,7 @@ impl Sim {
                 // street and bet): the same whether the hand was dealt to
                 // this dealer or given back after a restart.
                 let execute = pb::ExecuteRequest {
+                    provenance: None,
                     table: Some(pb::TableRef {
                         tournament_id: t.into(),
                         table_id: table.to_string(),
