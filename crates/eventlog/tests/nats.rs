@@ -66,3 +66,45 @@ async fn the_last_position_is_where_the_newest_decision_is() {
     assert_eq!(h.log.last_position().await, Ok(last));
     assert_eq!(last, 3);
 }
+
+/// A handler catching up reads only what is new, even after the log forgot
+/// a stream's tip (a duplicate publish: a command sent again): not the
+/// stream's whole history from the beginning of the log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_from_the_tip_after_a_duplicate_publish_fetches_only_what_is_new() {
+    use felt_eventlog::conformance::{decision, stream};
+    use felt_eventlog::{EventLog, Expected};
+    let h = setup().await;
+    let s = stream("table", "7");
+    let other = stream("table", "8");
+    for i in 1..=20 {
+        h.log
+            .append(&s, Expected::Any, decision(&format!("c{i}"), i, 1))
+            .await
+            .unwrap();
+        h.log
+            .append(&other, Expected::Any, decision(&format!("c{i}"), i, 1))
+            .await
+            .unwrap();
+    }
+    // A command stored before, sent again: answered as a repeat.
+    let again = h
+        .log
+        .append(&s, Expected::Any, decision("c5", 5, 1))
+        .await
+        .unwrap();
+    assert!(again.duplicate);
+    let before = h.log.messages_fetched();
+    assert_eq!(h.log.read(&s, 21).await.unwrap(), []);
+    assert_eq!(h.log.messages_fetched() - before, 0);
+    // A read from a recent version starts near it.
+    let before = h.log.messages_fetched();
+    let tail = h.log.read(&s, 18).await.unwrap();
+    assert_eq!(
+        tail.iter().map(|e| e.sequence).collect::<Vec<_>>(),
+        [18, 19, 20]
+    );
+    assert_eq!(h.log.messages_fetched() - before, 3);
+    // The whole stream is still there from the beginning.
+    assert_eq!(h.log.read(&s, 1).await.unwrap().len(), 20);
+}

@@ -4,7 +4,7 @@
 //! `Nats-Expected-Last-Subject-Sequence` and deduplication with
 //! `Nats-Msg-Id`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -90,12 +90,22 @@ struct Tip {
     hash: Hash,
 }
 
+/// Decisions per stream whose place in the log [`NatsLog`] keeps.
+const MARKS: usize = 32;
+
 /// The log on NATS JetStream.
 pub struct NatsLog {
     js: Context,
     name: String,
     stream: stream::Stream,
     tips: Mutex<HashMap<String, (Tip, String)>>,
+    /// Where each stream's latest decisions seen are in the whole log: the
+    /// stream's version after each and its message, the last [`MARKS`],
+    /// so a read from a recent version starts near it, not at the
+    /// beginning of the log (a message's place never changes).
+    marks: Mutex<HashMap<String, VecDeque<(u64, u64)>>>,
+    /// Messages [`EventLog::read`] has fetched from the server so far.
+    fetched: std::sync::atomic::AtomicU64,
     /// The stream has replicas: a direct get may be answered by a replica
     /// that has not yet applied what the leader acknowledged, so reads
     /// that must see every acknowledged write ask the leader where the
@@ -184,6 +194,8 @@ impl NatsLog {
             name: settings.stream.clone(),
             stream,
             tips: Mutex::new(HashMap::new()),
+            marks: Mutex::new(HashMap::new()),
+            fetched: std::sync::atomic::AtomicU64::new(0),
             replicated,
             positions: tokio::sync::OnceCell::new(),
             settings: settings.clone(),
@@ -231,7 +243,39 @@ impl NatsLog {
         self.tips.lock().ok()?.get(key).cloned()
     }
 
+    /// Messages (decisions) the reads of streams have fetched from the
+    /// server so far: what a read costs, whatever the machine.
+    pub fn messages_fetched(&self) -> u64 {
+        self.fetched.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Notes that the decision in `message` brought `key` to `version`.
+    fn mark(&self, key: &str, version: u64, message: u64) {
+        if let Ok(mut marks) = self.marks.lock() {
+            let marks = marks.entry(key.to_string()).or_default();
+            if marks.back().is_none_or(|&(v, _)| v < version) {
+                marks.push_back((version, message));
+                if marks.len() > MARKS {
+                    marks.pop_front();
+                }
+            }
+        }
+    }
+
+    /// The message to read `key` on from to get its events from version
+    /// `from`: after the latest decision known to end before it.
+    fn start_of(&self, key: &str, from: u64) -> Option<u64> {
+        let marks = self.marks.lock().ok()?;
+        marks
+            .get(key)?
+            .iter()
+            .rev()
+            .find(|&&(version, _)| version < from)
+            .map(|&(_, message)| message + 1)
+    }
+
     fn remember(&self, key: &str, tip: Tip, command: &str) {
+        self.mark(key, tip.version, tip.message);
         if let Ok(mut tips) = self.tips.lock() {
             tips.insert(key.to_string(), (tip, command.to_string()));
         }
@@ -240,6 +284,7 @@ impl NatsLog {
     /// Remembers a tip a read found, unless an append meanwhile remembered
     /// a later one.
     fn remember_newer(&self, key: &str, tip: Tip, command: &str) {
+        self.mark(key, tip.version, tip.message);
         if let Ok(mut tips) = self.tips.lock()
             && tips
                 .get(key)
@@ -496,9 +541,22 @@ impl EventLog for NatsLog {
         let mut out = Vec::new();
         // Reading on from a known tip (a handler catching up) starts at its
         // message, not at the beginning of the whole log.
-        let mut next = match self.cached(&stream.key()) {
+        // From an earlier version, at the latest decision known before it;
+        // with no tip known (forgotten after a duplicate publish), the
+        // subject's last message is asked for first.
+        let key = stream.key();
+        let mut next = match self.cached(&key) {
             Some((tip, _)) if tip.version < from => tip.message + 1,
-            _ => 1,
+            Some(_) => self.start_of(&key, from).unwrap_or(1),
+            None if from > 1 => {
+                let (tip, _) = self.fetch_tip(stream).await?;
+                if tip.version < from {
+                    tip.message + 1
+                } else {
+                    self.start_of(&key, from).unwrap_or(1)
+                }
+            }
+            None => 1,
         };
         let mut last_message = None;
         // On a replicated stream, where the leader says the subject ends:
@@ -553,8 +611,11 @@ impl EventLog for NatsLog {
                                     "reading {subject}: a message without its sequence"
                                 ))
                             })?;
+                        self.fetched
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let envelopes = Envelope::decode_all(&msg.payload)?;
                         if let Some(last) = envelopes.last() {
+                            self.mark(&key, last.sequence, next - 1);
                             last_message = Some((
                                 Tip {
                                     version: last.sequence,
