@@ -595,6 +595,11 @@ fn the_carrier_is_given_each_seating_decision_its_tables_seats_and_moves() {
     assert_eq!(drawn.len(), 18);
     assert_eq!(work.seats, drawn);
     assert!(work.moves.is_empty());
+    // What table 2 waits for: its opening and its nine seats.
+    let at_two = work.clone().at(2);
+    assert_eq!(at_two.open, [opened[1].clone()]);
+    assert_eq!(at_two.seats.len(), 9);
+    assert!(at_two.seats.iter().all(|(take, _)| take.table == 2));
     for (_, confirm) in work.seats {
         seating(&mut state, confirm.command);
     }
@@ -632,6 +637,13 @@ fn the_carrier_is_given_each_seating_decision_its_tables_seats_and_moves() {
     assert!(work.open.is_empty() && work.seats.is_empty());
     assert_eq!(work.moves, started);
     assert_eq!((started[0].from.0, started[0].to.0), (2, 1));
+
+    // A table asking to deal is carried what it waits for: the move
+    // concerns tables 2 and 1, not another.
+    let pending = || seats::carry(&cause(40, Vec::new(), &state), rules);
+    assert_eq!(pending().at(1).moves, started);
+    assert_eq!(pending().at(2).moves, started);
+    assert!(pending().at(3).is_empty());
 
     let done = seating(&mut state, seats::move_done(&started[0], 10_000).command);
     assert!(!done.iter().any(seats::wanted));

@@ -132,20 +132,22 @@ impl<L: EventLog + 'static> Conductor<L> {
             .await
     }
 
-    /// What seating's state now leaves pending, carried again at `now`
-    /// where seating is hosted: a step refused when its decision was
+    /// What seating's state now leaves pending at `table`, carried again
+    /// at `now` where seating is hosted: a step refused when its decision was
     /// carried (a player to remove from a table then playing a hand) is
     /// sent again when the tables ask to deal, under the same ids, so
     /// every step done before is answered as a repeat. A step sent for
     /// the first time names as its cause the seating decision whose state
     /// left it pending (seating's latest).
-    pub(super) async fn carry_pending(&self, t: &str, now: Millis) -> Result<()> {
+    pub(super) async fn carry_pending(&self, t: &str, table: TableNo, now: Millis) -> Result<()> {
         if !self.hosts.seating {
             return Ok(());
         }
         let stream = seating_stream(t)?;
         let (state, version) = self.seating.cached_state(&stream).await?;
-        let work = reactions::seats::pending(&state);
+        // Only what the asking table waits for: every table asks while
+        // the room waits, several times a second.
+        let work = reactions::seats::pending(&state).at(table);
         drop(state);
         if work.is_empty() {
             return Ok(());

@@ -67,7 +67,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                         drop(seating);
                         carried = true;
                         let carried_out = match self.carry_out(t).await {
-                            Ok(()) => self.carry_pending(t, now).await,
+                            Ok(()) => self.carry_pending(t, table, now).await,
                             Err(e) => Err(e),
                         };
                         if let Err(e) = carried_out {

@@ -51,6 +51,25 @@ impl Carry {
     pub fn is_empty(&self) -> bool {
         self.open.is_empty() && self.seats.is_empty() && self.moves.is_empty()
     }
+
+    /// What of it concerns `table`: its opening, the seats taken there,
+    /// and the moves out of it or into it (each whole).
+    #[must_use]
+    pub fn at(self, table: TableNo) -> Carry {
+        Carry {
+            open: self.open.into_iter().filter(|o| o.table == table).collect(),
+            seats: self
+                .seats
+                .into_iter()
+                .filter(|(take, _)| take.table == table)
+                .collect(),
+            moves: self
+                .moves
+                .into_iter()
+                .filter(|m| m.from.0 == table || m.to.0 == table)
+                .collect(),
+        }
+    }
 }
 
 /// What the tables are to do after seating's decision `cause`: the tables
