@@ -421,10 +421,24 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     /// Whether a command with this id is in the stream (caught up with the
     /// log first): a retry, to be answered with its first result.
     pub async fn recorded(&self, stream: &StreamId, command_id: &str) -> Result<bool, LogError> {
+        Ok(self.decided(stream, command_id).await?.is_some())
+    }
+
+    /// The sequences of the first and last events of the decision a command
+    /// with this id brought, if the stream holds it (caught up with the log
+    /// first).
+    pub async fn decided(
+        &self,
+        stream: &StreamId,
+        command_id: &str,
+    ) -> Result<Option<(u64, u64)>, LogError> {
         let slot = self.slot(stream).await?;
         let mut entry = self.settled(&slot).await;
         self.catch_up(stream, &mut entry).await?;
-        Ok(entry.commands.contains_key(command_id))
+        Ok(entry
+            .commands
+            .get(command_id)
+            .map(|&(first, last, _)| (first, last)))
     }
 
     /// Reads what the log holds after the entry's version and folds it.

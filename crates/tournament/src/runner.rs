@@ -273,7 +273,7 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
             {
                 return Ok(None);
             }
-            if let Pulled::Cause(cause) = self.pull(None).await? {
+            if let Pulled::Cause(cause) = self.pull(None, false).await? {
                 return Ok(Some(cause));
             }
         }
@@ -291,7 +291,7 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
         }
         let deadline = tokio::time::Instant::now() + wait;
         loop {
-            match self.pull(Some(deadline)).await? {
+            match self.pull(Some(deadline), false).await? {
                 Pulled::Cause(cause) => return Ok(Some(cause)),
                 Pulled::TimedOut => return Ok(None),
                 Pulled::Passed => {}
@@ -306,7 +306,7 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
     /// lost.
     pub async fn next_out(&mut self) -> Result<Cause<A>, LogError> {
         loop {
-            if let Pulled::Cause(cause) = self.pull_as(None, true).await? {
+            if let Pulled::Cause(cause) = self.pull(None, true).await? {
                 return Ok(cause);
             }
         }
@@ -314,17 +314,9 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
 
     /// Reads one decision from the subscription (made from the recorded
     /// position the first time) and folds it: the cause it is, if a
-    /// reaction wants it, then pending until done.
+    /// reaction wants it, then one of several out (`many`) or the one
+    /// pending, until done.
     async fn pull(
-        &mut self,
-        deadline: Option<tokio::time::Instant>,
-    ) -> Result<Pulled<A>, LogError> {
-        self.pull_as(deadline, false).await
-    }
-
-    /// [`Run::pull`]; the cause one of several out (`many`), or the one
-    /// pending.
-    async fn pull_as(
         &mut self,
         deadline: Option<tokio::time::Instant>,
         many: bool,

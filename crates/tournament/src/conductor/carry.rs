@@ -165,38 +165,16 @@ impl<L: EventLog + 'static> Conductor<L> {
         stream: &felt_eventlog::StreamId,
         sequence: u64,
     ) -> Result<Provenance> {
-        let log = self.seating.log();
-        let held = log.read(stream, sequence).await?;
+        let held = self.seating.log().read(stream, sequence).await?;
         let Some(event) = held.first().filter(|e| e.sequence == sequence) else {
             return Ok(Provenance::default());
         };
-        // The decision's first event: the events before it under the same
-        // command id (ids are unique in a stream), read back a window at a
-        // time.
-        let mut first = sequence;
-        let mut window = 64;
-        while first > 1 {
-            let from = first.saturating_sub(window).max(1);
-            let before = log.read(stream, from).await?;
-            let earlier = before
-                .iter()
-                .rev()
-                .filter(|e| e.sequence < first)
-                .take_while(|e| e.command_id == event.command_id)
-                .map(|e| e.sequence)
-                .last();
-            match earlier {
-                Some(s) if s == from && from > 1 => {
-                    first = s;
-                    window *= 2;
-                }
-                Some(s) => {
-                    first = s;
-                    break;
-                }
-                None => break,
-            }
-        }
+        // The decision's first event, as seating's handler recorded it.
+        let first = self
+            .seating
+            .decided(stream, &event.command_id)
+            .await?
+            .map_or(sequence, |(first, _)| first);
         Ok(crate::runner::provenance(
             stream,
             first,
