@@ -665,6 +665,64 @@ pub async fn a_large_stream_reads_back_whole<H: Harness>(h: &mut H) {
     assert_eq!(seen, 2300);
 }
 
+pub async fn a_decision_reads_back_by_its_position<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "1");
+    let other = stream("table", "2");
+    let mut appended = Vec::new();
+    for i in 0..5u64 {
+        let a = log
+            .append(
+                &s,
+                Expected::Exactly(2 * i),
+                decision(&format!("d{i}"), 2 * i + 1, 2),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        appended.push(a);
+        log.append(&other, Expected::Any, decision(&format!("o{i}"), i + 1, 1))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    // Each decision, by the position its append answered with.
+    for (i, a) in appended.iter().enumerate() {
+        let events = log
+            .read_decision(&s, a.position)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<(u64, &str)> = events
+            .iter()
+            .map(|e| (e.sequence, e.command_id.as_str()))
+            .collect();
+        let id = format!("d{i}");
+        assert_eq!(got, [(a.first, id.as_str()), (a.last, id.as_str())]);
+    }
+    // Another stream's decision there, or none at all: nothing.
+    let o = log
+        .read_decision(&other, appended[2].position)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(o, []);
+    let beyond = appended[4].position + 1000;
+    assert_eq!(log.read_decision(&s, beyond).await, Ok(vec![]));
+    // Read as decisions, from an event inside one: whole decisions with
+    // the positions their appends answered with.
+    let decisions = log
+        .read_decisions(&s, 6)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<(u64, u64, usize)> = decisions
+        .iter()
+        .map(|c| (c.position, c.envelopes[0].sequence, c.envelopes.len()))
+        .collect();
+    let want: Vec<(u64, u64, usize)> = appended[2..]
+        .iter()
+        .map(|a| (a.position, a.first, 2))
+        .collect();
+    assert_eq!(got, want);
+    assert!(decisions.iter().all(|c| c.stream == s));
+}
+
 /// One `#[tokio::test]` per conformance test, each with a fresh harness
 /// from `$setup` (an async fn returning a [`Harness`]).
 #[macro_export]
@@ -682,7 +740,8 @@ macro_rules! conformance_tests {
             everything_acknowledged_survives_a_restart_and_subscriptions_resume,
             a_consumer_resumes_from_the_position_it_recorded_after_a_restart,
             the_hash_chain_verifies_and_finds_a_change,
-            a_large_stream_reads_back_whole
+            a_large_stream_reads_back_whole,
+            a_decision_reads_back_by_its_position
         );
     };
     (@each $setup:path; $($name:ident),*) => {

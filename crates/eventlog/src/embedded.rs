@@ -483,7 +483,11 @@ impl EventLog for EmbeddedLog {
         Ok(async move { sent?.await })
     }
 
-    async fn read(&self, stream: &StreamId, from: u64) -> Result<Vec<Envelope>, LogError> {
+    async fn read_decisions(
+        &self,
+        stream: &StreamId,
+        from: u64,
+    ) -> Result<Vec<Committed>, LogError> {
         // The tip first: the commit that made it is complete, so a read
         // transaction begun after sees it.
         let tip = self.tip(&stream.key())?;
@@ -495,20 +499,40 @@ impl EventLog for EmbeddedLog {
             let Some(value) = log.get(at).map_err(storage)? else {
                 break;
             };
-            let (previous, envs) = decode_value(value.value())?;
-            let done = envs.first().is_none_or(|e| e.sequence <= from);
-            decisions.push(envs);
+            let (previous, envelopes) = decode_value(value.value())?;
+            let done = envelopes.first().is_none_or(|e| e.sequence <= from);
+            if envelopes.last().is_some_and(|e| e.sequence >= from) {
+                decisions.push(Committed {
+                    position: at,
+                    stream: stream.clone(),
+                    envelopes,
+                });
+            }
             if done {
                 break;
             }
             at = previous;
         }
-        Ok(decisions
-            .into_iter()
-            .rev()
-            .flatten()
-            .filter(|e| e.sequence >= from)
-            .collect())
+        decisions.reverse();
+        Ok(decisions)
+    }
+
+    async fn read_decision(
+        &self,
+        stream: &StreamId,
+        position: u64,
+    ) -> Result<Vec<Envelope>, LogError> {
+        let read = self.inner.db.begin_read().map_err(storage)?;
+        let log = read.open_table(LOG).map_err(storage)?;
+        let Some(value) = log.get(position).map_err(storage)? else {
+            return Ok(Vec::new());
+        };
+        let (_, envelopes) = decode_value(value.value())?;
+        if envelopes.first().is_some_and(|e| e.stream == *stream) {
+            Ok(envelopes)
+        } else {
+            Ok(Vec::new())
+        }
     }
 
     async fn version(&self, stream: &StreamId) -> Result<u64, LogError> {

@@ -355,12 +355,40 @@ pub trait EventLog: Send + Sync {
     where
         F: FnMut(Committed) -> Result<(), LogError> + Send;
 
+    /// The stream's decisions holding events with sequence `from` or
+    /// later, in order, each with its position (the first may hold events
+    /// before `from`).
+    fn read_decisions(
+        &self,
+        stream: &StreamId,
+        from: u64,
+    ) -> impl Future<Output = Result<Vec<Committed>, LogError>> + Send;
+
     /// The stream's events with sequence `from` or later, in order
     /// (sequences start at 1).
     fn read(
         &self,
         stream: &StreamId,
         from: u64,
+    ) -> impl Future<Output = Result<Vec<Envelope>, LogError>> + Send {
+        async move {
+            Ok(self
+                .read_decisions(stream, from)
+                .await?
+                .into_iter()
+                .flat_map(|c| c.envelopes)
+                .filter(|e| e.sequence >= from)
+                .collect())
+        }
+    }
+
+    /// The events of the decision at `position` (as an append, a read or a
+    /// subscription gave it): one lookup, however long the stream. None if
+    /// the log holds nothing there, or another stream's decision.
+    fn read_decision(
+        &self,
+        stream: &StreamId,
+        position: u64,
     ) -> impl Future<Output = Result<Vec<Envelope>, LogError>> + Send;
 
     /// The stream's version: its last event's sequence, 0 if none.

@@ -172,7 +172,8 @@ impl<A: Aggregate> Default for Entry<A> {
 
 impl<A: Aggregate> Entry<A> {
     /// Folds envelopes read from the log.
-    fn absorb(&mut self, envelopes: &[Envelope]) -> Result<(), LogError> {
+    /// Folds a decision read from the log, committed at `position`.
+    fn absorb(&mut self, position: u64, envelopes: &[Envelope]) -> Result<(), LogError> {
         for env in envelopes {
             let event: A::Event = env.decode()?;
             A::apply(Arc::make_mut(&mut self.state), &event);
@@ -182,8 +183,10 @@ impl<A: Aggregate> Entry<A> {
             match self.commands.get_mut(&env.command_id) {
                 Some(record) => record.1 = env.sequence,
                 None => {
-                    self.commands
-                        .insert(env.command_id.clone(), (env.sequence, env.sequence, 0));
+                    self.commands.insert(
+                        env.command_id.clone(),
+                        (env.sequence, env.sequence, position),
+                    );
                 }
             }
         }
@@ -338,7 +341,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                     stale: false,
                     ..Entry::default()
                 });
-                entry.absorb(&c.envelopes)
+                entry.absorb(c.position, &c.envelopes)
             })
             .await?;
         let mut entries = self
@@ -443,8 +446,14 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
 
     /// Reads what the log holds after the entry's version and folds it.
     async fn catch_up(&self, stream: &StreamId, entry: &mut Entry<A>) -> Result<(), LogError> {
-        let envelopes = self.log.read(stream, entry.version + 1).await?;
-        entry.absorb(&envelopes)?;
+        for decision in self.log.read_decisions(stream, entry.version + 1).await? {
+            let news: Vec<Envelope> = decision
+                .envelopes
+                .into_iter()
+                .filter(|e| e.sequence > entry.version)
+                .collect();
+            entry.absorb(decision.position, &news)?;
+        }
         entry.stale = false;
         Ok(())
     }
@@ -731,9 +740,19 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         last: u64,
         position: u64,
     ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
-        let envelopes = self.log.read(stream, first).await?;
+        // Where the log put it, in one lookup; read on from its first event
+        // where its position is not known (or not there yet).
+        let mut envelopes = if position == 0 {
+            Vec::new()
+        } else {
+            self.log.read_decision(stream, position).await?
+        };
+        if envelopes.first().is_none_or(|e| e.sequence != first) {
+            envelopes = self.log.read(stream, first).await?;
+        }
         let events = envelopes
             .iter()
+            .skip_while(|e| e.sequence < first)
             .take_while(|e| e.sequence <= last)
             .map(|e| e.decode())
             .collect::<Result<Vec<A::Event>, _>>()?;

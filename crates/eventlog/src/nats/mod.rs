@@ -531,7 +531,30 @@ impl EventLog for NatsLog {
         }
     }
 
-    async fn read(&self, stream: &StreamId, from: u64) -> Result<Vec<Envelope>, LogError> {
+    async fn read_decision(
+        &self,
+        stream: &StreamId,
+        position: u64,
+    ) -> Result<Vec<Envelope>, LogError> {
+        let msg = match self.stream.direct_get(position).await {
+            Ok(msg) => msg,
+            // (A replica may not have it yet: the caller reads the stream.)
+            Err(e) if e.kind() == DirectGetErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(nats(e)),
+        };
+        if msg.subject.as_str() != stream.subject() {
+            return Ok(Vec::new());
+        }
+        self.fetched
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Envelope::decode_all(&msg.payload)
+    }
+
+    async fn read_decisions(
+        &self,
+        stream: &StreamId,
+        from: u64,
+    ) -> Result<Vec<Committed>, LogError> {
         // Batched direct gets (nats-server 2.11+): up to 1,000 of the
         // subject's messages per request, answered by the stream's leader
         // or a replica without creating a consumer.
@@ -625,7 +648,13 @@ impl EventLog for NatsLog {
                                 last.command_id.clone(),
                             ));
                         }
-                        out.extend(envelopes.into_iter().filter(|e| e.sequence >= from));
+                        if envelopes.last().is_some_and(|e| e.sequence >= from) {
+                            out.push(Committed {
+                                position: next - 1,
+                                stream: stream.clone(),
+                                envelopes,
+                            });
+                        }
                     }
                 }
             };

@@ -67,12 +67,20 @@ impl EventLog for Crashing {
         self.log.read_all(filter, each).await
     }
 
-    async fn read(
+    async fn read_decisions(
         &self,
         stream: &felt_eventlog::StreamId,
         from: u64,
+    ) -> Result<Vec<felt_eventlog::Committed>, felt_eventlog::LogError> {
+        self.log.read_decisions(stream, from).await
+    }
+
+    async fn read_decision(
+        &self,
+        stream: &felt_eventlog::StreamId,
+        position: u64,
     ) -> Result<Vec<felt_eventlog::Envelope>, felt_eventlog::LogError> {
-        self.log.read(stream, from).await
+        self.log.read_decision(stream, position).await
     }
 
     async fn version(
