@@ -444,6 +444,22 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
             .map(|&(first, last, _)| (first, last)))
     }
 
+    /// [`Handler::decided`] as this handler last saw the stream, without
+    /// asking the log (see [`Handler::cached_state`]): a decision shown is
+    /// in the log; one not shown may be there all the same.
+    pub async fn cached_decided(
+        &self,
+        stream: &StreamId,
+        command_id: &str,
+    ) -> Result<Option<(u64, u64)>, LogError> {
+        let entry = self.locked(stream, false).await?;
+        Ok(entry
+            .commands
+            .get(command_id)
+            .filter(|&&(_, _, position)| position != QUEUED)
+            .map(|&(first, last, _)| (first, last)))
+    }
+
     /// Reads what the log holds after the entry's version and folds it.
     async fn catch_up(&self, stream: &StreamId, entry: &mut Entry<A>) -> Result<(), LogError> {
         for decision in self.log.read_decisions(stream, entry.version + 1).await? {

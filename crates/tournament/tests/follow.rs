@@ -21,6 +21,9 @@ use felt_tournament::{Begin, Conductor, TournamentSpec, bot};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
+mod common;
+use common::Crashing;
+
 const T0: Millis = 1_796_153_400_000;
 
 struct Fixed;
@@ -185,6 +188,48 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
     again_sorted.sort_unstable();
     assert_eq!(again_sorted, latest);
     assert_eq!(versions().await, before);
+}
+
+/// A table asking to deal while its last hand's end is on its way to
+/// seating is told to wait from what this process has seen of the table,
+/// without reading the log: at the start of a large field a thousand
+/// tables each ask every few milliseconds, and on JetStream each read is a
+/// round trip to the server.
+#[tokio::test]
+async fn a_table_waiting_for_its_hand_end_to_reach_seating_is_answered_without_reading_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let embedded = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let log = Arc::new(Crashing::new(embedded, u64::MAX));
+    let c = Conductor::new(log.clone());
+    c.create("w", &spec(), T0).await.unwrap();
+    let players: Vec<(String, String)> = (1..=6)
+        .map(|i| (format!("p{i}"), format!("Player {i}")))
+        .collect();
+    c.register_many("w", "presales", &players, T0)
+        .await
+        .unwrap();
+    c.start("w", T0).await.unwrap();
+    let begin = c
+        .begin_hand("w", 1, T0, &move |_| Seed::from_u64(7))
+        .await
+        .unwrap();
+    let Begin::Started(_, state, _) = begin else {
+        panic!("{begin:?}")
+    };
+    play_out(&c, "w", 1, state, 0, &mut ChaCha8Rng::seed_from_u64(7)).await;
+    // Given the hand is over at the table and no follower has told seating,
+    // when the table asks to deal again, then it waits, and the log was not
+    // read to say so.
+    let before = log.reads();
+    let again = c
+        .begin_hand("w", 1, T0, &move |_| Seed::from_u64(8))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&again, Begin::Wait(r) if r.contains("still being played")),
+        "{again:?}"
+    );
+    assert_eq!(log.reads() - before, 0);
 }
 
 #[tokio::test]

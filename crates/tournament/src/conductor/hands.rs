@@ -86,6 +86,17 @@ impl<L: EventLog + 'static> Conductor<L> {
                 // Dealing it under the same command id tells which: a repeat
                 // changes nothing, a first deal is the hand seating granted.
                 let stream = felt_tablelog::stream(t, &table.to_string())?;
+                // Dealt and over in the table's view as this process last
+                // saw it (a view that can only be behind the log): its end
+                // is on its way to seating. Known without asking the log,
+                // which a thousand tables waiting on their hands' ends
+                // otherwise ask hundreds of times a second each.
+                let start = format!("start-{}", begun.hand);
+                if self.tables.cached_decided(&stream, &start).await?.is_some()
+                    && self.tables.cached_state(&stream).await?.0.hand().is_none()
+                {
+                    return Ok(Begin::Wait(reason));
+                }
                 let (now_at_table, version) = self.tables.state(&stream).await?;
                 if let Some(number) = now_at_table.hand().map(|h| h.number) {
                     let events: Vec<TableEvent> = self
@@ -111,11 +122,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 // (Seating counts a hand when it ends: the begun one is next.)
                 // Dealt and ended: its end is on its way to seating. (Known
                 // from the table's command ids, without reading its history.)
-                if self
-                    .tables
-                    .recorded(&stream, &format!("start-{}", begun.hand))
-                    .await?
-                {
+                if self.tables.recorded(&stream, &start).await? {
                     return Ok(Begin::Wait(reason));
                 }
                 return match self.deal(t, table, &begun, level, deck, now).await? {

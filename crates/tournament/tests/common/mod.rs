@@ -23,6 +23,7 @@ pub(crate) struct Crashing {
     log: Arc<EmbeddedLog>,
     left: std::sync::atomic::AtomicU64,
     made: std::sync::atomic::AtomicU64,
+    reads: std::sync::atomic::AtomicU64,
 }
 
 impl Crashing {
@@ -32,7 +33,13 @@ impl Crashing {
             log,
             left: budget.into(),
             made: 0.into(),
+            reads: 0.into(),
         }
+    }
+
+    /// The reads of streams asked for so far.
+    pub(crate) fn reads(&self) -> u64 {
+        self.reads.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The appends made before the crash.
@@ -72,6 +79,7 @@ impl EventLog for Crashing {
         stream: &felt_eventlog::StreamId,
         from: u64,
     ) -> Result<Vec<felt_eventlog::Committed>, felt_eventlog::LogError> {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.log.read_decisions(stream, from).await
     }
 
@@ -80,6 +88,7 @@ impl EventLog for Crashing {
         stream: &felt_eventlog::StreamId,
         position: u64,
     ) -> Result<Vec<felt_eventlog::Envelope>, felt_eventlog::LogError> {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.log.read_decision(stream, position).await
     }
 
