@@ -18,7 +18,7 @@ pub use clock::{ClockCommand, ClockEvent, ClockSettings, ClockState, ClockView, 
 pub use decide::decide;
 pub use structure::{BreakSpec, LevelSpec, Period, Structure};
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
 pub enum ClockError {
     #[error("invalid structure: {what}: {reason}")]
     InvalidStructure { what: String, reason: String },
@@ -58,4 +58,36 @@ pub enum ClockError {
     DayOver,
     #[error("on a break: no hand starts for {remaining} ms")]
     OnBreak { remaining: Millis },
+}
+
+impl felt_vocabulary::Classified for ClockError {
+    fn kind(&self) -> felt_vocabulary::ErrorKind {
+        use ClockError as C;
+        use felt_vocabulary::ErrorKind;
+        match self {
+            C::NotConfigured => ErrorKind::NotFound,
+            C::AlreadyConfigured => ErrorKind::AlreadyExists,
+            C::InvalidStructure { .. }
+            | C::Parse { .. }
+            | C::NoSuchPreset { .. }
+            | C::InvalidSetting { .. }
+            | C::InvalidRemaining { .. }
+            | C::NoSuchLevel { .. }
+            | C::NoTables
+            | C::InvalidDraw { .. } => ErrorKind::Malformed,
+            C::WrongState { .. }
+            | C::TimeWentBack { .. }
+            | C::NotInHandForHand { .. }
+            | C::TableAlreadyFinished { .. }
+            | C::HandForHandRoundOpen { .. }
+            | C::NoTimeBank { .. }
+            | C::NotStarted
+            | C::DayOver
+            | C::OnBreak { .. } => ErrorKind::Refused,
+        }
+    }
+
+    fn reason(&self) -> &str {
+        self.into()
+    }
 }

@@ -61,7 +61,7 @@ pub(crate) fn prefix(text: &str) -> String {
 }
 
 /// Why a computation or a command was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
 pub enum PayoutError {
     #[error("invalid payout structure: {reason}")]
     InvalidStructure { reason: String },
@@ -143,4 +143,51 @@ pub enum PayoutError {
     NotInDeal { entry: EntryId },
     #[error("entry {entry} has already agreed to the deal")]
     AlreadyConsented { entry: EntryId },
+}
+
+impl felt_vocabulary::Classified for PayoutError {
+    fn kind(&self) -> felt_vocabulary::ErrorKind {
+        use PayoutError as P;
+        use felt_vocabulary::ErrorKind;
+        match self {
+            P::NotConfigured | P::NoSuchEntry { .. } => ErrorKind::NotFound,
+            P::AlreadyConfigured => ErrorKind::AlreadyExists,
+            P::InvalidStructure { .. }
+            | P::InvalidSheet { .. }
+            | P::NoPlayers
+            | P::TooManyForIcm { .. }
+            | P::EmptyStack { .. }
+            | P::DealNeedsPlayers { .. }
+            | P::DealDoesNotAddUp { .. } => ErrorKind::Malformed,
+            P::SheetDoesNotAddUp { .. }
+            | P::FieldTooLarge { .. }
+            | P::PoolTooSmall { .. }
+            | P::NoEntries
+            | P::TooMuch { .. }
+            | P::DealPrizes { .. }
+            | P::RegistrationClosed
+            | P::RegistrationOpen
+            | P::NothingWaiting
+            | P::NoRoundHeld { .. }
+            | P::HeldForRound { .. }
+            | P::DuplicateEntry { .. }
+            | P::EntryBusted { .. }
+            | P::NoAddOns
+            | P::NoBusts
+            | P::EveryoneBusted { .. }
+            | P::MixedBustOrder
+            | P::OutOfField { .. }
+            | P::PlaceTaken { .. }
+            | P::DealBeforeClose
+            | P::DealPending
+            | P::DealParties { .. }
+            | P::NoDeal
+            | P::NotInDeal { .. }
+            | P::AlreadyConsented { .. } => ErrorKind::Refused,
+        }
+    }
+
+    fn reason(&self) -> &str {
+        self.into()
+    }
 }

@@ -33,7 +33,7 @@ pub const MAX_ENTRIES: u32 = 1_000_000;
 /// `felt_table::MAX_CHIPS`).
 pub const MAX_CHIPS: Chips = 1 << 60;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
 pub enum SeatingError {
     #[error("invalid seating settings: {reason}")]
     InvalidSettings { reason: String },
@@ -85,4 +85,39 @@ pub enum SeatingError {
     PaidAlreadySet { paid: u32 },
     #[error("hand-for-hand: {reason} (TDA RP8)")]
     HandForHand { reason: String },
+}
+
+impl felt_vocabulary::Classified for SeatingError {
+    fn kind(&self) -> felt_vocabulary::ErrorKind {
+        use SeatingError as S;
+        use felt_vocabulary::ErrorKind;
+        match self {
+            S::NotCreated
+            | S::NoSuchEntry { .. }
+            | S::NoSuchTable { .. }
+            | S::NoSuchMove { .. } => ErrorKind::NotFound,
+            S::AlreadyCreated => ErrorKind::AlreadyExists,
+            S::InvalidSettings { .. } | S::NoPlayer | S::NoSuchSeat { .. } => ErrorKind::Malformed,
+            S::RegistrationClosed
+            | S::FieldFull { .. }
+            | S::LateRegistrationOver { .. }
+            | S::AlreadyRegistered { .. }
+            | S::ReEntryLimit { .. }
+            | S::AlreadyPlaying { .. }
+            | S::AlreadyStarted
+            | S::NotStarted
+            | S::TooFewPlayers { .. }
+            | S::NoHand { .. }
+            | S::NotAtTable { .. }
+            | S::EveryoneBusted
+            | S::MustWait { .. }
+            | S::NothingToConfirm { .. }
+            | S::PaidAlreadySet { .. }
+            | S::HandForHand { .. } => ErrorKind::Refused,
+        }
+    }
+
+    fn reason(&self) -> &str {
+        self.into()
+    }
 }

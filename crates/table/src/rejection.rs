@@ -2,10 +2,11 @@
 //! poker ruling, the rule (TDA 2019 numbering).
 
 use felt_cards::Card;
+use felt_vocabulary::{Classified, ErrorKind};
 
 use crate::model::{Chips, PlayerId, Seat, Street};
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
 pub enum Rejection {
     #[error("the table is not open")]
     TableNotOpen,
@@ -121,4 +122,61 @@ pub enum Rejection {
     AlreadyActedOutOfTurn { seat: Seat },
     #[error("seat {seat} has no action to take: it is all in or out of the hand")]
     CannotAct { seat: Seat },
+}
+
+impl Classified for Rejection {
+    fn kind(&self) -> ErrorKind {
+        use Rejection as R;
+        match self {
+            R::TableNotOpen => ErrorKind::NotFound,
+            R::TableAlreadyOpen => ErrorKind::AlreadyExists,
+            R::InvalidTableSize { .. }
+            | R::NoSuchSeat { .. }
+            | R::EmptyStack
+            | R::InvalidLevel { .. }
+            | R::WrongBoardCount { .. }
+            | R::NoChipsPushed { .. }
+            | R::InvalidPenalty => ErrorKind::Malformed,
+            R::SeatOccupied { .. }
+            | R::SeatEmpty { .. }
+            | R::AlreadySeated { .. }
+            | R::TooManyChips { .. }
+            | R::PlayerInHand { .. }
+            | R::HandInProgress { .. }
+            | R::NoHand
+            | R::NotEnoughPlayers { .. }
+            | R::InvalidButton { .. }
+            | R::OutOfTurn { .. }
+            | R::NotTheirTurn { .. }
+            | R::NoActionPending { .. }
+            | R::CannotCheck { .. }
+            | R::NothingToCall { .. }
+            | R::BetFacingBet { .. }
+            | R::RaiseWithoutBet
+            | R::BetBelowMinimum { .. }
+            | R::RaiseBelowMinimum { .. }
+            | R::RaiseNotAboveBet { .. }
+            | R::ExceedsStack { .. }
+            | R::BettingNotReopened { .. }
+            | R::NotPhysicalDeal
+            | R::BoardNotDue { .. }
+            | R::DuplicateCard { .. }
+            | R::CardsDiffer { .. }
+            | R::CardsUnknown { .. }
+            | R::NotLive { .. }
+            | R::BettingNotOver
+            | R::UndercallNeedsRuling { .. }
+            | R::InvalidForfeit { .. }
+            | R::MisdealTooLate
+            | R::SameSeed
+            | R::NotInHand { .. }
+            | R::NotOutOfTurn { .. }
+            | R::AlreadyActedOutOfTurn { .. }
+            | R::CannotAct { .. } => ErrorKind::Refused,
+        }
+    }
+
+    fn reason(&self) -> &str {
+        self.into()
+    }
 }

@@ -597,6 +597,25 @@ async fn the_floors_hand_for_hand_at_a_clock_apart_from_seating_is_decided_by_se
         twice.message().contains("already being played"),
         "{twice:?}"
     );
+    // Its kind and reason arrive through the clock as seating classified
+    // them: in the google.rpc.ErrorInfo detail and in the metadata.
+    {
+        use tonic_types::StatusExt;
+        let info = twice.get_details_error_info().expect("an ErrorInfo");
+        assert_eq!(
+            (info.reason.as_str(), info.domain.as_str()),
+            ("HandForHand", "felt.poker")
+        );
+        assert_eq!(
+            info.metadata.get("kind").map(String::as_str),
+            Some("refused")
+        );
+        assert_eq!(
+            twice.metadata().get("felt-rejection").unwrap(),
+            "HandForHand"
+        );
+        assert_eq!(twice.metadata().get("felt-error-kind").unwrap(), "refused");
+    }
     // The floor stops it at seating; the clock follows on its own.
     let stopped = seating
         .hand_for_hand(with(

@@ -348,8 +348,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         loop {
             match clock.use_time_bank(t, &id, player, cards).await {
                 Ok(_) => return Ok(()),
-                Err(RemoteError::Refused(reason)) => {
-                    return Err(TournamentError::ClockRefused(reason));
+                Err(RemoteError::Refused(refusal)) => {
+                    return Err(TournamentError::ClockRefused(refusal));
                 }
                 Err(RemoteError::Unavailable(e)) if attempt < 8 => {
                     attempt += 1;

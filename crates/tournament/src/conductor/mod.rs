@@ -19,6 +19,7 @@ use felt_seating::{EntryId, SeatingCommand, SeatingError, SeatingEvent, SeatingS
 use felt_service::{Draws, HandleError, Handler, Outcome, Provenance};
 use felt_table::{Command, Deal, HouseRules, Rejection, Seat, TableEvent};
 use felt_tablelog::Table;
+use felt_vocabulary::{Classified, ErrorKind};
 
 use crate::aggregates::{
     Clock, Payout, Registry, Seating, clock_stream, payout_stream, registry_stream, seating_stream,
@@ -32,7 +33,7 @@ mod registration;
 use crate::reactions::{self, Order, TableOrder};
 
 /// Why the conductor could not carry something out.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, strum::IntoStaticStr)]
 pub enum TournamentError {
     #[error("table {table}: {source}")]
     Table { table: TableNo, source: Rejection },
@@ -49,8 +50,8 @@ pub enum TournamentError {
     #[error("inconsistent: {0}")]
     Inconsistent(String),
     /// The table service (over the network) refused a command.
-    #[error("table {table}: {reason}")]
-    TableRefused { table: TableNo, reason: String },
+    #[error("table {table}: {refusal}")]
+    TableRefused { table: TableNo, refusal: Refusal },
     /// The table service could not be reached.
     #[error("the table service: {0}")]
     TablesUnavailable(String),
@@ -70,7 +71,7 @@ pub enum TournamentError {
     ClockElsewhere,
     /// The clock service (over the network) refused a command.
     #[error("clock: {0}")]
-    ClockRefused(String),
+    ClockRefused(Refusal),
     /// The clock service could not be reached.
     #[error("the clock service: {0}")]
     ClockUnavailable(String),
@@ -88,11 +89,72 @@ pub enum TournamentError {
     NoClockRunning { table: TableNo, seat: Seat },
 }
 
+impl Classified for TournamentError {
+    fn kind(&self) -> ErrorKind {
+        use TournamentError as T;
+        match self {
+            T::Table { source, .. } => source.kind(),
+            T::Clock(e) => e.kind(),
+            T::Seating(e) => e.kind(),
+            T::Payout(e) => e.kind(),
+            T::Log(LogError::Conflict { .. }) | T::Contended { .. } => ErrorKind::Conflict,
+            T::Log(LogError::InvalidStreamId { .. }) => ErrorKind::Malformed,
+            T::Log(_)
+            | T::TablesUnavailable(_)
+            | T::ClockUnavailable(_)
+            | T::PartsMissing { .. } => ErrorKind::Unavailable,
+            T::Inconsistent(_) => ErrorKind::Internal,
+            T::TableRefused { refusal, .. } | T::ClockRefused(refusal) => refusal.kind,
+            T::ClockElsewhere | T::StillInTime { .. } | T::NoClockRunning { .. } => {
+                ErrorKind::Refused
+            }
+        }
+    }
+
+    fn reason(&self) -> &str {
+        use TournamentError as T;
+        match self {
+            T::Table { source, .. } => source.reason(),
+            T::Clock(e) => e.reason(),
+            T::Seating(e) => e.reason(),
+            T::Payout(e) => e.reason(),
+            T::TableRefused { refusal, .. } | T::ClockRefused(refusal) => &refusal.reason,
+            other => other.into(),
+        }
+    }
+}
+
+/// A refusal another service sent back, as it classified it: its kind,
+/// its reason (the refusing error's name) and its message (the rule).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub kind: ErrorKind,
+    pub reason: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Refusal {
+    /// A refusal made here, before anything was sent.
+    pub fn here(kind: ErrorKind, reason: &str, message: String) -> Refusal {
+        Refusal {
+            kind,
+            reason: reason.into(),
+            message,
+        }
+    }
+}
+
 /// Why the table service did not carry out a command sent over the network.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RemoteError {
-    /// Refused, with the service's reason (the rule broken).
-    Refused(String),
+    /// Refused, as the service classified it (the rule broken).
+    Refused(Refusal),
     /// Not reached, or no answer: the same command id may be sent again.
     Unavailable(String),
 }
@@ -582,8 +644,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         let (events, duplicate) = loop {
             match remote.execute(t, table, id, &c, from).await {
                 Ok(answer) => break answer,
-                Err(RemoteError::Refused(reason)) => {
-                    return Err(TournamentError::TableRefused { table, reason });
+                Err(RemoteError::Refused(refusal)) => {
+                    return Err(TournamentError::TableRefused { table, refusal });
                 }
                 Err(RemoteError::Unavailable(e)) if attempt < 8 => {
                     attempt += 1;

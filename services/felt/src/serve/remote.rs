@@ -9,7 +9,8 @@ use felt_proto::v1::clock_service_client::ClockServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 use felt_proto::v1::table_service_client::TableServiceClient;
 use felt_table::{Command, Deal, ShortBigBlind, TableEvent};
-use felt_tournament::{ClockService, Remote, RemoteError, Sent, TableService};
+use felt_tournament::{ClockService, Refusal, Remote, RemoteError, Sent, TableService};
+use felt_vocabulary::ErrorKind;
 use tonic::Code;
 use tonic::transport::Channel;
 
@@ -30,13 +31,22 @@ fn bearer<T>(req: &mut tonic::Request<T>, token: &str) -> Result<(), ()> {
 
 /// A peer's answer as the conductor takes it: a refusal (the request or
 /// the state forbids it) is not sent again; anything else may be.
+/// The refusal keeps the kind and reason the peer classified it with.
 fn refusal(s: tonic::Status) -> RemoteError {
     match s.code() {
         Code::InvalidArgument
         | Code::FailedPrecondition
         | Code::PermissionDenied
         | Code::Unauthenticated
-        | Code::NotFound => RemoteError::Refused(s.message().to_string()),
+        | Code::NotFound
+        | Code::AlreadyExists => {
+            let (kind, reason) = super::status::refusal_of(&s);
+            RemoteError::Refused(Refusal {
+                kind,
+                reason,
+                message: s.message().to_string(),
+            })
+        }
         _ => RemoteError::Unavailable(format!("{}: {}", s.code(), s.message())),
     }
 }
@@ -107,8 +117,10 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
             button: button.map(u32::from),
         }),
         other => {
-            return Err(RemoteError::Refused(format!(
-                "{other:?} is not sent to the table service by seating"
+            return Err(RemoteError::Refused(Refusal::here(
+                ErrorKind::Internal,
+                "NotSentBySeating",
+                format!("{other:?} is not sent to the table service by seating"),
             )));
         }
     })
@@ -140,8 +152,13 @@ impl TableService for RemoteTables {
                 provenance,
                 command: Some(wire(command)?),
             });
-            bearer(&mut req, &self.token)
-                .map_err(|_| RemoteError::Refused("the token is not a header value".into()))?;
+            bearer(&mut req, &self.token).map_err(|_| {
+                RemoteError::Refused(Refusal::here(
+                    ErrorKind::Malformed,
+                    "TokenNotHeaderValue",
+                    "the token is not a header value".into(),
+                ))
+            })?;
             let answer = self
                 .client
                 .clone()
@@ -155,7 +172,11 @@ impl TableService for RemoteTables {
                 .map(|e| serde_json::from_str::<TableEvent>(&e.json))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| {
-                    RemoteError::Refused(format!("an event the table service sent: {e}"))
+                    RemoteError::Refused(Refusal::here(
+                        ErrorKind::Internal,
+                        "UnreadableEvent",
+                        format!("an event the table service sent: {e}"),
+                    ))
                 })?;
             Ok((events, answer.duplicate))
         })
@@ -252,8 +273,13 @@ impl ClockService for RemoteClock {
                     },
                 )),
             });
-            bearer(&mut req, &self.token)
-                .map_err(|_| RemoteError::Refused("the token is not a header value".into()))?;
+            bearer(&mut req, &self.token).map_err(|_| {
+                RemoteError::Refused(Refusal::here(
+                    ErrorKind::Malformed,
+                    "TokenNotHeaderValue",
+                    "the token is not a header value".into(),
+                ))
+            })?;
             let answer = self
                 .client
                 .clone()
@@ -267,6 +293,57 @@ impl ClockService for RemoteClock {
 
 #[cfg(test)]
 mod tests {
+
+    /// A table service's refusal, carried by seating to its own caller:
+    /// the same code, kind and reason, and the table named.
+    #[test]
+    fn a_refusal_keeps_its_kind_and_reason_across_a_hop() {
+        use felt_service::HandleError;
+        use felt_tournament::TournamentError;
+        use tonic_types::StatusExt;
+        let sent = super::super::status::status(HandleError::Rejected(
+            felt_table::Rejection::RaiseBelowMinimum { to: 60, min: 100 },
+        ));
+        let RemoteError::Refused(first) = refusal(sent) else {
+            panic!("a refusal")
+        };
+        assert_eq!(
+            (first.kind, first.reason.as_str()),
+            (ErrorKind::Refused, "RaiseBelowMinimum")
+        );
+        let passed_on = super::super::status::tournament(TournamentError::TableRefused {
+            table: 7,
+            refusal: first,
+        });
+        assert_eq!(passed_on.code(), Code::FailedPrecondition);
+        assert_eq!(
+            passed_on.message(),
+            "table 7: raise to 60 is below the minimum raise to 100 (TDA 43)"
+        );
+        let info = passed_on.get_details_error_info().expect("an ErrorInfo");
+        assert_eq!(info.reason, "RaiseBelowMinimum");
+        assert_eq!(
+            passed_on.metadata().get("felt-error-kind").unwrap(),
+            "refused"
+        );
+        // A table never opened stays NOT_FOUND.
+        let sent = super::super::status::status(HandleError::Rejected(
+            felt_table::Rejection::TableNotOpen,
+        ));
+        let RemoteError::Refused(second) = refusal(sent) else {
+            panic!("a refusal")
+        };
+        let passed_on = super::super::status::tournament(TournamentError::TableRefused {
+            table: 7,
+            refusal: second,
+        });
+        assert_eq!(passed_on.code(), Code::NotFound);
+        assert_eq!(
+            passed_on.metadata().get("felt-rejection").unwrap(),
+            "TableNotOpen"
+        );
+    }
+
     use super::*;
     use felt_table::{AnteFormat, HouseRules, Level, PlayerId};
 

@@ -4,50 +4,90 @@ use felt_eventlog::LogError;
 use felt_service::HandleError;
 use felt_table::Rejection;
 use felt_tournament::TournamentError;
-use tonic::Status;
-use tonic::metadata::MetadataValue;
+use std::collections::HashMap;
 
-/// The rejection's kind, for machines: its variant name.
-fn kind(r: &impl std::fmt::Debug) -> String {
-    let debug = format!("{r:?}");
-    debug
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .next()
-        .unwrap_or("Rejection")
-        .to_string()
+use felt_vocabulary::{Classified, ErrorKind};
+use tonic::metadata::{MetadataMap, MetadataValue};
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+/// The one table from an error's kind to its gRPC code.
+pub(crate) fn code(kind: ErrorKind) -> Code {
+    match kind {
+        ErrorKind::Malformed => Code::InvalidArgument,
+        ErrorKind::Refused => Code::FailedPrecondition,
+        ErrorKind::NotFound => Code::NotFound,
+        ErrorKind::AlreadyExists => Code::AlreadyExists,
+        ErrorKind::Conflict => Code::Aborted,
+        ErrorKind::Unavailable => Code::Unavailable,
+        ErrorKind::Internal => Code::Internal,
+    }
 }
 
-/// Rejections that say the request itself is malformed.
-fn malformed(r: &Rejection) -> bool {
-    matches!(
-        r,
-        Rejection::InvalidTableSize { .. }
-            | Rejection::NoSuchSeat { .. }
-            | Rejection::EmptyStack
-            | Rejection::InvalidLevel { .. }
-            | Rejection::WrongBoardCount { .. }
-            | Rejection::NoChipsPushed { .. }
-            | Rejection::InvalidPenalty
-    )
+/// The `domain` of felt's `google.rpc.ErrorInfo`.
+pub(crate) const DOMAIN: &str = "felt.poker";
+
+/// A refusal by a decider: its kind's code and its message (the rule, for
+/// a poker ruling); for machines, a `google.rpc.ErrorInfo` detail (reason:
+/// the refusing error's name, domain [`DOMAIN`], metadata `kind`) and the
+/// same two in the `felt-rejection` and `felt-error-kind` metadata.
+fn refused<E: Classified>(e: &E) -> Status {
+    classified(e.kind(), e.reason(), e.to_string())
 }
 
-/// `INVALID_ARGUMENT` for malformed input, `FAILED_PRECONDITION` for a rule
-/// violation (the rule is in the message); the rejection's kind is in the
-/// `felt-rejection` metadata. Log trouble is `UNAVAILABLE` (retry with the
-/// same command id), contention `ABORTED`.
+/// A status of `kind`, its reason and kind attached as [`refused`] says.
+pub(crate) fn classified(kind: ErrorKind, reason: &str, message: String) -> Status {
+    let mut metadata = MetadataMap::new();
+    if let Ok(v) = MetadataValue::try_from(reason) {
+        metadata.insert("felt-rejection", v);
+    }
+    metadata.insert("felt-error-kind", MetadataValue::from_static(kind.as_str()));
+    let info = ErrorDetails::with_error_info(
+        reason,
+        DOMAIN,
+        HashMap::from([("kind".to_string(), kind.as_str().to_string())]),
+    );
+    Status::with_error_details_and_metadata(code(kind), message, info, metadata)
+}
+
+/// How a refusal from another felt service was classified there: from its
+/// `ErrorInfo`, else from its metadata, else from its code alone.
+pub(crate) fn refusal_of(s: &Status) -> (ErrorKind, String) {
+    let from_code = match s.code() {
+        Code::InvalidArgument | Code::OutOfRange => ErrorKind::Malformed,
+        Code::NotFound => ErrorKind::NotFound,
+        Code::AlreadyExists => ErrorKind::AlreadyExists,
+        Code::Aborted => ErrorKind::Conflict,
+        Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => ErrorKind::Unavailable,
+        Code::Internal | Code::Unknown | Code::DataLoss => ErrorKind::Internal,
+        _ => ErrorKind::Refused,
+    };
+    if let Some(info) = s.get_details_error_info().filter(|i| i.domain == DOMAIN) {
+        let kind = info
+            .metadata
+            .get("kind")
+            .and_then(|k| k.parse().ok())
+            .unwrap_or(from_code);
+        return (kind, info.reason);
+    }
+    let header = |name: &str| {
+        s.metadata()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let kind = header("felt-error-kind")
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(from_code);
+    let reason = header("felt-rejection").unwrap_or_else(|| format!("{:?}", s.code()));
+    (kind, reason)
+}
+
+/// A table's refusal as [`refused`] has it. Log trouble is `UNAVAILABLE`
+/// (retry with the same command id), contention `ABORTED`.
 pub(crate) fn status(e: HandleError<Rejection>) -> Status {
     match e {
-        HandleError::Rejected(r) => {
-            let mut s = if malformed(&r) {
-                Status::invalid_argument(r.to_string())
-            } else {
-                Status::failed_precondition(r.to_string())
-            };
-            if let Ok(v) = MetadataValue::try_from(kind(&r)) {
-                s.metadata_mut().insert("felt-rejection", v);
-            }
-            s
-        }
+        HandleError::Rejected(r) => refused(&r),
         HandleError::Contended { .. } => Status::aborted(e.to_string()),
         HandleError::Log(LogError::Conflict { .. }) => Status::aborted(e.to_string()),
         HandleError::Log(LogError::InvalidStreamId { .. }) => {
@@ -61,96 +101,24 @@ pub(crate) fn log(e: LogError) -> Status {
     status(HandleError::Log(e))
 }
 
-/// A refusal by the clock, seating or payout: `INVALID_ARGUMENT` for
-/// malformed input, `NOT_FOUND` for a tournament never created,
-/// `FAILED_PRECONDITION` for a rule or a state that forbids it; its kind in
-/// `felt-rejection`.
-fn refused(kind_of: String, message: String, malformed: bool, missing: bool) -> Status {
-    let mut s = if missing {
-        Status::not_found(message)
-    } else if malformed {
-        Status::invalid_argument(message)
-    } else {
-        Status::failed_precondition(message)
-    };
-    if let Ok(v) = MetadataValue::try_from(kind_of) {
-        s.metadata_mut().insert("felt-rejection", v);
-    }
-    s
-}
-
-/// The one mapping of the conductor's errors to gRPC statuses.
+/// The one mapping of the conductor's errors to gRPC statuses: each
+/// classified by its kind, a refusal another service sent keeping the
+/// kind and reason it was sent with. Log trouble as [`log`] has it.
 pub(crate) fn tournament(e: TournamentError) -> Status {
-    use felt_clock::ClockError as C;
-    use felt_payout::PayoutError as P;
-    use felt_seating::SeatingError as S;
-    match e {
-        TournamentError::Table { table, source } => {
-            let mut s = status(HandleError::Rejected(source));
-            let message = format!("table {table}: {}", s.message());
-            let metadata = s.metadata().clone();
-            s = Status::with_metadata(s.code(), message, metadata);
-            s
-        }
-        TournamentError::Clock(c) => refused(
-            kind(&c),
-            c.to_string(),
-            matches!(
-                c,
-                C::InvalidStructure { .. }
-                    | C::Parse { .. }
-                    | C::NoSuchPreset { .. }
-                    | C::InvalidSetting { .. }
-                    | C::InvalidRemaining { .. }
-                    | C::NoSuchLevel { .. }
-                    | C::NoTables
-                    | C::InvalidDraw { .. }
-            ),
-            c == C::NotConfigured,
-        ),
-        TournamentError::Seating(c) => refused(
-            kind(&c),
-            c.to_string(),
-            matches!(
-                c,
-                S::InvalidSettings { .. } | S::NoPlayer | S::NoSuchSeat { .. }
-            ),
-            c == S::NotCreated,
-        ),
-        TournamentError::Payout(c) => refused(
-            kind(&c),
-            c.to_string(),
-            matches!(
-                c,
-                P::InvalidStructure { .. }
-                    | P::InvalidSheet { .. }
-                    | P::NoPlayers
-                    | P::TooManyForIcm { .. }
-                    | P::EmptyStack { .. }
-                    | P::DealNeedsPlayers { .. }
-                    | P::DealDoesNotAddUp { .. }
-            ),
-            c == P::NotConfigured,
-        ),
-        TournamentError::Log(e) => log(e),
-        e @ TournamentError::Contended { .. } => Status::aborted(e.to_string()),
-        e @ TournamentError::Inconsistent(_) => Status::internal(e.to_string()),
-        e @ (TournamentError::TableRefused { .. }
-        | TournamentError::ClockRefused(_)
-        | TournamentError::ClockElsewhere) => Status::failed_precondition(e.to_string()),
-        e @ (TournamentError::TablesUnavailable(_)
-        | TournamentError::ClockUnavailable(_)
-        | TournamentError::PartsMissing { .. }) => Status::unavailable(e.to_string()),
-        e @ (TournamentError::StillInTime { .. } | TournamentError::NoClockRunning { .. }) => {
-            Status::failed_precondition(e.to_string())
-        }
-    }
+    let message = match e {
+        TournamentError::Log(e) => return log(e),
+        // (The domain's own words, without the service's prefix.)
+        TournamentError::Clock(ref c) => c.to_string(),
+        TournamentError::Seating(ref c) => c.to_string(),
+        TournamentError::Payout(ref c) => c.to_string(),
+        ref other => other.to_string(),
+    };
+    classified(e.kind(), e.reason(), message)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tonic::Code;
 
     #[test]
     fn rule_violations_and_malformed_input_map_to_their_codes() {
@@ -174,5 +142,76 @@ mod tests {
         assert_eq!(s.code(), Code::InvalidArgument);
         let s = log(LogError::Nats("gone".into()));
         assert_eq!(s.code(), Code::Unavailable);
+    }
+
+    /// A refusal's code comes from the kind its error reports, and the kind
+    /// and the reason travel in the metadata.
+    #[test]
+    fn a_refusal_says_its_kind_and_reason() {
+        let said = |s: &Status| {
+            (
+                s.code(),
+                s.metadata()
+                    .get("felt-rejection")
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string(),
+                s.metadata()
+                    .get("felt-error-kind")
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        };
+        let s = status(HandleError::Rejected(Rejection::TableNotOpen));
+        assert_eq!(
+            said(&s),
+            (Code::NotFound, "TableNotOpen".into(), "not-found".into())
+        );
+        let s = tournament(TournamentError::Seating(
+            felt_seating::SeatingError::AlreadyCreated,
+        ));
+        assert_eq!(
+            said(&s),
+            (
+                Code::AlreadyExists,
+                "AlreadyCreated".into(),
+                "already-exists".into()
+            )
+        );
+        let s = tournament(TournamentError::Seating(
+            felt_seating::SeatingError::NoSuchEntry { entry: 7 },
+        ));
+        assert_eq!(
+            said(&s),
+            (Code::NotFound, "NoSuchEntry".into(), "not-found".into())
+        );
+        let s = tournament(TournamentError::Clock(
+            felt_clock::ClockError::NotConfigured,
+        ));
+        assert_eq!(
+            said(&s),
+            (Code::NotFound, "NotConfigured".into(), "not-found".into())
+        );
+        let s = tournament(TournamentError::Payout(
+            felt_payout::PayoutError::DealNeedsPlayers { players: 1 },
+        ));
+        assert_eq!(
+            said(&s),
+            (
+                Code::InvalidArgument,
+                "DealNeedsPlayers".into(),
+                "malformed".into()
+            )
+        );
+        let s = tournament(TournamentError::Clock(felt_clock::ClockError::OnBreak {
+            remaining: 5,
+        }));
+        assert_eq!(
+            said(&s),
+            (Code::FailedPrecondition, "OnBreak".into(), "refused".into())
+        );
     }
 }

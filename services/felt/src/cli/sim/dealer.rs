@@ -102,7 +102,10 @@ where
         let answer = call();
         async move {
             match answer.await {
-                Err(s) if repeat && s.code() == Code::FailedPrecondition => {
+                Err(s)
+                    if repeat
+                        && matches!(s.code(), Code::FailedPrecondition | Code::AlreadyExists) =>
+                {
                     tracing::info!(what, message = s.message(), "a repeat refused: done before");
                     Ok(tonic::Response::new(T::default()))
                 }
