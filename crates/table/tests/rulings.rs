@@ -405,3 +405,39 @@ fn the_clock_is_called_and_runs_out_only_on_the_player_to_act() {
         "no hand is in progress"
     );
 }
+
+/// Given no table was opened, when any command but opening it comes (a
+/// typo'd table id), then it is refused as a table not open — not as a
+/// state of play ("no hand is in progress") — and nothing is decided.
+#[test]
+fn every_command_at_a_table_never_opened_is_refused_as_not_open() {
+    let never = TableState::default();
+    let commands = [
+        Command::Act {
+            seat: 1,
+            action: Fold,
+        },
+        Command::ActOutOfTurn {
+            seat: 1,
+            action: Fold,
+        },
+        Command::DealBoard { cards: vec![] },
+        Command::CallClock { seat: 1 },
+        Command::TimeOut { seat: 1 },
+        misdeal(digital(1)),
+        Command::Muck { seat: 1 },
+        Command::RemovePlayer { seat: 1 },
+        Command::SeatPlayer {
+            seat: 1,
+            player: PlayerId(1),
+            stack: 100,
+        },
+    ];
+    for command in commands {
+        assert_eq!(
+            decide(&never, &command),
+            Err(Rejection::TableNotOpen),
+            "{command:?}"
+        );
+    }
+}

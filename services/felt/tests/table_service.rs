@@ -1433,3 +1433,68 @@ async fn with_mtls_only_callers_with_a_certificate_of_the_ca_get_through() {
     };
     assert!(refused);
 }
+
+/// A table id nobody opened (a typo) is NOT_FOUND wherever it is named,
+/// not an empty table; the table that was opened is still found.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_never_opened_is_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let never = "never opened";
+    let e = client
+        .get_table(with_token(
+            pb::GetTableRequest { table: table("7") },
+            "boss",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    assert!(
+        e.message()
+            .contains("table \"7\" of tournament \"t1\" was never opened"),
+        "{e:?}"
+    );
+    let e = client
+        .watch_table(with_token(
+            pb::WatchTableRequest {
+                table: table("7"),
+                after_version: 0,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    assert!(e.message().contains(never), "{e:?}");
+    let e = client
+        .get_hand_history(with_token(
+            pb::GetHandHistoryRequest {
+                table: table("7"),
+                hand_number: 1,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    assert!(e.message().contains(never), "{e:?}");
+    // A command for it: refused by the table's rule, with its kind.
+    let mut fold = exec("fold-at-7", act(1, pb::action::Kind::Fold(pb::Fold {})));
+    fold.table = table("7");
+    let e = client.execute(with_token(fold, "boss")).await.unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    assert_eq!(e.metadata().get("felt-rejection").unwrap(), "TableNotOpen");
+    assert_eq!(e.metadata().get("felt-error-kind").unwrap(), "not-found");
+    // Nothing was stored for it, and table 1 is there as it was.
+    let e = client
+        .get_table(with_token(
+            pb::GetTableRequest { table: table("7") },
+            "boss",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    assert!(get_table(&mut client, "boss").await.version > 0);
+}

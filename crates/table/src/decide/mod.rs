@@ -64,6 +64,10 @@ impl Decider<'_> {
     }
 
     fn command(&mut self, command: &Command) -> Result<(), Rejection> {
+        // A table never opened has no state of play to refuse by.
+        if self.state.size == 0 && !matches!(command, Command::OpenTable { .. }) {
+            return Err(Rejection::TableNotOpen);
+        }
         match command {
             Command::OpenTable { seats, rules } => self.open_table(*seats, *rules),
             Command::SeatPlayer {

@@ -109,6 +109,15 @@ fn hand_events(events: &[TableEvent], number: u64) -> Option<(Vec<(u64, TableEve
     Some((out, end.is_some()))
 }
 
+/// NOT_FOUND for a table whose stream holds nothing: a typo'd id is told
+/// so, not shown an empty table.
+fn never_opened(table: &pb::TableRef) -> Status {
+    Status::not_found(format!(
+        "table {:?} of tournament {:?} was never opened",
+        table.table_id, table.tournament_id
+    ))
+}
+
 /// When a finished hand ended: its `HandEnded`'s recorded time.
 fn hand_end_time(hand: &[(u64, TableEvent)], finished: bool, times: &[i64]) -> Option<i64> {
     let (seq, _) = hand.last().filter(|_| finished)?;
@@ -157,6 +166,9 @@ impl<L: EventLog + 'static> TableApi<L> {
         let (stream, table) = stream_of(table)?;
         role.reads_table(&table.tournament_id, &table.table_id)?;
         let (events, times) = self.load(&stream).await?;
+        if events.is_empty() {
+            return Err(never_opened(&table));
+        }
         let (hand, finished) = hand_events(&events, number)
             .ok_or_else(|| Status::not_found(format!("hand {number} was not dealt here")))?;
         let whole = self.sees_whole_hand(role, hand_end_time(&hand, finished, &times));
@@ -171,6 +183,9 @@ impl<L: EventLog + 'static> TableApi<L> {
     ) -> Result<pb::TableView, Status> {
         let (state, version): (Arc<TableState>, u64) =
             self.handler.state(stream).await.map_err(log_status)?;
+        if version == 0 {
+            return Err(never_opened(&table));
+        }
         Ok(convert::view(table, &state, version, role.sees_all_cards()))
     }
 }
@@ -365,8 +380,11 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         role.reads_table(&table.tournament_id, &table.table_id)?;
         let mut after = req.after_version;
         let (tx, rx) = mpsc::channel(256);
+        let (state, version) = self.handler.state(&stream).await.map_err(log_status)?;
+        if version == 0 {
+            return Err(never_opened(&table));
+        }
         if after == 0 {
-            let (state, version) = self.handler.state(&stream).await.map_err(log_status)?;
             let snapshot = convert::view(table.clone(), &state, version, role.sees_all_cards());
             let item = pb::WatchTableResponse {
                 item: Some(pb::watch_table_response::Item::Snapshot(snapshot)),
