@@ -171,10 +171,11 @@ impl<A: Aggregate> Default for Entry<A> {
 }
 
 impl<A: Aggregate> Entry<A> {
-    /// Folds envelopes read from the log.
-    /// Folds a decision read from the log, committed at `position`.
+    /// Folds a decision read from the log, committed at `position` (its
+    /// events the entry has folded already are passed over).
     fn absorb(&mut self, position: u64, envelopes: &[Envelope]) -> Result<(), LogError> {
-        for env in envelopes {
+        let folded = self.version;
+        for env in envelopes.iter().filter(|e| e.sequence > folded) {
             let event: A::Event = env.decode()?;
             A::apply(Arc::make_mut(&mut self.state), &event);
             self.version = env.sequence;
@@ -463,12 +464,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     /// Reads what the log holds after the entry's version and folds it.
     async fn catch_up(&self, stream: &StreamId, entry: &mut Entry<A>) -> Result<(), LogError> {
         for decision in self.log.read_decisions(stream, entry.version + 1).await? {
-            let news: Vec<Envelope> = decision
-                .envelopes
-                .into_iter()
-                .filter(|e| e.sequence > entry.version)
-                .collect();
-            entry.absorb(decision.position, &news)?;
+            entry.absorb(decision.position, &decision.envelopes)?;
         }
         entry.stale = false;
         Ok(())
@@ -768,7 +764,6 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         }
         let events = envelopes
             .iter()
-            .skip_while(|e| e.sequence < first)
             .take_while(|e| e.sequence <= last)
             .map(|e| e.decode())
             .collect::<Result<Vec<A::Event>, _>>()?;

@@ -29,6 +29,15 @@ fn bearer<T>(req: &mut tonic::Request<T>, token: &str) -> Result<(), ()> {
     Ok(())
 }
 
+/// The service token could not be sent: refused before anything was.
+fn token_refused() -> RemoteError {
+    RemoteError::Refused(Refusal::here(
+        ErrorKind::Malformed,
+        "TokenNotHeaderValue",
+        "the token is not a header value".into(),
+    ))
+}
+
 /// A peer's answer as the conductor takes it: a refusal (the request or
 /// the state forbids it) is not sent again; anything else may be.
 /// The refusal keeps the kind and reason the peer classified it with.
@@ -152,13 +161,7 @@ impl TableService for RemoteTables {
                 provenance,
                 command: Some(wire(command)?),
             });
-            bearer(&mut req, &self.token).map_err(|_| {
-                RemoteError::Refused(Refusal::here(
-                    ErrorKind::Malformed,
-                    "TokenNotHeaderValue",
-                    "the token is not a header value".into(),
-                ))
-            })?;
+            bearer(&mut req, &self.token).map_err(|()| token_refused())?;
             let answer = self
                 .client
                 .clone()
@@ -273,13 +276,7 @@ impl ClockService for RemoteClock {
                     },
                 )),
             });
-            bearer(&mut req, &self.token).map_err(|_| {
-                RemoteError::Refused(Refusal::here(
-                    ErrorKind::Malformed,
-                    "TokenNotHeaderValue",
-                    "the token is not a header value".into(),
-                ))
-            })?;
+            bearer(&mut req, &self.token).map_err(|()| token_refused())?;
             let answer = self
                 .client
                 .clone()
@@ -293,6 +290,8 @@ impl ClockService for RemoteClock {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use felt_table::{AnteFormat, HouseRules, Level, PlayerId};
 
     /// A table service's refusal, carried by seating to its own caller:
     /// the same code, kind and reason, and the table named.
@@ -343,9 +342,6 @@ mod tests {
             "TableNotOpen"
         );
     }
-
-    use super::*;
-    use felt_table::{AnteFormat, HouseRules, Level, PlayerId};
 
     /// Every command seating sends survives the trip: wire, then the table
     /// service's own reading of it.

@@ -1,11 +1,11 @@
 //! The one place domain and log errors become gRPC statuses.
 
+use std::collections::HashMap;
+
 use felt_eventlog::LogError;
 use felt_service::HandleError;
 use felt_table::Rejection;
 use felt_tournament::TournamentError;
-use std::collections::HashMap;
-
 use felt_vocabulary::{Classified, ErrorKind};
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Code, Status};
@@ -51,17 +51,13 @@ pub(crate) fn classified(kind: ErrorKind, reason: &str, message: String) -> Stat
 }
 
 /// How a refusal from another felt service was classified there: from its
-/// `ErrorInfo`, else from its metadata, else from its code alone.
+/// `ErrorInfo`, else from its metadata, else from its code alone (the
+/// kind [`code`] maps to it; a refusal for any other code).
 pub(crate) fn refusal_of(s: &Status) -> (ErrorKind, String) {
-    let from_code = match s.code() {
-        Code::InvalidArgument | Code::OutOfRange => ErrorKind::Malformed,
-        Code::NotFound => ErrorKind::NotFound,
-        Code::AlreadyExists => ErrorKind::AlreadyExists,
-        Code::Aborted => ErrorKind::Conflict,
-        Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => ErrorKind::Unavailable,
-        Code::Internal | Code::Unknown | Code::DataLoss => ErrorKind::Internal,
-        _ => ErrorKind::Refused,
-    };
+    let from_code = ErrorKind::ALL
+        .into_iter()
+        .find(|&k| code(k) == s.code())
+        .unwrap_or(ErrorKind::Refused);
     if let Some(info) = s.get_details_error_info().filter(|i| i.domain == DOMAIN) {
         let kind = info
             .metadata
