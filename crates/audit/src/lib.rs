@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use felt_clock::ClockState;
 use felt_eventlog::{Envelope, EventLog, Filter, LogError, StreamId, verify_chain};
 use felt_payout::PayoutState;
-use felt_seating::{EntryStatus, SeatingEvent, SeatingState};
+use felt_seating::{EntryId, EntryStatus, SeatingEvent, SeatingState};
 use felt_table::{TableEvent, TableState};
 use felt_tournament::aggregates::{self, clock_stream, payout_stream, seating_stream};
 use serde::de::DeserializeOwned;
@@ -326,7 +326,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
 
     // Every table ever opened (numbers are never reused). Counts of chips
     // are 128-bit: no stack, however large, can wrap them into agreeing.
-    let mut on_tables: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
+    let mut on_tables: BTreeMap<EntryId, (u32, u64)> = BTreeMap::new();
     let mut chips_total = 0u128;
     let mut in_progress = Vec::new();
     for table in 1..=seating.room().last_table {
@@ -384,14 +384,14 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             if let Some(p) = state.seat(s)
                 && p.stack > 0
             {
-                on_tables.insert(p.player.0, (table, p.stack));
+                on_tables.insert(p.player, (table, p.stack));
             }
         }
         // Seating agrees with the table on who sits where.
         let room = seating.room().tables.get(&table);
         let disagree: Vec<String> = (1..=state.size())
             .filter_map(|s| {
-                let at_table = state.seat(s).filter(|p| p.stack > 0).map(|p| p.player.0);
+                let at_table = state.seat(s).filter(|p| p.stack > 0).map(|p| p.player);
                 let in_seating = room.and_then(|r| r.occupant(s));
                 (at_table != in_seating)
                     .then(|| format!("seat {s}: table {at_table:?}, seating {in_seating:?}"))
@@ -421,13 +421,13 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             in_progress.join(", ")
         ));
     }
-    let alive: Vec<u64> = seating
+    let alive: Vec<EntryId> = seating
         .entries()
         .iter()
         .filter(|(_, e)| matches!(e.status, EntryStatus::Seated { .. }))
         .map(|(id, _)| *id)
         .collect();
-    let with_chips: Vec<u64> = on_tables.keys().copied().collect();
+    let with_chips: Vec<EntryId> = on_tables.keys().copied().collect();
     report.check(
         &format!("{t}: the players with chips are the players seating has seated"),
         (alive == with_chips)
@@ -465,7 +465,7 @@ fn check_places(
         Hand(usize),
         Round(u64),
     }
-    let mut groups: Vec<(Key, Vec<u64>)> = Vec::new();
+    let mut groups: Vec<(Key, Vec<EntryId>)> = Vec::new();
     let mut hand = 0usize;
     for (i, e) in seating_events.iter().enumerate() {
         match e {

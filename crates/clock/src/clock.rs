@@ -7,15 +7,14 @@
 
 use std::collections::BTreeSet;
 
-use felt_table::Level;
+use felt_vocabulary::{EntryId, Level, TableNo};
 use serde::{Deserialize, Serialize};
 
 use crate::decide::catch_up;
 use crate::structure::{Period, Structure};
 use crate::{ActionClock, ClockError};
 
-/// Milliseconds since the Unix epoch.
-pub type Millis = i64;
+pub use felt_vocabulary::Millis;
 
 /// The clock's settings besides the structure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,18 +74,18 @@ pub enum ClockCommand {
     /// hand-for-hand hand takes the fixed time off it.
     StartHandForHand {
         at: Millis,
-        tables: Vec<u32>,
+        tables: Vec<TableNo>,
     },
     /// A table finished its hand-for-hand hand. When every table has, the
     /// round's time is deducted and the next hand may start everywhere.
     TableFinishedHand {
         at: Millis,
-        table: u32,
+        table: TableNo,
     },
     /// A table broke during hand-for-hand: it is no longer waited for.
     RemoveTable {
         at: Millis,
-        table: u32,
+        table: TableNo,
     },
     StopHandForHand {
         at: Millis,
@@ -108,7 +107,7 @@ pub enum ClockCommand {
     /// Time-bank cards a player used on the action clock.
     UseTimeBank {
         at: Millis,
-        player: u64,
+        player: EntryId,
         cards: u8,
     },
 }
@@ -199,16 +198,16 @@ pub enum ClockEvent {
     },
     HandForHandStarted {
         at: Millis,
-        tables: Vec<u32>,
+        tables: Vec<TableNo>,
         remaining: Millis,
     },
     TableFinishedHand {
         at: Millis,
-        table: u32,
+        table: TableNo,
     },
     TableRemoved {
         at: Millis,
-        table: u32,
+        table: TableNo,
     },
     /// Every table finished hand-for-hand hand `round`; `deducted` came off
     /// the clock.
@@ -235,7 +234,7 @@ pub enum ClockEvent {
     },
     TimeBankUsed {
         at: Millis,
-        player: u64,
+        player: EntryId,
         cards: u8,
     },
 }
@@ -303,7 +302,7 @@ pub struct ClockState {
     pub(crate) last: Millis,
     pub(crate) day: u32,
     /// Time-bank cards used, by player, this day and in all.
-    pub(crate) time_banks_used: std::collections::BTreeMap<u64, u32>,
+    pub(crate) time_banks_used: std::collections::BTreeMap<EntryId, u32>,
     /// Hand-for-hand periods started so far (the current one's number
     /// while in hand-for-hand).
     #[serde(default)]
@@ -369,7 +368,7 @@ impl ClockState {
     }
 
     /// Time-bank cards `player` has used.
-    pub fn time_banks_used(&self, player: u64) -> u32 {
+    pub fn time_banks_used(&self, player: EntryId) -> u32 {
         self.time_banks_used.get(&player).copied().unwrap_or(0)
     }
 

@@ -5,6 +5,7 @@
 use crate::ClockError;
 use crate::clock::{ClockCommand, ClockEvent, ClockSettings, ClockState, Millis, Status};
 use crate::structure::{Period, Structure};
+use felt_vocabulary::{EntryId, TableNo};
 
 /// What a command means, or why it is refused (nothing changes then).
 pub fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEvent>, ClockError> {
@@ -205,7 +206,7 @@ impl<'a> Now<'a> {
     fn table_done(
         &self,
         at: Millis,
-        table: u32,
+        table: TableNo,
         finished: bool,
     ) -> Result<Vec<ClockEvent>, ClockError> {
         let Status::HandForHand {
@@ -302,7 +303,7 @@ impl<'a> Now<'a> {
     fn use_time_bank(
         &self,
         at: Millis,
-        player: u64,
+        player: EntryId,
         cards: u8,
     ) -> Result<Vec<ClockEvent>, ClockError> {
         let used = self.s.time_banks_used.get(&player).copied().unwrap_or(0);

@@ -16,6 +16,7 @@ mod structure;
 pub use action::{ActionClock, TimeoutAction, Verdict};
 pub use clock::{ClockCommand, ClockEvent, ClockSettings, ClockState, ClockView, Millis, Status};
 pub use decide::decide;
+pub use felt_vocabulary::{EntryId, TableNo};
 pub use structure::{BreakSpec, LevelSpec, Period, Structure};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
@@ -43,15 +44,19 @@ pub enum ClockError {
     #[error("hand-for-hand needs at least one table")]
     NoTables,
     #[error("table {table} is not playing hand-for-hand")]
-    NotInHandForHand { table: u32 },
+    NotInHandForHand { table: TableNo },
     #[error("table {table} already finished hand-for-hand hand {round}")]
-    TableAlreadyFinished { table: u32, round: u64 },
+    TableAlreadyFinished { table: TableNo, round: u64 },
     #[error("hand-for-hand hand {round} is still being played at {waiting} tables")]
     HandForHandRoundOpen { round: u64, waiting: usize },
     #[error("the end-of-day draw is a card from 2 to 5, not {hands} (seed 002, 77)")]
     InvalidDraw { hands: u8 },
     #[error("player {player} cannot use {cards} time-bank cards: {have} left")]
-    NoTimeBank { player: u64, cards: u8, have: u32 },
+    NoTimeBank {
+        player: EntryId,
+        cards: u8,
+        have: u32,
+    },
     #[error("the clock has not started")]
     NotStarted,
     #[error("the day's play is over")]

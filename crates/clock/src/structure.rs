@@ -1,7 +1,7 @@
 //! Blind structures: levels and breaks, the built-in presets, loading from
 //! TOML or JSON, and validation with errors that name the level.
 
-use felt_table::{AnteFormat, Chips, Level};
+use felt_vocabulary::{AnteFormat, Chips, Level, MAX_CHIPS};
 use serde::{Deserialize, Serialize};
 
 use crate::ClockError;
@@ -188,12 +188,12 @@ impl Structure {
                     if l.minutes == 0 {
                         return bad(what, "its duration must be positive".into());
                     }
-                    if l.big_blind > felt_table::MAX_CHIPS || l.ante > felt_table::MAX_CHIPS {
+                    if l.big_blind > MAX_CHIPS || l.ante > MAX_CHIPS {
                         return bad(
                             what,
                             format!(
                                 "a blind or ante is at most the {} chips a table holds",
-                                felt_table::MAX_CHIPS
+                                MAX_CHIPS
                             ),
                         );
                     }

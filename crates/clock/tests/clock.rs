@@ -531,7 +531,7 @@ fn the_action_clock_uses_time_bank_cards_then_folds_or_checks() {
         &mut state,
         ClockCommand::UseTimeBank {
             at: T0 + MIN,
-            player: 9,
+            player: felt_clock::EntryId(9),
             cards: 3,
         },
     );
@@ -540,7 +540,7 @@ fn the_action_clock_uses_time_bank_cards_then_folds_or_checks() {
             &state,
             &ClockCommand::UseTimeBank {
                 at: T0 + MIN,
-                player: 9,
+                player: felt_clock::EntryId(9),
                 cards: 1
             }
         )

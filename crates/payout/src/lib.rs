@@ -25,11 +25,7 @@ pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
 pub use sheet::{Band, Curve, PaySheet, PercentRow, PercentTable, Structure};
 pub use state::{Entry, PayoutState, Proposal};
 
-/// Money in integer minor units (cents, centavos).
-pub type Money = u64;
-
-/// An entry number (the seating service's; a re-entry is a new entry).
-pub type EntryId = u64;
+pub use felt_vocabulary::{EntryId, Money};
 
 /// The largest field payout takes (entries, and add-ons): seating's own
 /// largest field (`felt_seating::MAX_ENTRIES`).

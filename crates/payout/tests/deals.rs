@@ -1,5 +1,6 @@
 //! ICM, chip chops, saves and agreed amounts.
 
+use felt_payout::EntryId;
 use felt_payout::{DealMethod, DealTerms, PayoutError, deal, icm};
 use proptest::prelude::*;
 
@@ -43,7 +44,7 @@ fn terms(stacks: &[u64], method: DealMethod, play_for: u64) -> DealTerms {
         players: stacks
             .iter()
             .enumerate()
-            .map(|(i, &s)| (i as u64 + 1, s))
+            .map(|(i, &s)| (EntryId(i as u64 + 1), s))
             .collect(),
         method,
         play_for,
@@ -65,7 +66,12 @@ fn the_worked_chop_example_by_icm() {
     .unwrap();
     assert_eq!(
         result.guaranteed,
-        vec![(1, 14_084), (2, 12_380), (3, 10_896), (4, 7_640)]
+        vec![
+            (EntryId(1), 14_084),
+            (EntryId(2), 12_380),
+            (EntryId(3), 10_896),
+            (EntryId(4), 7_640)
+        ]
     );
     assert_eq!(result.total(), 45_000);
 }
@@ -82,7 +88,12 @@ fn the_worked_chop_example_by_chip_chop() {
     .unwrap();
     assert_eq!(
         result.guaranteed,
-        vec![(1, 15_417), (2, 12_292), (3, 10_208), (4, 7_083)]
+        vec![
+            (EntryId(1), 15_417),
+            (EntryId(2), 12_292),
+            (EntryId(3), 10_208),
+            (EntryId(4), 7_083)
+        ]
     );
     assert_eq!(result.total(), 45_000);
 }
@@ -154,7 +165,10 @@ fn agreed_amounts_must_add_up() {
         &[20_000, 12_000],
     )
     .unwrap();
-    assert_eq!(ok.guaranteed, vec![(1, 17_000), (2, 15_000)]);
+    assert_eq!(
+        ok.guaranteed,
+        vec![(EntryId(1), 17_000), (EntryId(2), 15_000)]
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The payout decider: given events, when a command, then events or a refusal.
 
+use felt_payout::EntryId;
 use felt_payout::{
     Bust, Command, DealMethod, DealTerms, MoneySettings, PayoutError, PayoutEvent, PayoutState,
     PercentRow, PercentTable, PlaceGroup, SimultaneousBusts, Structure, decide,
@@ -49,7 +50,7 @@ fn configure(rule: SimultaneousBusts) -> Command {
 fn entries(n: u64) -> Vec<Command> {
     (1..=n)
         .map(|i| Command::RecordEntry {
-            entry: i,
+            entry: EntryId(i),
             player: format!("player {i}"),
         })
         .collect()
@@ -57,7 +58,7 @@ fn entries(n: u64) -> Vec<Command> {
 
 fn bust(entry: u64, table: u32, starting_stack: u64) -> Bust {
     Bust {
-        entry,
+        entry: EntryId(entry),
         table,
         starting_stack,
         by: vec![],
@@ -98,7 +99,7 @@ fn placed(events: &[PayoutEvent]) -> Vec<(Vec<u64>, u32, u32, Vec<u64>)> {
         .iter()
         .filter_map(|e| match e {
             PayoutEvent::Placed { group, prizes } => Some((
-                group.entries.clone(),
+                group.entries.iter().map(|e| e.get()).collect(),
                 group.first,
                 group.last,
                 prizes.iter().map(|p| p.1).collect(),
@@ -129,7 +130,7 @@ fn closing_registration_fixes_the_pool_and_the_sheet() {
         decide(
             &state,
             &Command::RecordEntry {
-                entry: 11,
+                entry: EntryId(11),
                 player: "late".into()
             }
         ),
@@ -143,8 +144,11 @@ fn an_unregistered_entry_is_refunded_out_of_the_pool() {
     commands.extend(entries(11));
     let (state, _) = run(&commands);
     // When entry 4 unregisters, then it leaves the field and the pool.
-    let events = decide(&state, &Command::RemoveEntry { entry: 4 }).unwrap();
-    assert_eq!(events, vec![PayoutEvent::EntryRemoved { entry: 4 }]);
+    let events = decide(&state, &Command::RemoveEntry { entry: EntryId(4) }).unwrap();
+    assert_eq!(
+        events,
+        vec![PayoutEvent::EntryRemoved { entry: EntryId(4) }]
+    );
     let mut after = state.clone();
     for e in &events {
         after.apply(e);
@@ -157,15 +161,15 @@ fn an_unregistered_entry_is_refunded_out_of_the_pool() {
     assert_eq!((pool.entries, pool.prize_pool), (10, 40_000));
     // Refused: an entry not in the field, or after registration closed.
     assert_eq!(
-        decide(&after, &Command::RemoveEntry { entry: 4 }),
-        Err(PayoutError::NoSuchEntry { entry: 4 })
+        decide(&after, &Command::RemoveEntry { entry: EntryId(4) }),
+        Err(PayoutError::NoSuchEntry { entry: EntryId(4) })
     );
     let mut closed_state = after.clone();
     for e in &closed {
         closed_state.apply(e);
     }
     assert_eq!(
-        decide(&closed_state, &Command::RemoveEntry { entry: 5 }),
+        decide(&closed_state, &Command::RemoveEntry { entry: EntryId(5) }),
         Err(PayoutError::RegistrationClosed)
     );
 }
@@ -284,7 +288,10 @@ fn a_held_bust_is_placed_with_its_round_only() {
     for e in decide(&state, &hold).unwrap() {
         state.apply(&e);
     }
-    let refused = PayoutError::HeldForRound { entry: 3, round: 2 };
+    let refused = PayoutError::HeldForRound {
+        entry: EntryId(3),
+        round: 2,
+    };
     assert_eq!(decide(&state, &hold), Err(refused.clone()));
     assert_eq!(
         decide(
@@ -325,12 +332,12 @@ fn across_tables_each_tables_order_stands_and_equal_ranks_tie() {
         groups,
         vec![
             PlaceGroup {
-                entries: vec![5, 7],
+                entries: vec![EntryId(5), EntryId(7)],
                 first: 4,
                 last: 5
             },
             PlaceGroup {
-                entries: vec![6],
+                entries: vec![EntryId(6)],
                 first: 6,
                 last: 6
             },
@@ -351,7 +358,7 @@ fn the_last_bust_places_the_winner_and_every_prize_adds_up_to_the_pool() {
     let (state, events) = run(&commands);
     let results = state.results();
     assert_eq!(results.len(), 10);
-    assert_eq!(results[0].0, 10);
+    assert_eq!(results[0].0, EntryId(10));
     assert_eq!(results[0].1.place, Some((1, 1)));
     assert_eq!(results[0].1.prize, 20_000);
     assert_eq!(results[1].1.prize, 12_000);
@@ -368,7 +375,7 @@ fn busts_during_late_registration_are_placed_when_it_closes() {
         busts: vec![bust(1, 1, 500)],
     });
     commands.extend((5..=10).map(|i| Command::RecordEntry {
-        entry: i,
+        entry: EntryId(i),
         player: format!("late {i}"),
     }));
     commands.push(Command::RecordBusts {
@@ -437,7 +444,7 @@ fn numbered_busts_waiting_for_registration_to_close_take_seatings_places() {
         busts: vec![numbered(2, 1, 700, 2)],
     });
     commands.extend((5..=10).map(|i| Command::RecordEntry {
-        entry: i,
+        entry: EntryId(i),
         player: format!("late {i}"),
     }));
     commands.push(Command::RecordBusts {
@@ -459,8 +466,8 @@ fn a_waiting_bust_whose_number_no_longer_fits_the_field_is_placed_as_it_came() {
     commands.push(Command::RecordBusts {
         busts: vec![numbered(1, 1, 500, 3)],
     });
-    commands.push(Command::RemoveEntry { entry: 3 });
-    commands.push(Command::RemoveEntry { entry: 4 });
+    commands.push(Command::RemoveEntry { entry: EntryId(3) });
+    commands.push(Command::RemoveEntry { entry: EntryId(4) });
     let (state, _) = run(&commands);
     let events = decide(&state, &Command::CloseRegistration).unwrap();
     assert_eq!(
@@ -518,7 +525,11 @@ fn a_deal_needs_every_players_consent_and_replaces_the_prizes() {
     }
     let (mut state, _) = run(&commands);
     let terms = DealTerms {
-        players: vec![(8, 50_000), (9, 30_000), (10, 20_000)],
+        players: vec![
+            (EntryId(8), 50_000),
+            (EntryId(9), 30_000),
+            (EntryId(10), 20_000),
+        ],
         method: DealMethod::ChipChop,
         play_for: 1_000,
     };
@@ -533,22 +544,22 @@ fn a_deal_needs_every_players_consent_and_replaces_the_prizes() {
     );
     for c in [
         Command::ProposeDeal { terms },
-        Command::ConsentToDeal { entry: 8 },
-        Command::ConsentToDeal { entry: 9 },
+        Command::ConsentToDeal { entry: EntryId(8) },
+        Command::ConsentToDeal { entry: EntryId(9) },
     ] {
         for e in decide(&state, &c).unwrap() {
             state.apply(&e);
         }
     }
     assert_eq!(
-        decide(&state, &Command::ConsentToDeal { entry: 9 }),
-        Err(PayoutError::AlreadyConsented { entry: 9 })
+        decide(&state, &Command::ConsentToDeal { entry: EntryId(9) }),
+        Err(PayoutError::AlreadyConsented { entry: EntryId(9) })
     );
     assert_eq!(
-        decide(&state, &Command::ConsentToDeal { entry: 1 }),
-        Err(PayoutError::NotInDeal { entry: 1 })
+        decide(&state, &Command::ConsentToDeal { entry: EntryId(1) }),
+        Err(PayoutError::NotInDeal { entry: EntryId(1) })
     );
-    let events = decide(&state, &Command::ConsentToDeal { entry: 10 }).unwrap();
+    let events = decide(&state, &Command::ConsentToDeal { entry: EntryId(10) }).unwrap();
     assert!(matches!(events.last(), Some(PayoutEvent::DealMade { .. })));
     for e in &events {
         state.apply(e);
@@ -571,7 +582,7 @@ fn a_deal_needs_every_players_consent_and_replaces_the_prizes() {
     let prizes: Vec<(u64, u64)> = state
         .results()
         .iter()
-        .map(|(id, e)| (*id, e.prize))
+        .map(|(id, e)| (id.get(), e.prize))
         .take(3)
         .collect();
     assert_eq!(prizes, vec![(8, 15_500 + 1_000), (9, 12_500), (10, 11_000)]);
@@ -593,25 +604,25 @@ fn progressive_knockouts_pay_half_and_put_half_on_the_winners_head() {
     commands.push(Command::CloseRegistration);
     commands.push(Command::RecordBusts {
         busts: vec![Bust {
-            entry: 1,
+            entry: EntryId(1),
             table: 1,
             starting_stack: 10,
-            by: vec![2],
+            by: vec![EntryId(2)],
             out: None,
         }],
     });
     commands.push(Command::RecordBusts {
         busts: vec![Bust {
-            entry: 3,
+            entry: EntryId(3),
             table: 1,
             starting_stack: 10,
-            by: vec![2],
+            by: vec![EntryId(2)],
             out: None,
         }],
     });
     let (state, events) = run(&commands);
     // 2 collects 1,000 from each, and wins their own head: 2,000 + 1,000 + 1,000.
-    let e2 = &state.entries()[&2];
+    let e2 = &state.entries()[&EntryId(2)];
     assert_eq!(e2.bounties_won, 1_000 + 1_000 + 4_000);
     let total: u64 = state.entries().values().map(|e| e.bounties_won).sum();
     assert_eq!(total, 3 * 2_000, "every bounty paid once: {events:?}");
@@ -641,9 +652,12 @@ fn refusals_name_the_problem_and_change_nothing() {
             "10 players remain: at least one must keep chips",
         ),
         (Command::CloseRegistration, "registration is closed"),
-        (Command::ConsentToDeal { entry: 1 }, "no deal is proposed"),
         (
-            Command::RecordAddOn { entry: 1 },
+            Command::ConsentToDeal { entry: EntryId(1) },
+            "no deal is proposed",
+        ),
+        (
+            Command::RecordAddOn { entry: EntryId(1) },
             "this tournament has no add-ons",
         ),
     ];
@@ -662,7 +676,7 @@ fn refusals_name_the_problem_and_change_nothing() {
             busts: state.rule(),
         },
         PayoutEvent::EntryRecorded {
-            entry: 1,
+            entry: EntryId(1),
             player: "a".into(),
         },
     ]);
@@ -670,11 +684,11 @@ fn refusals_name_the_problem_and_change_nothing() {
         decide(
             &dup,
             &Command::RecordEntry {
-                entry: 1,
+                entry: EntryId(1),
                 player: "a".into()
             }
         ),
-        Err(PayoutError::DuplicateEntry { entry: 1 })
+        Err(PayoutError::DuplicateEntry { entry: EntryId(1) })
     );
 }
 
@@ -771,15 +785,15 @@ fn many_busts_during_late_registration_are_placed_in_order_a_few_hundred_at_a_ti
         Err(PayoutError::NothingWaiting)
     );
     // The k-th bust finishes 1,000 - k + 1.
-    assert_eq!(state.entries()[&1].place, Some((1_000, 1_000)));
-    assert_eq!(state.entries()[&500].place, Some((501, 501)));
-    assert_eq!(state.entries()[&999].place, Some((500, 500)));
+    assert_eq!(state.entries()[&EntryId(1)].place, Some((1_000, 1_000)));
+    assert_eq!(state.entries()[&EntryId(500)].place, Some((501, 501)));
+    assert_eq!(state.entries()[&EntryId(999)].place, Some((500, 500)));
 }
 
 #[test]
 fn many_entries_at_once_are_recorded_all_or_none() {
     let (state, _) = run(&[configure(SimultaneousBusts::ShareAcrossTables)]);
-    let entries: Vec<(u64, String)> = (1..=3).map(|i| (i, format!("p{i}"))).collect();
+    let entries: Vec<(EntryId, String)> = (1..=3).map(|i| (EntryId(i), format!("p{i}"))).collect();
     let events = decide(&state, &Command::RecordEntries { entries }).unwrap();
     assert_eq!(events.len(), 3);
     let mut after = state.clone();
@@ -788,9 +802,12 @@ fn many_entries_at_once_are_recorded_all_or_none() {
     }
     assert_eq!(after.remaining(), 3);
     // One already recorded: refused, nothing recorded.
-    let twice = vec![(4, "p4".to_string()), (2, "p2".to_string())];
+    let twice = vec![
+        (EntryId(4), "p4".to_string()),
+        (EntryId(2), "p2".to_string()),
+    ];
     assert_eq!(
         decide(&after, &Command::RecordEntries { entries: twice }),
-        Err(PayoutError::DuplicateEntry { entry: 2 })
+        Err(PayoutError::DuplicateEntry { entry: EntryId(2) })
     );
 }

@@ -3,6 +3,7 @@
 //! minor unit for every field up to the largest (counted here in 128 bits,
 //! where nothing wraps).
 
+use felt_payout::EntryId;
 use felt_payout::{
     Command, MAX_ENTRY_PRICE, MAX_FIELD, MAX_POOL, MoneySettings, PayoutError, PayoutEvent,
     PayoutState, SimultaneousBusts, decide,
@@ -44,7 +45,7 @@ fn a_buy_in_whose_pool_would_wrap_is_refused_at_configuration() {
         let events = decide(
             &state,
             &Command::RecordEntry {
-                entry,
+                entry: EntryId(entry),
                 player: format!("p{entry}"),
             },
         )

@@ -16,7 +16,7 @@ pub use export::export;
 
 use felt_cards::Card;
 use felt_table::{
-    AnteFormat, Chips, Command, Deal, HouseRules, Level, PlayerAction, PlayerId, Rejection, Seat,
+    AnteFormat, Chips, Command, Deal, EntryId, HouseRules, Level, PlayerAction, Rejection, Seat,
     TableEvent, TableState, execute,
 };
 use serde::Deserialize;
@@ -225,7 +225,7 @@ pub fn replay(hand: &PhhHand, rules: HouseRules) -> Result<Replay, PhhError> {
             &setup(seat as usize),
             &Command::SeatPlayer {
                 seat,
-                player: PlayerId(seat as u64),
+                player: EntryId(seat as u64),
                 stack: stack.chips("starting stacks")?,
             },
         )?;

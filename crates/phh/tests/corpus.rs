@@ -142,7 +142,7 @@ fn a_digital_hand_felt_dealt_exports_and_replays() {
             &mut state,
             Command::SeatPlayer {
                 seat,
-                player: PlayerId(seat as u64),
+                player: EntryId(seat as u64),
                 stack: 2000,
             },
         );

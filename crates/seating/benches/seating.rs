@@ -1,6 +1,7 @@
 //! Balancing a big room: `cargo bench -p felt-seating`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use felt_seating::EntryId;
 use felt_seating::{Elimination, SeatingCommand, SeatingState, Settings, decide};
 use std::hint::black_box;
 
@@ -40,7 +41,7 @@ fn balancing(c: &mut Criterion) {
     for e in decide(&begun, &SeatingCommand::BeginHand { table }, &[0; 32]).expect("begins") {
         begun.apply(&e);
     }
-    let busted: Vec<u64> = begun.room().tables[&table]
+    let busted: Vec<EntryId> = begun.room().tables[&table]
         .seats
         .iter()
         .flatten()

@@ -170,7 +170,7 @@ fn register(
             max: crate::MAX_ENTRIES,
         });
     }
-    let entry = state.entries.len() as EntryId + 1;
+    let entry = EntryId(state.entries.len() as u64 + 1);
     work.emit(SeatingEvent::Registered {
         entry,
         player: player.to_string(),

@@ -27,11 +27,10 @@ pub use state::{EntryInfo, EntryStatus, MAX_SEATS, MoveRecord, Room, SeatingStat
 /// tournament's chips and money is bounded before play begins.
 pub const MAX_ENTRIES: u32 = 1_000_000;
 
-/// The most chips a tournament may ever have in play (2^60): its starting
-/// stack times its largest field is at most this, so no table, pot or
-/// count of chips can overflow (the table engine's own bound is the same,
-/// `felt_table::MAX_CHIPS`).
-pub const MAX_CHIPS: Chips = 1 << 60;
+/// The most chips a tournament may ever have in play: its starting stack
+/// times its largest field is at most this, so no table, pot or count of
+/// chips can overflow (the one bound, the table engine's too).
+pub use felt_vocabulary::MAX_CHIPS;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
 pub enum SeatingError {

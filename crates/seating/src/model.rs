@@ -2,13 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// An entry number: each registration and each re-entry gets its own,
-/// and it is the player's id at the tables.
-pub type EntryId = u64;
-pub type TableNo = u32;
-/// A seat as the dealer says it: 1 to the table's size.
-pub type Seat = u8;
-pub type Chips = u64;
+pub use felt_vocabulary::{Chips, EntryId, Seat, TableNo};
 /// Randomness handed in (seat draws): 32 bytes for ChaCha20.
 pub type Seed = [u8; 32];
 

@@ -3,6 +3,7 @@
 mod common;
 
 use common::*;
+use felt_seating::EntryId;
 use felt_seating::{
     Balance, BreakOrder, Elimination, EntryStatus, MoveReason, SeatReason, SeatingCommand,
     SeatingError, SeatingEvent, SeatingState, Settings, decide, gate,
@@ -23,7 +24,7 @@ fn moves(events: &[SeatingEvent]) -> Vec<Moved> {
         .iter()
         .filter_map(|e| match e {
             SeatingEvent::MoveStarted { r#move, .. } => {
-                Some((r#move.entry, r#move.from, r#move.to, r#move.reason))
+                Some((r#move.entry.get(), r#move.from, r#move.to, r#move.reason))
             }
             _ => None,
         })
@@ -37,7 +38,7 @@ fn players_at(state: &SeatingState, table: u32, n: usize) -> Vec<u64> {
         .iter()
         .flatten()
         .take(n)
-        .copied()
+        .map(|e| e.get())
         .collect()
 }
 
@@ -54,7 +55,10 @@ fn hand(state: &mut SeatingState, table: u32, bb: u8, busted: Vec<u64>) -> Vec<S
             table,
             button: bb,
             big_blind: bb,
-            busted: busted.into_iter().map(Elimination::of).collect(),
+            busted: busted
+                .into_iter()
+                .map(|e| Elimination::of(EntryId(e)))
+                .collect(),
         },
         seed(9),
     )
@@ -123,11 +127,11 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
         ),
         Err(SeatingError::AlreadyRegistered {
             player: "p3".into(),
-            entry: 3
+            entry: EntryId(3)
         })
     );
     // p3 busts and re-enters with a full stack at a random open seat.
-    let table = match state.entries()[&3].status {
+    let table = match state.entries()[&EntryId(3)].status {
         EntryStatus::Seated { table, .. } => table,
         s => panic!("{s:?}"),
     };
@@ -144,7 +148,7 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
     assert!(matches!(
         events[0],
         SeatingEvent::Registered {
-            entry: 19,
+            entry: EntryId(19),
             re_entry: true,
             ..
         }
@@ -152,14 +156,14 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
     assert!(events.iter().any(|e| matches!(
         e,
         SeatingEvent::Seated {
-            entry: 19,
+            entry: EntryId(19),
             stack: 10_000,
             reason: SeatReason::LateEntry,
             ..
         }
     )));
     carry_out(&mut state);
-    let t19 = match state.entries()[&19].status {
+    let t19 = match state.entries()[&EntryId(19)].status {
         EntryStatus::Seated { table, .. } => table,
         s => panic!("{s:?}"),
     };
@@ -200,32 +204,36 @@ fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
     let mut settings = Settings::club();
     settings.max_entries = Some(3);
     let mut state = registered(settings, 5);
-    assert_eq!(state.entries()[&4].status, EntryStatus::Alternate);
-    let events = run(&mut state, SeatingCommand::Unregister { entry: 2 });
+    assert_eq!(state.entries()[&EntryId(4)].status, EntryStatus::Alternate);
+    let events = run(&mut state, SeatingCommand::Unregister { entry: EntryId(2) });
     assert_eq!(
         events,
         vec![
             SeatingEvent::Unregistered {
-                entry: 2,
+                entry: EntryId(2),
                 alternate: false
             },
-            SeatingEvent::AlternatePromoted { entry: 4 }
+            SeatingEvent::AlternatePromoted { entry: EntryId(4) }
         ]
     );
     // An alternate who leaves had paid nothing in, and the event says so
     // (payout refunds only an entry that had).
-    let events = run(&mut state, SeatingCommand::Unregister { entry: 5 });
+    let events = run(&mut state, SeatingCommand::Unregister { entry: EntryId(5) });
     assert_eq!(
         events,
         vec![SeatingEvent::Unregistered {
-            entry: 5,
+            entry: EntryId(5),
             alternate: true
         }]
     );
     run_with(&mut state, SeatingCommand::Start, seed(1));
     assert_eq!(
-        decide(&state, &SeatingCommand::Unregister { entry: 1 }, &NO_DRAW),
-        Err(SeatingError::AlreadyPlaying { entry: 1 })
+        decide(
+            &state,
+            &SeatingCommand::Unregister { entry: EntryId(1) },
+            &NO_DRAW
+        ),
+        Err(SeatingError::AlreadyPlaying { entry: EntryId(1) })
     );
 }
 
@@ -272,7 +280,7 @@ fn balancing_moves_the_next_big_blind_to_the_worst_seat_of_the_short_table() {
     let t2 = &state.room().tables[&2];
     let first_free_after_bb = (5..=9)
         .chain(1..=4)
-        .find(|&s| t2.occupant(s).is_none() || t2.occupant(s) == Some(entry))
+        .find(|&s| t2.occupant(s).is_none() || t2.occupant(s) == Some(EntryId(entry)))
         .unwrap();
     assert_eq!(to.1, first_free_after_bb);
     assert_eq!(counts(&state), vec![8, 8]);
@@ -348,7 +356,7 @@ fn in_full_table_events_a_table_three_short_stops_until_balanced() {
             table: 2,
             button: 1,
             big_blind: 2,
-            busted: vec![Elimination::of(at2[0])],
+            busted: vec![Elimination::of(EntryId(at2[0]))],
         },
         seed(3),
     );
@@ -436,7 +444,10 @@ fn the_final_table_is_drawn_when_the_field_fits_and_waits_for_every_hand() {
             table: 2,
             button: 1,
             big_blind: 2,
-            busted: busts.into_iter().map(Elimination::of).collect(),
+            busted: busts
+                .into_iter()
+                .map(|e| Elimination::of(EntryId(e)))
+                .collect(),
         },
         seed(5),
     );
@@ -797,7 +808,7 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
     let entries: Vec<u64> = events
         .iter()
         .filter_map(|e| match e {
-            SeatingEvent::Registered { entry, .. } => Some(*entry),
+            SeatingEvent::Registered { entry, .. } => Some(entry.get()),
             _ => None,
         })
         .collect();
@@ -820,7 +831,7 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
         ),
         Err(SeatingError::AlreadyRegistered {
             player: "p5".into(),
-            entry: 5
+            entry: EntryId(5)
         })
     );
     assert_eq!(state, before);

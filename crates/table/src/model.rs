@@ -3,60 +3,10 @@
 use felt_cards::{Card, Commitment, HandRank, Seed};
 use serde::{Deserialize, Serialize};
 
-/// Chips are whole numbers, always.
-pub type Chips = u64;
-
-/// A seat number as the dealer says it: 1 to the table's size.
-pub type Seat = u8;
+pub use felt_vocabulary::{AnteFormat, Chips, EntryId, Level, MAX_CHIPS, Seat};
 
 /// The most seats a table can have.
 pub const MAX_SEATS: usize = 10;
-
-/// The most chips a table holds (2^60), stacks and pot together, and the
-/// largest blind, ante or chip a level may name: under it, no sum, raise
-/// or split the engine makes can overflow (ten seats' shares of a pot in
-/// the smallest chip included), so no chip can vanish through arithmetic.
-pub const MAX_CHIPS: Chips = 1 << 60;
-
-/// An entry in the tournament (the seating service's entry number).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct PlayerId(pub u64);
-
-/// How antes are taken.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum AnteFormat {
-    #[default]
-    None,
-    /// Every player dealt in posts the ante.
-    PerPlayer,
-    /// The big blind posts one ante for the table, before the blind (RP11).
-    BigBlind,
-}
-
-/// The blinds and antes a hand is played with: the clock's level when the
-/// hand starts (TDA 23), recorded in the hand so its log folds on its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Level {
-    pub small_blind: Chips,
-    pub big_blind: Chips,
-    pub ante: Chips,
-    pub ante_format: AnteFormat,
-    /// The smallest chip denomination in play: odd chips are split in it (TDA 20).
-    pub smallest_chip: Chips,
-}
-
-impl Level {
-    /// Blinds without ante, the smallest chip 1.
-    pub fn blinds(small_blind: Chips, big_blind: Chips) -> Level {
-        Level {
-            small_blind,
-            big_blind,
-            ante: 0,
-            ante_format: AnteFormat::None,
-            smallest_chip: 1,
-        }
-    }
-}
 
 /// What happens when the big blind is all-in for less than a full blind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -161,7 +111,7 @@ pub enum Command {
     },
     SeatPlayer {
         seat: Seat,
-        player: PlayerId,
+        player: EntryId,
         stack: Chips,
     },
     RemovePlayer {
@@ -324,7 +274,7 @@ pub struct Share {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Bust {
     pub seat: Seat,
-    pub player: PlayerId,
+    pub player: EntryId,
     /// Chips at the start of the hand: simultaneous busts are placed by it.
     pub starting_stack: Chips,
     /// The players who won the last of these chips: the winners of the
@@ -332,7 +282,7 @@ pub struct Bust {
     /// table as the hand ends, while they still sit in their seats. Empty
     /// in hands recorded before the table named them.
     #[serde(default)]
-    pub by: Vec<PlayerId>,
+    pub by: Vec<EntryId>,
 }
 
 /// Every fact a table records.
@@ -344,12 +294,12 @@ pub enum TableEvent {
     },
     PlayerSeated {
         seat: Seat,
-        player: PlayerId,
+        player: EntryId,
         stack: Chips,
     },
     PlayerRemoved {
         seat: Seat,
-        player: PlayerId,
+        player: EntryId,
         stack: Chips,
     },
     AbsenceChanged {
@@ -435,7 +385,7 @@ pub enum TableEvent {
     },
     PenaltyGiven {
         seat: Seat,
-        player: PlayerId,
+        player: EntryId,
         hands: u32,
     },
     /// The clock was called on the player to act (TDA 29).

@@ -4,7 +4,7 @@
 use felt_cards::Card;
 use felt_vocabulary::{Classified, ErrorKind};
 
-use crate::model::{Chips, PlayerId, Seat, Street};
+use crate::model::{Chips, EntryId, Seat, Street};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
 pub enum Rejection {
@@ -21,7 +21,7 @@ pub enum Rejection {
     #[error("seat {seat} is empty")]
     SeatEmpty { seat: Seat },
     #[error("player {} is already in seat {seat}", player.0)]
-    AlreadySeated { player: PlayerId, seat: Seat },
+    AlreadySeated { player: EntryId, seat: Seat },
     #[error("a player is seated with chips, not an empty stack")]
     EmptyStack,
     #[error(

@@ -8,7 +8,7 @@ use crate::model::*;
 /// during a hand have left it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeatState {
-    pub player: PlayerId,
+    pub player: EntryId,
     pub stack: Chips,
     pub absent: bool,
     /// Hands left to miss under a penalty (TDA 71).

@@ -118,7 +118,7 @@ fn run(stacks: Vec<u64>, choices: Vec<u64>) -> Result<Vec<TableEvent>, TestCaseE
     for (i, &stack) in stacks.iter().enumerate() {
         let seat = Command::SeatPlayer {
             seat: i as Seat + 1,
-            player: PlayerId(i as u64),
+            player: EntryId(i as u64),
             stack,
         };
         match decide(&state, &seat) {
@@ -203,7 +203,7 @@ fn two_stacks_of_the_largest_count_are_refused_and_nothing_vanishes() {
     }
     let big = Command::SeatPlayer {
         seat: 1,
-        player: PlayerId(1),
+        player: EntryId(1),
         stack: u64::MAX,
     };
     assert_eq!(
@@ -225,7 +225,7 @@ fn two_stacks_of_the_largest_count_are_refused_and_nothing_vanishes() {
     for (seat, player) in [(1, 1), (2, 2)] {
         let seat = Command::SeatPlayer {
             seat,
-            player: PlayerId(player),
+            player: EntryId(player),
             stack: MAX_CHIPS / 2,
         };
         for e in decide(&state, &seat).unwrap() {

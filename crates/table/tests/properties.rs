@@ -144,7 +144,7 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
             5 => Command::RemovePlayer { seat },
             6 => Command::SeatPlayer {
                 seat,
-                player: PlayerId(choice % 5),
+                player: EntryId(choice % 5),
                 stack: amount,
             },
             _ => Command::SetAbsent {
@@ -275,7 +275,7 @@ fn run(
     for (i, &stack) in stacks.iter().enumerate() {
         let cmd = Command::SeatPlayer {
             seat: i as Seat + 1,
-            player: PlayerId(1000 + i as u64),
+            player: EntryId(1000 + i as u64),
             stack,
         };
         prop_assert!(apply(&mut state, &cmd, &mut log));

@@ -443,9 +443,9 @@ fn a_busted_player_is_reported_with_the_stack_they_started_with() {
         busts(&t),
         vec![Bust {
             seat: 2,
-            player: PlayerId(101),
+            player: EntryId(101),
             starting_stack: 500,
-            by: vec![PlayerId(102)],
+            by: vec![EntryId(102)],
         }]
     );
     assert!(t.state.seat(2).is_none());
@@ -473,9 +473,9 @@ fn a_player_busted_by_a_split_pot_names_both_winners() {
         busts(&t),
         vec![Bust {
             seat: 2,
-            player: PlayerId(101),
+            player: EntryId(101),
             starting_stack: 500,
-            by: vec![PlayerId(100), PlayerId(102)],
+            by: vec![EntryId(100), EntryId(102)],
         }]
     );
 }
@@ -542,7 +542,7 @@ fn a_new_player_between_the_button_and_the_small_blind_waits_for_the_button() {
     // gets there.
     t.ok(Command::SeatPlayer {
         seat: 4,
-        player: PlayerId(200),
+        player: EntryId(200),
         stack: 1000,
     });
     let events = t.start(level(50, 100), None);
@@ -577,7 +577,7 @@ fn a_new_player_who_draws_the_big_blind_plays_at_once() {
     }
     t.ok(Command::SeatPlayer {
         seat: 6,
-        player: PlayerId(200),
+        player: EntryId(200),
         stack: 1000,
     });
     t.start(level(50, 100), None);

@@ -150,7 +150,7 @@ fn a_penalty_is_one_hand_per_player_at_the_table_times_the_orbits() {
         events,
         [TableEvent::PenaltyGiven {
             seat: 2,
-            player: PlayerId(101),
+            player: EntryId(101),
             hands: 6
         }]
     );
@@ -429,7 +429,7 @@ fn every_command_at_a_table_never_opened_is_refused_as_not_open() {
         Command::RemovePlayer { seat: 1 },
         Command::SeatPlayer {
             seat: 1,
-            player: PlayerId(1),
+            player: EntryId(1),
             stack: 100,
         },
     ];

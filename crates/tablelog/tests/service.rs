@@ -22,7 +22,7 @@ async fn open_table<L: EventLog>(h: &Tables<L>, stream: &felt_eventlog::StreamId
     for seat in 1..=4 {
         commands.push(Command::SeatPlayer {
             seat,
-            player: PlayerId(seat.into()),
+            player: EntryId(seat.into()),
             stack: 2000,
         });
     }

@@ -22,7 +22,7 @@ async fn a_table_stored_and_loaded_folds_to_the_same_state_and_exports_its_hands
     for seat in 1..=3 {
         commands.push(Command::SeatPlayer {
             seat,
-            player: PlayerId(seat.into()),
+            player: EntryId(seat.into()),
             stack: 1000,
         });
     }

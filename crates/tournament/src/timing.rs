@@ -72,7 +72,7 @@ pub fn judge(settings: &ActionClock, cards: u32, turn: &Turn, now: Millis) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use felt_table::{Command, Deal, HouseRules, Level, PlayerAction, PlayerId};
+    use felt_table::{Command, Deal, EntryId, HouseRules, Level, PlayerAction};
 
     /// A table's events, each command recorded at its time.
     struct Log {
@@ -108,7 +108,7 @@ mod tests {
                 0,
                 Command::SeatPlayer {
                     seat,
-                    player: PlayerId(u64::from(seat)),
+                    player: EntryId(u64::from(seat)),
                     stack: 1_000,
                 },
             );

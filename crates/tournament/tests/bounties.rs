@@ -6,6 +6,7 @@ use felt_cards::Seed;
 use felt_clock::{ClockSettings, Millis, Structure};
 use felt_eventlog::EmbeddedLog;
 use felt_payout::{MoneySettings, SimultaneousBusts};
+use felt_seating::EntryId;
 use felt_seating::Settings;
 use felt_table::{Command, HouseRules, PlayerAction, TableEvent};
 use felt_tournament::{Begin, Conductor, HandSummary, TournamentSpec};
@@ -132,7 +133,7 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
                 .state(&felt_tablelog::stream("t", "1").unwrap())
                 .await
                 .unwrap();
-            let winner = table.seat(winner_seat).unwrap().player.0;
+            let winner = table.seat(winner_seat).unwrap().player;
             drop(table);
             // The winner leaves before the hand end is handled.
             c.table(
@@ -146,7 +147,7 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
             .unwrap();
             c.hand_ended("t", 1, &summary, now).await.unwrap();
             let payout = c.payout_state("t").await.unwrap();
-            assert!(payout.entries()[&loser].busted);
+            assert!(payout.entries()[&EntryId(loser)].busted);
             assert_eq!(
                 payout.entries()[&winner].bounties_won,
                 1_000,

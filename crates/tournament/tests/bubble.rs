@@ -7,6 +7,7 @@
 //! Deterministic: each hand is dealt from a fixed seed, and who goes all
 //! in is chosen by playing the dealt hand on a copy of the table first.
 
+use felt_seating::EntryId;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -282,7 +283,7 @@ async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_
     let pool = payout.pool().unwrap().prize_pool;
     // The bubble pair share 6th and 7th: half of 6th's 10% each.
     for entry in [x, y] {
-        let e = &payout.entries()[&entry];
+        let e = &payout.entries()[&EntryId(entry)];
         assert_eq!(e.place, Some((6, 7)), "entry {entry}");
         assert_eq!(e.prize, pool / 10 / 2, "entry {entry}");
     }
@@ -290,7 +291,7 @@ async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_
     let mut places: Vec<(u32, u32)> = payout
         .entries()
         .iter()
-        .filter(|(k, _)| ![x, y].contains(k))
+        .filter(|(k, _)| ![x, y].contains(&k.get()))
         .map(|(_, e)| e.place.expect("placed"))
         .collect();
     places.sort_unstable();
@@ -322,7 +323,7 @@ async fn a_restart_between_the_bubble_hands_still_places_the_pair_together() {
         to_a_winner_restarting(SimultaneousBusts::ShareAcrossTables, true).await;
     let pool = payout.pool().unwrap().prize_pool;
     for entry in [x, y] {
-        let e = &payout.entries()[&entry];
+        let e = &payout.entries()[&EntryId(entry)];
         assert_eq!(e.place, Some((6, 7)), "entry {entry}");
         assert_eq!(e.prize, pool / 10 / 2, "entry {entry}");
     }
@@ -335,8 +336,8 @@ async fn by_the_house_rule_of_seed_003_the_bubble_pair_is_placed_by_starting_sta
     assert_ne!(a.1, b.1);
     let (high, low) = if a.1 > b.1 { (a, b) } else { (b, a) };
     let pool = payout.pool().unwrap().prize_pool;
-    let place = |entry: u64| payout.entries()[&entry].place;
-    let prize = |entry: u64| payout.entries()[&entry].prize;
+    let place = |entry: u64| payout.entries()[&EntryId(entry)].place;
+    let prize = |entry: u64| payout.entries()[&EntryId(entry)].prize;
     assert_eq!(place(high.0), Some((6, 6)), "{high:?} over {low:?}");
     assert_eq!(place(low.0), Some((7, 7)), "{low:?} under {high:?}");
     assert_eq!((prize(high.0), prize(low.0)), (pool / 10, 0));

@@ -5,6 +5,7 @@
 //! start bring payout level with seating, and the callers' retries (the
 //! same command ids) end where an uninterrupted run does.
 
+use felt_seating::EntryId;
 use std::sync::Arc;
 
 use felt_clock::{ClockSettings, Millis, Structure};
@@ -48,7 +49,7 @@ async fn created(dir: &std::path::Path) -> std::path::PathBuf {
 async fn register<L: EventLog + 'static>(
     c: &Conductor<L>,
     i: u64,
-) -> Result<u64, felt_tournament::TournamentError> {
+) -> Result<EntryId, felt_tournament::TournamentError> {
     c.register(
         "e",
         &format!("r{i}"),
@@ -67,12 +68,12 @@ async fn desk<L: EventLog + 'static>(
 ) -> Result<(), felt_tournament::TournamentError> {
     register(c, 3).await?;
     register(c, 4).await?;
-    c.unregister("e", 2, T0).await
+    c.unregister("e", EntryId(2), T0).await
 }
 
 /// Payout's entries and seating's field (the entries that paid in and did
 /// not leave), which the reactions keep equal.
-async fn ledgers<L: EventLog + 'static>(c: &Conductor<L>) -> (Vec<u64>, Vec<u64>) {
+async fn ledgers<L: EventLog + 'static>(c: &Conductor<L>) -> (Vec<EntryId>, Vec<EntryId>) {
     let payout = c.payout_state("e").await.unwrap();
     let seating = c.seating_state("e").await.unwrap();
     let field = seating
@@ -91,7 +92,8 @@ async fn entries_cut_short_after_any_append_are_paid_in_and_refunded_exactly() {
     let (_whole_dir, whole_log) = copied(&file);
     let whole = Conductor::new(whole_log.clone());
     desk(&whole).await.unwrap();
-    assert_eq!(ledgers(&whole).await, (vec![1, 3, 4], vec![1, 3, 4]));
+    let kept = vec![EntryId(1), EntryId(3), EntryId(4)];
+    assert_eq!(ledgers(&whole).await, (kept.clone(), kept));
     let whole = streams(&whole_log, "e").await;
     // Seating's registration and payout's entry; the alternate (seating
     // alone); seating's unregistration, payout's refund and the promoted

@@ -5,6 +5,7 @@
 //! and changes nothing; started again from a position recorded inside a
 //! hand, it still sees the hand in play whole.
 
+use felt_seating::EntryId;
 use std::sync::Arc;
 
 use felt_cards::Seed;
@@ -380,7 +381,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
                 let Some(summary) = follower.feed_committed(&committed).unwrap() else {
                     continue;
                 };
-                let busted: Vec<u64> = summary.busted.iter().map(|b| b.0).collect();
+                let busted: Vec<EntryId> = summary.busted.iter().map(|b| b.0).collect();
                 if !busted.is_empty() {
                     break 'found (summary, busted);
                 }
@@ -433,7 +434,7 @@ async fn a_hand_end_cut_short_before_payout_reaches_payout_when_the_log_is_read_
                 };
                 restarted.hand_ended("b", 1, &s, T0).await.unwrap();
                 if !s.busted.is_empty() {
-                    break 'later s.busted.iter().map(|b| b.0).collect::<Vec<u64>>();
+                    break 'later s.busted.iter().map(|b| b.0).collect::<Vec<EntryId>>();
                 }
             }
             let Begin::Started(_, next, _) = restarted
@@ -539,7 +540,7 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
         panic!("table {table} did not deal: {begin:?}")
     };
     assert!(
-        state.seats().iter().flatten().any(|p| p.player.0 == entry),
+        state.seats().iter().flatten().any(|p| p.player == entry),
         "entry {entry} plays the hand at table {table}"
     );
     let after = restarted.seating_state("s").await.unwrap();

@@ -4,10 +4,11 @@
 
 use felt_clock::{ClockCommand, ClockSettings, ClockState, Structure};
 use felt_payout::{Bust, PayoutEvent, PayoutState};
+use felt_seating::EntryId;
 use felt_seating::{
     Elimination, Move, MoveReason, SeatingCommand, SeatingEvent, SeatingState, Settings,
 };
-use felt_table::{Command, HouseRules, PlayerId, TableEvent};
+use felt_table::{Command, HouseRules, TableEvent};
 use felt_tournament::aggregates::{
     Clock, Definition, Payout, Registry, Seating, TournamentCreated, clock_stream, payout_stream,
     registry_stream, seating_stream,
@@ -129,8 +130,8 @@ fn summary(
         number,
         button: 3,
         big_blind: 5,
-        busted: busted.to_vec(),
-        eliminators: by.iter().cloned().collect(),
+        busted: busted.iter().map(|&(e, s)| (EntryId(e), s)).collect(),
+        eliminators: by.iter().map(|(e, by)| (EntryId(*e), by.clone())).collect(),
     }
 }
 
@@ -143,10 +144,10 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
     let hand = summary(
         12,
         &[(7, 4_000)],
-        &[(7, hand_end::Eliminators::Entries(vec![99]))],
+        &[(7, hand_end::Eliminators::Entries(vec![EntryId(99)]))],
     );
     // Whoever sits in the winning seat now does not matter.
-    let order = hand_end::to_seating(3, &hand, |_| Some(12));
+    let order = hand_end::to_seating(3, &hand, |_| Some(EntryId(12)));
     assert_eq!(
         order,
         Order {
@@ -156,9 +157,9 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
                 button: 3,
                 big_blind: 5,
                 busted: vec![Elimination {
-                    entry: 7,
+                    entry: EntryId(7),
                     starting_stack: 4_000,
-                    by: vec![99],
+                    by: vec![EntryId(99)],
                 }],
             },
         }
@@ -171,11 +172,11 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
         &[(7, hand_end::Eliminators::Seats(vec![4]))],
     );
     let SeatingCommand::HandEnded { busted, .. } =
-        hand_end::to_seating(3, &legacy, |seat| (seat == 4).then_some(99)).command
+        hand_end::to_seating(3, &legacy, |seat| (seat == 4).then_some(EntryId(99))).command
     else {
         panic!("a hand end")
     };
-    assert_eq!(busted[0].by, vec![99]);
+    assert_eq!(busted[0].by, vec![EntryId(99)]);
 }
 
 /// Given seating recorded a bust outside hand-for-hand, then payout gets it
@@ -198,7 +199,7 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
         vec![Elimination {
             entry: out,
             starting_stack: 2_500,
-            by: vec![99],
+            by: vec![EntryId(99)],
         }],
     );
     assert_eq!(
@@ -210,7 +211,7 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
                     entry: out,
                     table: 1,
                     starting_stack: 2_500,
-                    by: vec![99],
+                    by: vec![EntryId(99)],
                     out: Some(1),
                 }],
             },
@@ -231,7 +232,7 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
     settings.paid = 15;
     settings.hand_for_hand_distance = 1;
     let mut state = room(settings, 18);
-    let two: Vec<u64> = state.room().tables[&1]
+    let two: Vec<EntryId> = state.room().tables[&1]
         .seats
         .iter()
         .flatten()
@@ -480,7 +481,7 @@ fn seating_rounds_and_its_end_of_hand_for_hand_reach_the_clock() {
 fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() {
     let m = Move {
         id: 31,
-        entry: 7,
+        entry: EntryId(7),
         from: (2, 4),
         to: (1, 9),
         reason: MoveReason::Balance,
@@ -495,7 +496,7 @@ fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() 
     );
     let removal = [TableEvent::PlayerRemoved {
         seat: 4,
-        player: PlayerId(7),
+        player: EntryId(7),
         stack: 12_345,
     }];
     assert_eq!(seats::stack_moved(&m, &removal), Some(12_345));
@@ -507,7 +508,7 @@ fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() 
             id: "move-31-in".into(),
             command: Command::SeatPlayer {
                 seat: 9,
-                player: PlayerId(7),
+                player: EntryId(7),
                 stack: 12_345,
             },
         }
@@ -533,7 +534,10 @@ fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
     let mut state = with_players(Settings::tda(9, 10_000), 3);
     seating(&mut state, SeatingCommand::Start);
     let drawn = seats::unconfirmed(&state);
-    assert_eq!(drawn.iter().map(|d| d.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert_eq!(
+        drawn.iter().map(|d| d.0.get()).collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
     let (entry, table, seat) = drawn[0];
     assert_eq!(
         seats::seat(entry, table, seat, 10_000),
@@ -542,7 +546,7 @@ fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
             id: format!("seat-{entry}"),
             command: Command::SeatPlayer {
                 seat,
-                player: PlayerId(entry),
+                player: EntryId(entry.into()),
                 stack: 10_000,
             },
         }
@@ -606,7 +610,7 @@ fn the_carrier_is_given_each_seating_decision_its_tables_seats_and_moves() {
 
     // Table 1 loses three players (six left against nine, TDA 9): its
     // hand end moves one from table 2.
-    let at_one: Vec<u64> = state.room().tables[&1]
+    let at_one: Vec<EntryId> = state.room().tables[&1]
         .seats
         .iter()
         .flatten()
@@ -787,7 +791,7 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
     pay(
         &mut payout,
         felt_payout::Command::RecordEntries {
-            entries: (1..=500).map(|e| (e, format!("p{e}"))).collect(),
+            entries: (1..=500).map(|e| (EntryId(e), format!("p{e}"))).collect(),
         },
     );
     for entry in 1..=450 {
@@ -795,10 +799,10 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
             &mut payout,
             felt_payout::Command::RecordBusts {
                 busts: vec![Bust {
-                    entry,
+                    entry: EntryId(entry),
                     table: 1,
                     starting_stack: 10_000,
-                    by: vec![500],
+                    by: vec![EntryId(500)],
                     out: None,
                 }],
             },
@@ -835,10 +839,10 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
         &mut payout,
         felt_payout::Command::RecordBusts {
             busts: vec![Bust {
-                entry: 451,
+                entry: EntryId(451),
                 table: 1,
                 starting_stack: 10_000,
-                by: vec![500],
+                by: vec![EntryId(500)],
                 out: None,
             }],
         },
@@ -896,7 +900,7 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
         vec![Order {
             id: "seating-2-entries".into(),
             command: felt_payout::Command::RecordEntries {
-                entries: vec![(1, "p1".into())]
+                entries: vec![(EntryId(1), "p1".into())]
             },
         }]
     );
@@ -906,19 +910,19 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
     let out = entries::to_payout(&decided(
         &mut state,
         6,
-        SeatingCommand::Unregister { entry: 2 },
+        SeatingCommand::Unregister { entry: EntryId(2) },
     ));
     assert_eq!(
         out,
         vec![
             Order {
                 id: "seating-6-refund-2".into(),
-                command: felt_payout::Command::RemoveEntry { entry: 2 },
+                command: felt_payout::Command::RemoveEntry { entry: EntryId(2) },
             },
             Order {
                 id: "seating-6-entries".into(),
                 command: felt_payout::Command::RecordEntries {
-                    entries: vec![(3, "p3".into())]
+                    entries: vec![(EntryId(3), "p3".into())]
                 },
             },
         ]
@@ -928,13 +932,13 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
     let out = entries::to_payout(&decided(
         &mut state,
         7,
-        SeatingCommand::Unregister { entry: 4 },
+        SeatingCommand::Unregister { entry: EntryId(4) },
     ));
     assert_eq!(out, vec![]);
     for order in sent.into_iter().flatten() {
         pay(&mut payout, order.command);
     }
-    let paid_in: Vec<u64> = payout.entries().keys().copied().collect();
+    let paid_in: Vec<u64> = payout.entries().keys().map(|e| e.get()).collect();
     assert_eq!(paid_in, vec![1, 3]);
 }
 

@@ -5,7 +5,16 @@
 //! kind to a gRPC code in one table and a caller knows whether sending the
 //! same request again can help, without knowing the crate that refused.
 //!
-//! This crate depends on nothing and knows nothing of poker.
+//! [`ids`]: the identities and amounts every crate and the wire use
+//! (entry, table, seat, chips, money, moments, a level's blinds), each
+//! defined here and nowhere else.
+//!
+//! This crate depends on nothing of felt's and decides nothing: it names,
+//! it does not rule.
+
+pub mod ids;
+
+pub use ids::{AnteFormat, Chips, EntryId, Level, MAX_CHIPS, Millis, Money, Seat, TableNo};
 
 /// What kind of error an error is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

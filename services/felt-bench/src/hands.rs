@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use felt_cards::Seed;
-use felt_table::{Chips, Command, Deal, HouseRules, Level, PlayerId, Seat, TableState, execute};
+use felt_table::{Chips, Command, Deal, EntryId, HouseRules, Level, Seat, TableState, execute};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 
@@ -57,7 +57,7 @@ pub(crate) fn run(args: &HandsArgs) -> anyhow::Result<()> {
                     &mut state,
                     &Command::SeatPlayer {
                         seat,
-                        player: PlayerId(next_player),
+                        player: EntryId(next_player),
                         stack: STACK,
                     },
                     &mut events,

@@ -27,7 +27,7 @@ pub fn show(minor: u64) -> String {
 pub struct ResultRow {
     first: u32,
     last: u32,
-    entry: u64,
+    entry: felt_vocabulary::EntryId,
     player: String,
     name: String,
     prize: String,

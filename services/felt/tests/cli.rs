@@ -79,7 +79,7 @@ fn table_log(data: &std::path::Path) {
     for seat in 1..=2 {
         commands.push(Command::SeatPlayer {
             seat,
-            player: PlayerId(seat.into()),
+            player: EntryId(seat.into()),
             stack: 500,
         });
     }

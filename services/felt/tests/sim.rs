@@ -2,6 +2,7 @@
 //! each log, and `felt audit verify` passes on what it wrote; a single
 //! changed event makes the audit fail and name it.
 
+use felt_seating::EntryId;
 use std::path::Path;
 use std::process::Command;
 
@@ -278,7 +279,7 @@ fn an_audit_of_a_log_whose_counts_no_longer_add_up_fails_without_crashing() {
         let busts: Vec<NewEvent> = (1_000..1_100u64)
             .map(|entry| {
                 let bust = SeatingEvent::Busted {
-                    entry,
+                    entry: EntryId(entry),
                     table: 1,
                     starting_stack: 0,
                     by: Vec::new(),

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use felt_seating::EntryId;
 use felt_seating::{
     Elimination, EntryStatus, MoveReason, SeatingCommand, SeatingError, SeatingEvent, SeatingState,
     Settings, TableNo, decide,
@@ -101,7 +102,7 @@ fn redrawn(events: &[SeatingEvent]) -> Option<Vec<(u64, TableNo, u8)>> {
                 .iter()
                 .filter_map(|e| match e {
                     SeatingEvent::MoveStarted { r#move, .. } => {
-                        Some((r#move.entry, r#move.to.0, r#move.to.1))
+                        Some((r#move.entry.get(), r#move.to.0, r#move.to.1))
                     }
                     _ => None,
                 })
@@ -156,7 +157,7 @@ pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
             .collect();
         commands.extend(state.unconfirmed().iter().map(|&entry| {
             let confirmed = SeatingCommand::SeatConfirmed { entry };
-            (confirmed, seed(entry ^ 0x7365_6174))
+            (confirmed, seed(entry.get() ^ 0x7365_6174))
         }));
         if commands.is_empty() {
             return all;
@@ -250,7 +251,7 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
             seen.hands += 1;
             played = true;
             let t = &state.room().tables[&table];
-            let occupants: Vec<u64> = t.seats.iter().flatten().copied().collect();
+            let occupants: Vec<u64> = t.seats.iter().flatten().map(|e| e.get()).collect();
             let players = state.room().players();
             let mut busted = Vec::new();
             for &e in &occupants {
@@ -269,7 +270,11 @@ pub(crate) fn play_out(state: &mut SeatingState, mut x: u64) -> Seen {
                     table,
                     button: bb,
                     big_blind: bb,
-                    busted: busted.iter().copied().map(Elimination::of).collect(),
+                    busted: busted
+                        .iter()
+                        .copied()
+                        .map(|e| Elimination::of(EntryId(e)))
+                        .collect(),
                 },
                 seed(xorshift(&mut x)),
             );

@@ -113,7 +113,7 @@ impl Decider<'_> {
         Ok(())
     }
 
-    fn seat_player(&mut self, seat: Seat, player: PlayerId, stack: Chips) -> Result<(), Rejection> {
+    fn seat_player(&mut self, seat: Seat, player: EntryId, stack: Chips) -> Result<(), Rejection> {
         self.check_seat(seat)?;
         if self.state.seat(seat).is_some() {
             return Err(Rejection::SeatOccupied { seat });

@@ -32,7 +32,7 @@ pub(crate) fn table_with(stacks: &[Chips], rules: HouseRules) -> Table {
     for (i, &stack) in stacks.iter().enumerate() {
         t.ok(Command::SeatPlayer {
             seat: i as Seat + 1,
-            player: PlayerId(100 + i as u64),
+            player: EntryId(100 + i as u64),
             stack,
         });
     }

@@ -59,7 +59,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         // Seating orders the busts (and numbers them: payout places them by
         // their numbers).
         let order = reactions::hand_end::to_seating(table, hand, |s| {
-            table_state.as_ref()?.seat(s).map(|p| p.player.0)
+            table_state.as_ref()?.seat(s).map(|p| p.player)
         });
         drop(table_state);
         let out = self
@@ -224,7 +224,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 None => tracing::warn!(
                     t,
                     id = m.id,
-                    entry = m.entry,
+                    entry = %m.entry,
                     "a move's removal removed someone else"
                 ),
             }

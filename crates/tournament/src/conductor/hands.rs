@@ -320,7 +320,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         &self,
         t: &str,
         table: TableNo,
-        player: u64,
+        player: EntryId,
         cards: u32,
         command_id: &str,
         now: Millis,
@@ -372,7 +372,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         table: TableNo,
         seat: Seat,
         now: Millis,
-    ) -> Result<Option<(u64, Option<felt_clock::Verdict>)>> {
+    ) -> Result<Option<(EntryId, Option<felt_clock::Verdict>)>> {
         let stream = felt_tablelog::stream(t, &table.to_string())?;
         let envelopes = self.tables.log().read(&stream, 1).await?;
         let events: Vec<TableEvent> = envelopes
@@ -386,7 +386,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             return Ok(None);
         };
         let (state, _) = self.tables.state(&stream).await?;
-        let Some(player) = state.seat(seat).map(|s| s.player.0) else {
+        let Some(player) = state.seat(seat).map(|s| s.player) else {
             return Ok(None);
         };
         drop(state);

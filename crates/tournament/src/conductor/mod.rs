@@ -198,7 +198,7 @@ pub trait ClockService: Send + Sync {
         &'a self,
         tournament: &'a str,
         command_id: &'a str,
-        player: u64,
+        player: EntryId,
         cards: u8,
     ) -> Sent<'a>;
 }

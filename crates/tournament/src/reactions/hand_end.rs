@@ -64,9 +64,9 @@ impl HandSummary {
                             let by = if b.by.is_empty() && !seats.is_empty() {
                                 Eliminators::Seats(seats)
                             } else {
-                                Eliminators::Entries(b.by.iter().map(|p| p.0).collect())
+                                Eliminators::Entries(b.by.clone())
                             };
-                            (b.player.0, by)
+                            (b.player, by)
                         })
                         .collect();
                     return Some(HandSummary {
@@ -75,7 +75,7 @@ impl HandSummary {
                         big_blind,
                         busted: busted
                             .iter()
-                            .map(|b| (b.player.0, b.starting_stack))
+                            .map(|b| (b.player, b.starting_stack))
                             .collect(),
                         eliminators,
                     });

@@ -14,7 +14,7 @@
 use felt_seating::{
     EntryId, EntryStatus, Move, SeatingCommand, SeatingEvent, SeatingState, TableNo,
 };
-use felt_table::{Command, HouseRules, PlayerId, Seat, TableEvent};
+use felt_table::{Command, HouseRules, Seat, TableEvent};
 
 use super::{Order, TableOrder};
 use crate::aggregates::Seating;
@@ -141,7 +141,7 @@ pub fn seat(entry: EntryId, table: TableNo, seat: Seat, stack: u64) -> TableOrde
         id: format!("seat-{entry}"),
         command: Command::SeatPlayer {
             seat,
-            player: PlayerId(entry),
+            player: entry,
             stack,
         },
     }
@@ -169,7 +169,7 @@ pub fn move_out(m: &Move) -> TableOrder {
 /// its removal: `None` if they do not remove that player.
 pub fn stack_moved(m: &Move, removal: &[TableEvent]) -> Option<u64> {
     removal.iter().find_map(|e| match e {
-        TableEvent::PlayerRemoved { stack, player, .. } if player.0 == m.entry => Some(*stack),
+        TableEvent::PlayerRemoved { stack, player, .. } if *player == m.entry => Some(*stack),
         _ => None,
     })
 }
@@ -183,7 +183,7 @@ pub fn move_in(m: &Move, stack: u64) -> TableOrder {
         id: format!("move-{}-in", m.id),
         command: Command::SeatPlayer {
             seat: m.to.1,
-            player: PlayerId(m.entry),
+            player: m.entry,
             stack,
         },
     }

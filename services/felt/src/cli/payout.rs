@@ -211,7 +211,7 @@ pub(crate) fn run(command: PayoutCommand) -> anyhow::Result<()> {
                 players: stacks
                     .iter()
                     .enumerate()
-                    .map(|(i, &s)| (i as u64 + 1, s))
+                    .map(|(i, &s)| (felt_payout::EntryId(i as u64 + 1), s))
                     .collect(),
                 method: if chop {
                     DealMethod::ChipChop

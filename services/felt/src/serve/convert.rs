@@ -5,7 +5,7 @@
 use felt_cards::{Card, Seed};
 use felt_proto::v1 as pb;
 use felt_table::{
-    AnteFormat, Command, Deal, Declaration, HouseRules, Level, OddChips, PlayerAction, PlayerId,
+    AnteFormat, Command, Deal, Declaration, EntryId, HouseRules, Level, OddChips, PlayerAction,
     Ruling, Seat, ShortBigBlind, TableEvent, TableState,
 };
 use tonic::Status;
@@ -109,7 +109,7 @@ pub(crate) fn command(
         },
         C::SeatPlayer(s) => Command::SeatPlayer {
             seat: seat(s.seat, "seat_player.seat")?,
-            player: PlayerId(s.player_id),
+            player: EntryId(s.player_id),
             stack: s.stack,
         },
         C::RemovePlayer(r) => Command::RemovePlayer {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use felt_eventlog::EventLog;
-use felt_payout::{DealMethod, DealTerms, PayoutEvent, PayoutState};
+use felt_payout::{DealMethod, DealTerms, EntryId, PayoutEvent, PayoutState};
 use felt_proto::v1 as pb;
 use felt_proto::v1::payout_service_server::PayoutService;
 use felt_tournament::aggregates::payout_stream;
@@ -67,7 +67,11 @@ fn terms(t: &pb::DealTerms) -> Result<DealTerms, Status> {
         }
     };
     Ok(DealTerms {
-        players: t.players.iter().map(|p| (p.entry, p.chips)).collect(),
+        players: t
+            .players
+            .iter()
+            .map(|p| (EntryId(p.entry), p.chips))
+            .collect(),
         method,
         play_for: t.play_for,
     })
@@ -126,7 +130,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
             deals: state.deals(),
             deal_consents: state
                 .proposal()
-                .map(|p| p.consents.iter().copied().collect())
+                .map(|p| p.consents.iter().map(|e| e.get()).collect())
                 .unwrap_or_default(),
             deal_proposed: state.proposal().is_some(),
         }))
@@ -149,7 +153,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
                 pb::ResultRow {
                     first,
                     last,
-                    entry,
+                    entry: entry.get(),
                     player_id: e.player.clone(),
                     name: seating
                         .entries()
@@ -209,7 +213,9 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
             .ok_or_else(|| Status::invalid_argument("action is required"))?
         {
             Action::Propose(t) => felt_payout::Command::ProposeDeal { terms: terms(t)? },
-            Action::Consent(entry) => felt_payout::Command::ConsentToDeal { entry: *entry },
+            Action::Consent(entry) => felt_payout::Command::ConsentToDeal {
+                entry: EntryId(*entry),
+            },
             Action::Withdraw(_) => felt_payout::Command::WithdrawDeal,
         };
         self.ctx.known(&req.tournament_id).await?;

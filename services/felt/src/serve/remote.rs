@@ -262,7 +262,7 @@ impl ClockService for RemoteClock {
         &'a self,
         tournament: &'a str,
         command_id: &'a str,
-        player: u64,
+        player: felt_seating::EntryId,
         cards: u8,
     ) -> Sent<'a> {
         Box::pin(async move {
@@ -271,7 +271,7 @@ impl ClockService for RemoteClock {
                 command_id: command_id.into(),
                 command: Some(pb::control_clock_request::Command::UseTimeBank(
                     pb::UseTimeBank {
-                        player_id: player,
+                        player_id: player.get(),
                         cards: u32::from(cards),
                     },
                 )),
@@ -291,7 +291,7 @@ impl ClockService for RemoteClock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use felt_table::{AnteFormat, HouseRules, Level, PlayerId};
+    use felt_table::{AnteFormat, EntryId, HouseRules, Level};
 
     /// A table service's refusal, carried by seating to its own caller:
     /// the same code, kind and reason, and the table named.
@@ -357,7 +357,7 @@ mod tests {
             },
             Command::SeatPlayer {
                 seat: 4,
-                player: PlayerId(77),
+                player: EntryId(77),
                 stack: 20_000,
             },
             Command::RemovePlayer { seat: 4 },

@@ -10,7 +10,7 @@ use felt_payout::{MoneySettings, PercentTable, SimultaneousBusts, Structure as P
 use felt_proto::v1 as pb;
 use felt_proto::v1::seating_service_server::SeatingService;
 use felt_seating::{
-    Balance, EntryInfo, EntryStatus, MoveReason, SeatingEvent, SeatingState, Settings,
+    Balance, EntryId, EntryInfo, EntryStatus, MoveReason, SeatingEvent, SeatingState, Settings,
 };
 use felt_tournament::aggregates::seating_stream;
 use felt_tournament::{Begin, TournamentSpec};
@@ -38,7 +38,7 @@ impl<L: EventLog + 'static> SeatingApi<L> {
     }
 }
 
-fn entry_view(entry: u64, info: &EntryInfo) -> pb::EntryView {
+fn entry_view(entry: EntryId, info: &EntryInfo) -> pb::EntryView {
     let (status, table, seat) = match info.status {
         EntryStatus::Alternate => (pb::EntryStatus::Alternate, 0, 0),
         EntryStatus::Registered => (pb::EntryStatus::Registered, 0, 0),
@@ -47,7 +47,7 @@ fn entry_view(entry: u64, info: &EntryInfo) -> pb::EntryView {
         EntryStatus::Unregistered => (pb::EntryStatus::Unregistered, 0, 0),
     };
     pb::EntryView {
-        entry,
+        entry: entry.get(),
         player_id: info.player.clone(),
         name: info.name.clone(),
         re_entry: info.re_entry,
@@ -326,7 +326,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         self.ctx.known(&req.tournament_id).await?;
         self.ctx
             .conductor
-            .unregister(&req.tournament_id, req.entry, self.ctx.now())
+            .unregister(&req.tournament_id, EntryId(req.entry), self.ctx.now())
             .await
             .map_err(tournament_status)?;
         Ok(Response::new(pb::UnregisterResponse {}))
@@ -510,7 +510,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             return Err(invalid("query: type part of a name or an entry number"));
         }
         let state = self.state(&req.tournament_id).await?;
-        let number: Option<u64> = query.parse().ok();
+        let number: Option<EntryId> = query.parse().ok();
         let entries = state
             .entries()
             .iter()
@@ -611,7 +611,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 let m = &r.r#move;
                 pb::MoveView {
                     id: m.id,
-                    entry: m.entry,
+                    entry: m.entry.get(),
                     name: state
                         .entries()
                         .get(&m.entry)

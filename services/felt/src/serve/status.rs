@@ -178,7 +178,9 @@ mod tests {
             )
         );
         let s = tournament(TournamentError::Seating(
-            felt_seating::SeatingError::NoSuchEntry { entry: 7 },
+            felt_seating::SeatingError::NoSuchEntry {
+                entry: felt_vocabulary::EntryId(7),
+            },
         ));
         assert_eq!(
             said(&s),
