@@ -28,6 +28,7 @@ pub mod conformance;
 use std::fmt;
 use std::future::Future;
 
+use felt_vocabulary::{Classified, ErrorKind};
 use serde::{Deserialize, Serialize};
 
 pub use embedded::EmbeddedLog;
@@ -37,7 +38,7 @@ pub use envelope::{ChainBreak, Envelope, Hash, Upcasters, verify_chain};
 pub use nats::{NatsLog, NatsSettings};
 
 /// Why the log refused or failed an operation.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
 pub enum LogError {
     #[error("stream {stream} is at version {actual}, the append expected {expected}")]
     Conflict {
@@ -65,15 +66,28 @@ pub enum LogError {
     InvalidConsumer { input: String },
 }
 
-impl LogError {
-    /// Whether the same request may succeed if made again: the storage or
-    /// the server failing, or another writer first. A closed log, bad
-    /// input and data that cannot be read fail the same way every time.
-    pub fn retryable(&self) -> bool {
-        matches!(
-            self,
-            LogError::Conflict { .. } | LogError::Storage(_) | LogError::Nats(_)
-        )
+/// The storage or the server failing, or another writer first, may pass:
+/// the same request may succeed if made again (`kind().retryable()`). Bad
+/// input and data that cannot be read fail the same way every time. A
+/// closed log is away (unavailable) for whoever called this process: it
+/// is shutting down, and a client's retry reaches it restarted.
+impl Classified for LogError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            LogError::Conflict { .. } => ErrorKind::Conflict,
+            LogError::InvalidStreamId { .. } | LogError::InvalidConsumer { .. } => {
+                ErrorKind::Malformed
+            }
+            LogError::Storage(_) | LogError::Nats(_) | LogError::Closed => ErrorKind::Unavailable,
+            LogError::EmptyDecision
+            | LogError::Encode(_)
+            | LogError::Decode { .. }
+            | LogError::NoUpcaster { .. } => ErrorKind::Internal,
+        }
+    }
+
+    fn reason(&self) -> &str {
+        self.into()
     }
 }
 
@@ -451,4 +465,49 @@ pub(crate) fn check_decision(decision: &Decision) -> Result<(), LogError> {
         return Err(LogError::EmptyDecision);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether a retry can help is the kind's to say: the store away or
+    /// another writer first may pass; bad input and a log that does not
+    /// read back never will.
+    #[test]
+    fn a_log_error_knows_whether_sending_again_can_help() {
+        let kinds = [
+            (LogError::Nats("timed out".into()), ErrorKind::Unavailable),
+            (
+                LogError::Storage("disk full".into()),
+                ErrorKind::Unavailable,
+            ),
+            (LogError::Closed, ErrorKind::Unavailable),
+            (
+                LogError::Conflict {
+                    stream: "table-t1-1".into(),
+                    expected: Expected::Exactly(3),
+                    actual: 4,
+                },
+                ErrorKind::Conflict,
+            ),
+            (
+                LogError::InvalidConsumer {
+                    input: "a b".into(),
+                },
+                ErrorKind::Malformed,
+            ),
+            (
+                LogError::NoUpcaster {
+                    event_type: "Busted".into(),
+                    version: 9,
+                },
+                ErrorKind::Internal,
+            ),
+        ];
+        for (error, kind) in kinds {
+            assert_eq!(error.kind(), kind, "{error}");
+        }
+        assert_eq!(LogError::Closed.reason(), "Closed");
+    }
 }

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use felt_eventlog::{Decision, Envelope, EventLog, Expected, Filter, LogError, NewEvent, StreamId};
+use felt_vocabulary::{Classified, ErrorKind};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::Mutex;
@@ -106,6 +107,27 @@ pub enum HandleError<R: std::error::Error> {
     /// Other writers kept winning: try again.
     #[error("stream {stream}: {attempts} attempts all lost to other writers")]
     Contended { stream: String, attempts: u32 },
+}
+
+/// A refusal is of the kind its decider gave it; the log's trouble of
+/// the log's kind; losing to other writers every time, a conflict (sent
+/// again, it is decided on the latest state).
+impl<R: Classified> Classified for HandleError<R> {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            HandleError::Rejected(r) => r.kind(),
+            HandleError::Log(e) => e.kind(),
+            HandleError::Contended { .. } => ErrorKind::Conflict,
+        }
+    }
+
+    fn reason(&self) -> &str {
+        match self {
+            HandleError::Rejected(r) => r.reason(),
+            HandleError::Log(e) => e.reason(),
+            HandleError::Contended { .. } => "Contended",
+        }
+    }
 }
 
 /// What a command did.

@@ -97,12 +97,11 @@ impl Classified for TournamentError {
             T::Clock(e) => e.kind(),
             T::Seating(e) => e.kind(),
             T::Payout(e) => e.kind(),
-            T::Log(LogError::Conflict { .. }) | T::Contended { .. } => ErrorKind::Conflict,
-            T::Log(LogError::InvalidStreamId { .. }) => ErrorKind::Malformed,
-            T::Log(_)
-            | T::TablesUnavailable(_)
-            | T::ClockUnavailable(_)
-            | T::PartsMissing { .. } => ErrorKind::Unavailable,
+            T::Log(e) => e.kind(),
+            T::Contended { .. } => ErrorKind::Conflict,
+            T::TablesUnavailable(_) | T::ClockUnavailable(_) | T::PartsMissing { .. } => {
+                ErrorKind::Unavailable
+            }
             T::Inconsistent(_) => ErrorKind::Internal,
             T::TableRefused { refusal, .. } | T::ClockRefused(refusal) => refusal.kind,
             T::ClockElsewhere | T::StillInTime { .. } | T::NoClockRunning { .. } => {
@@ -118,6 +117,7 @@ impl Classified for TournamentError {
             T::Clock(e) => e.reason(),
             T::Seating(e) => e.reason(),
             T::Payout(e) => e.reason(),
+            T::Log(e) => e.reason(),
             T::TableRefused { refusal, .. } | T::ClockRefused(refusal) => &refusal.reason,
             other => other.into(),
         }
@@ -562,7 +562,11 @@ impl<L: EventLog + 'static> Conductor<L> {
         let mut attempt = 0u32;
         loop {
             match handler.handle_from(stream, id, now, from, command).await {
-                Err(HandleError::Log(e)) if attempt < 6 && e.retryable() => {
+                // (A closed log is this process shutting down: no retry
+                // of its own can help.)
+                Err(HandleError::Log(e))
+                    if attempt < 6 && e.kind().retryable() && e != LogError::Closed =>
+                {
                     attempt += 1;
                     tracing::warn!(%e, %stream, id, attempt, "the log failed: sending again");
                     tokio::time::sleep(std::time::Duration::from_millis(50 << attempt)).await;

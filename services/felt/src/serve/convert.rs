@@ -210,18 +210,14 @@ pub(crate) fn is_floor_command(c: &Command) -> bool {
     )
 }
 
-/// An event for the wire.
+/// An event for the wire; with `sealed`, a digital deal's seed is left
+/// out (it deals every card: partners see the commitment only, until the
+/// hand is over and audited).
 pub(crate) fn event(sequence: u64, e: &TableEvent, sealed: bool) -> pb::Event {
-    let mut json = serde_json::to_value(e).unwrap_or(serde_json::Value::Null);
-    if sealed && let Some(started) = json.get_mut("HandStarted") {
-        // The seed deals every card: partners see the commitment only,
-        // until the hand is over and audited.
-        started["deal"] = serde_json::Value::String("Sealed".into());
-    }
     pb::Event {
         sequence,
         r#type: e.name().into(),
-        json: json.to_string(),
+        event: Some(super::table_events::to_wire(e, sealed)),
     }
 }
 

@@ -30,6 +30,7 @@ mod seating;
 mod shared;
 mod status;
 mod table;
+mod table_events;
 
 mod error;
 pub use error::ServeError;

@@ -8,7 +8,7 @@ use felt_proto::v1 as pb;
 use felt_proto::v1::clock_service_client::ClockServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 use felt_proto::v1::table_service_client::TableServiceClient;
-use felt_table::{Command, Deal, ShortBigBlind, TableEvent};
+use felt_table::{Command, Deal, ShortBigBlind};
 use felt_tournament::{ClockService, Refusal, Remote, RemoteError, Sent, TableService};
 use felt_vocabulary::ErrorKind;
 use tonic::Code;
@@ -172,7 +172,7 @@ impl TableService for RemoteTables {
             let events = answer
                 .events
                 .iter()
-                .map(|e| serde_json::from_str::<TableEvent>(&e.json))
+                .map(super::table_events::from_event)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| {
                     RemoteError::Refused(Refusal::here(

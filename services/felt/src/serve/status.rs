@@ -79,22 +79,16 @@ pub(crate) fn refusal_of(s: &Status) -> (ErrorKind, String) {
     (kind, reason)
 }
 
-/// A table's refusal as [`refused`] has it. Log trouble is `UNAVAILABLE`
-/// (retry with the same command id), contention `ABORTED`.
+/// A table's refusal as [`refused`] has it; the log's trouble by its kind
+/// (the log away is `UNAVAILABLE`: retry with the same command id),
+/// contention `ABORTED`.
 pub(crate) fn status(e: HandleError<Rejection>) -> Status {
-    match e {
-        HandleError::Rejected(r) => refused(&r),
-        HandleError::Contended { .. } => Status::aborted(e.to_string()),
-        HandleError::Log(LogError::Conflict { .. }) => Status::aborted(e.to_string()),
-        HandleError::Log(LogError::InvalidStreamId { .. }) => {
-            Status::invalid_argument(e.to_string())
-        }
-        HandleError::Log(other) => Status::unavailable(other.to_string()),
-    }
+    refused(&e)
 }
 
+/// The log's trouble, as [`status`] has it.
 pub(crate) fn log(e: LogError) -> Status {
-    status(HandleError::Log(e))
+    refused(&e)
 }
 
 /// The one mapping of the conductor's errors to gRPC statuses: each
@@ -185,6 +179,29 @@ mod tests {
         assert_eq!(
             said(&s),
             (Code::NotFound, "NoSuchEntry".into(), "not-found".into())
+        );
+        // The log's trouble is classified by the log: away is retryable,
+        // a log that does not read back is felt's own fault.
+        let s = log(LogError::Closed);
+        assert_eq!(
+            said(&s),
+            (Code::Unavailable, "Closed".into(), "unavailable".into())
+        );
+        let s = tournament(TournamentError::Log(LogError::Decode {
+            what: "seating-t1".into(),
+            reason: "truncated".into(),
+        }));
+        assert_eq!(
+            said(&s),
+            (Code::Internal, "Decode".into(), "internal".into())
+        );
+        let s = status(HandleError::Contended {
+            stream: "table-t1-1".into(),
+            attempts: 8,
+        });
+        assert_eq!(
+            said(&s),
+            (Code::Aborted, "Contended".into(), "conflict".into())
         );
         let s = tournament(TournamentError::Clock(
             felt_clock::ClockError::NotConfigured,

@@ -132,14 +132,10 @@ pub(super) fn wire_action(action: PlayerAction) -> pb::action::Kind {
 /// The entries a hand's `HandEnded` event (as the table service sends it)
 /// says busted.
 pub(super) fn busted(event: &pb::Event) -> Vec<u64> {
-    if event.r#type != "HandEnded" {
-        return Vec::new();
+    match event.event.as_ref().and_then(|e| e.kind.as_ref()) {
+        Some(pb::table_event::Kind::HandEnded(h)) => h.busted.iter().map(|b| b.entry).collect(),
+        _ => Vec::new(),
     }
-    let json: serde_json::Value = serde_json::from_str(&event.json).unwrap_or_default();
-    json["HandEnded"]["busted"]
-        .as_array()
-        .map(|busts| busts.iter().filter_map(|b| b["player"].as_u64()).collect())
-        .unwrap_or_default()
 }
 
 impl Sim {
