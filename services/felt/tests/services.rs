@@ -812,13 +812,17 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
         .into_inner();
     let used = tokio::time::timeout(Duration::from_secs(20), async {
         while let Some(item) = watch.message().await.expect("the clock's stream") {
-            if let Some(e) = item.events.iter().find(|e| e.r#type == "TimeBankUsed") {
-                return e.json.clone();
+            for e in &item.events {
+                if let Some(pb::clock_event::Kind::TimeBankUsed(used)) = &e.kind {
+                    assert_eq!(e.r#type, "TimeBankUsed");
+                    return used.clone();
+                }
             }
         }
         panic!("the clock's stream ended");
     })
     .await
     .expect("the clock recorded no time-bank card");
-    assert!(used.contains("\"cards\":1"), "{used}");
+    assert_eq!(used.cards, 1, "{used:?}");
+    assert!(used.entry > 0, "the entry who used it: {used:?}");
 }

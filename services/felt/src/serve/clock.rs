@@ -2,7 +2,9 @@
 //! tournament's clock, the floor's controls, and the ticker that records
 //! each level change as the time reaches it.
 
-use felt_clock::{ClockCommand, ClockEvent, ClockState, Period, Status as ClockStatus};
+use felt_clock::{
+    ClockCommand, ClockEvent, ClockSettings, ClockState, Period, Status as ClockStatus, Structure,
+};
 use felt_eventlog::EventLog;
 use felt_proto::v1 as pb;
 use felt_proto::v1::clock_service_server::ClockService;
@@ -13,7 +15,7 @@ use tracing::Instrument;
 
 use super::auth::{Role, role};
 use super::convert::pb_level;
-use super::shared::{Ctx, floor_or_director, follow_stream, handled, json_event};
+use super::shared::{Ctx, floor_or_director, follow_stream, handled};
 use super::status::{log as log_status, tournament as tournament_status};
 
 pub(crate) struct ClockApi<L: EventLog> {
@@ -106,13 +108,160 @@ fn wire(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::ClockEvent>, St
     envelopes
         .iter()
         .map(|env| {
-            json_event::<ClockEvent>(env).map(|(sequence, r#type, json, _)| pb::ClockEvent {
-                sequence,
-                r#type,
-                json,
+            let event: ClockEvent = env.decode().map_err(log_status)?;
+            Ok(pb::ClockEvent {
+                sequence: env.sequence,
+                r#type: event.name().into(),
+                kind: Some(clock_event(&event)),
             })
         })
         .collect()
+}
+
+/// A structure for the wire: each period with its level number (0 for a
+/// break), its blinds or its colour-up.
+pub(crate) fn structure(s: &Structure) -> pb::Structure {
+    pb::Structure {
+        name: s.name.clone(),
+        starting_stack: s.starting_stack,
+        periods: s
+            .periods
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Period::Level(l) => pb::Period {
+                    level: s.level_number(i).unwrap_or(0),
+                    minutes: l.minutes,
+                    blinds: Some(pb_level(&l.level())),
+                    color_up: 0,
+                },
+                Period::Break(b) => pb::Period {
+                    level: 0,
+                    minutes: b.minutes,
+                    blinds: None,
+                    color_up: b.color_up.unwrap_or(0),
+                },
+            })
+            .collect(),
+    }
+}
+
+fn settings(s: &ClockSettings) -> pb::ClockSettings {
+    let a = &s.action;
+    pb::ClockSettings {
+        hand_for_hand_ms: s.hand_for_hand_millis,
+        action: Some(pb::ActionClockSettings {
+            enabled: a.enabled,
+            grace_ms: a.grace_millis,
+            decision_ms: a.decision_millis,
+            card_ms: a.card_millis,
+            cards_per_day: a.cards_per_day,
+            called_ms: a.called_millis,
+            countdown_ms: a.countdown_millis,
+        }),
+    }
+}
+
+/// A clock's event for the wire.
+fn clock_event(e: &ClockEvent) -> pb::clock_event::Kind {
+    use pb::clock_event as ce;
+    // (A structure has at most a few hundred periods.)
+    let period = |p: usize| u32::try_from(p).unwrap_or(u32::MAX);
+    match e {
+        ClockEvent::Configured {
+            structure: s,
+            settings: c,
+        } => ce::Kind::Configured(ce::Configured {
+            structure: Some(structure(s)),
+            settings: Some(settings(c)),
+        }),
+        ClockEvent::Started { at } => ce::Kind::Started(ce::Started { at_ms: *at }),
+        ClockEvent::PeriodStarted {
+            at,
+            period: p,
+            remaining,
+        } => ce::Kind::PeriodStarted(ce::PeriodStarted {
+            at_ms: *at,
+            period: period(*p),
+            remaining_ms: *remaining,
+        }),
+        ClockEvent::Paused {
+            at,
+            reason,
+            remaining,
+        } => ce::Kind::Paused(ce::Paused {
+            at_ms: *at,
+            reason: reason.clone(),
+            remaining_ms: *remaining,
+        }),
+        ClockEvent::Resumed { at, reason } => ce::Kind::Resumed(ce::Resumed {
+            at_ms: *at,
+            reason: reason.clone(),
+        }),
+        ClockEvent::RemainingSet { at, remaining } => ce::Kind::RemainingSet(ce::RemainingSet {
+            at_ms: *at,
+            remaining_ms: *remaining,
+        }),
+        ClockEvent::JumpedToLevel { at, period: p } => ce::Kind::JumpedToLevel(ce::JumpedToLevel {
+            at_ms: *at,
+            period: period(*p),
+        }),
+        ClockEvent::HandForHandStarted {
+            at,
+            tables,
+            remaining,
+        } => ce::Kind::HandForHandStarted(ce::HandForHandStarted {
+            at_ms: *at,
+            tables: tables.clone(),
+            remaining_ms: *remaining,
+        }),
+        ClockEvent::TableFinishedHand { at, table } => {
+            ce::Kind::TableFinishedHand(ce::TableFinishedHand {
+                at_ms: *at,
+                table: *table,
+            })
+        }
+        ClockEvent::TableRemoved { at, table } => ce::Kind::TableRemoved(ce::TableRemoved {
+            at_ms: *at,
+            table: *table,
+        }),
+        ClockEvent::HandForHandRoundEnded {
+            at,
+            round,
+            deducted,
+        } => ce::Kind::HandForHandRoundEnded(ce::HandForHandRoundEnded {
+            at_ms: *at,
+            round: *round,
+            deducted_ms: *deducted,
+        }),
+        ClockEvent::HandForHandStopped { at } => {
+            ce::Kind::HandForHandStopped(ce::HandForHandStopped { at_ms: *at })
+        }
+        ClockEvent::EndOfDayDrawn {
+            at,
+            hands,
+            remaining,
+        } => ce::Kind::EndOfDayDrawn(ce::EndOfDayDrawn {
+            at_ms: *at,
+            hands: (*hands).into(),
+            remaining_ms: *remaining,
+        }),
+        ClockEvent::DayEnded { at, day } => ce::Kind::DayEnded(ce::DayEnded {
+            at_ms: *at,
+            day: *day,
+        }),
+        ClockEvent::DayStarted { at, day } => ce::Kind::DayStarted(ce::DayStarted {
+            at_ms: *at,
+            day: *day,
+        }),
+        ClockEvent::TimeBankUsed { at, player, cards } => {
+            ce::Kind::TimeBankUsed(ce::TimeBankUsed {
+                at_ms: *at,
+                entry: player.get(),
+                cards: (*cards).into(),
+            })
+        }
+    }
 }
 
 /// The floor's request as a clock command at `at`.
@@ -201,28 +350,14 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         let s = state
             .configured()
             .ok_or_else(|| Status::not_found(format!("tournament {t:?} has no structure")))?;
-        let periods = s
-            .periods
-            .iter()
-            .enumerate()
-            .map(|(i, p)| match p {
-                Period::Level(l) => pb::Period {
-                    level: s.level_number(i).unwrap_or(0),
-                    minutes: l.minutes,
-                    blinds: Some(pb_level(&l.level())),
-                    color_up: 0,
-                },
-                Period::Break(b) => pb::Period {
-                    level: 0,
-                    minutes: b.minutes,
-                    blinds: None,
-                    color_up: b.color_up.unwrap_or(0),
-                },
-            })
-            .collect();
+        let pb::Structure {
+            name,
+            starting_stack,
+            periods,
+        } = structure(s);
         Ok(Response::new(pb::GetStructureResponse {
-            name: s.name.clone(),
-            starting_stack: s.starting_stack,
+            name,
+            starting_stack,
             periods,
         }))
     }
@@ -418,5 +553,77 @@ pub(crate) async fn ticker<L: EventLog + 'static>(ctx: Ctx<L>) {
                 tracing::warn!(tournament = %t.tournament, %e, "tick failed");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pb::clock_event::Kind;
+
+    /// Seed 003's structure goes out typed: levels numbered, its breaks
+    /// (after levels 6 and 17) with the chip they colour up.
+    #[test]
+    fn a_configured_clock_sends_its_structure_and_settings_typed() {
+        let mut settings = ClockSettings::default();
+        settings.action.enabled = true;
+        let configured = ClockEvent::Configured {
+            structure: Structure::bhpoker(),
+            settings,
+        };
+        let Kind::Configured(c) = clock_event(&configured) else {
+            panic!("not configured")
+        };
+        let s = c.structure.expect("the structure");
+        assert_eq!(
+            (s.name.as_str(), s.starting_stack),
+            ("BHPoker (seed 003)", 6_000)
+        );
+        let breaks: Vec<(usize, u64)> = s
+            .periods
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.blinds.is_none())
+            .map(|(i, p)| (i, p.color_up))
+            .collect();
+        assert_eq!(breaks, [(6, 25), (18, 100)]);
+        assert_eq!(s.periods[7].level, 7);
+        assert_eq!(s.periods[7].blinds.as_ref().map(|l| l.big_blind), Some(400));
+        let c = c.settings.expect("the settings");
+        assert_eq!(c.hand_for_hand_ms, 120_000);
+        assert!(
+            c.action
+                .is_some_and(|a| a.enabled && a.decision_ms == 30_000)
+        );
+    }
+
+    #[test]
+    fn every_clock_event_keeps_its_time_and_names_its_kind() {
+        let paused = ClockEvent::Paused {
+            at: 1_700_000_000_000,
+            reason: "dinner".into(),
+            remaining: 600_000,
+        };
+        assert_eq!(
+            clock_event(&paused),
+            Kind::Paused(pb::clock_event::Paused {
+                at_ms: 1_700_000_000_000,
+                reason: "dinner".into(),
+                remaining_ms: 600_000,
+            })
+        );
+        let used = ClockEvent::TimeBankUsed {
+            at: 5,
+            player: felt_clock::EntryId(42),
+            cards: 2,
+        };
+        assert_eq!(
+            clock_event(&used),
+            Kind::TimeBankUsed(pb::clock_event::TimeBankUsed {
+                at_ms: 5,
+                entry: 42,
+                cards: 2,
+            })
+        );
     }
 }
