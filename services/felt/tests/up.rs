@@ -494,12 +494,10 @@ async fn tournament(log: &[&str], data: &Path) {
         for e in item.events {
             assert!(e.sequence > last, "in order, no repeats");
             last = e.sequence;
-            if e.r#type == "Placed" {
-                let json: serde_json::Value = serde_json::from_str(&e.json).unwrap();
-                placed += json["Placed"]["group"]["entries"]
-                    .as_array()
-                    .expect("the entries placed")
-                    .len();
+            if let Some(pb::payout_event::Kind::Placed(p)) = &e.kind {
+                assert_eq!(e.r#type, "Placed");
+                assert_eq!(p.entries.len(), p.prizes.len(), "{p:?}");
+                placed += p.entries.len();
             }
         }
     }

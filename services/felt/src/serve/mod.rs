@@ -25,6 +25,7 @@ mod convert;
 mod display;
 mod limits;
 mod payout;
+mod payout_events;
 mod remote;
 mod seating;
 mod shared;

@@ -12,7 +12,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use super::auth::role;
-use super::shared::{Ctx, floor_or_director, follow_stream, handled, json_event};
+use super::shared::{Ctx, floor_or_director, follow_stream, handled};
 use super::status::log as log_status;
 
 pub(crate) struct PayoutApi<L: EventLog> {
@@ -37,13 +37,12 @@ fn events(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::PayoutEvent>,
     envelopes
         .iter()
         .map(|env| {
-            json_event::<PayoutEvent>(env).map(|(sequence, r#type, json, recorded_at_ms)| {
-                pb::PayoutEvent {
-                    sequence,
-                    r#type,
-                    json,
-                    recorded_at_ms,
-                }
+            let event: PayoutEvent = env.decode().map_err(log_status)?;
+            Ok(pb::PayoutEvent {
+                sequence: env.sequence,
+                r#type: event.name().into(),
+                recorded_at_ms: env.recorded_at,
+                kind: Some(super::payout_events::to_wire(&event)),
             })
         })
         .collect()
@@ -93,16 +92,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         let pool = state.pool();
         let sheet = state
             .sheet()
-            .map(|s| {
-                s.bands
-                    .iter()
-                    .map(|b| pb::PayLine {
-                        first: b.first,
-                        last: b.last,
-                        amount: b.each,
-                    })
-                    .collect()
-            })
+            .map(|s| super::payout_events::sheet(s))
             .unwrap_or_default();
         let entries = state.entries().len() as u32;
         Ok(Response::new(pb::GetPayoutsResponse {

@@ -1,0 +1,285 @@
+//! Payout's events on the wire, typed (`felt.v1.PayoutEvent`'s `kind`):
+//! the one place the domain's shape and the contract's meet for them.
+
+use felt_payout::{
+    Bust, DealMethod, DealResult, DealTerms, EntryId, Money, PaySheet, PayoutEvent, Pool,
+    SimultaneousBusts, Structure,
+};
+use felt_proto::v1 as pb;
+use felt_proto::v1::payout_event as pe;
+
+fn entries(es: &[EntryId]) -> Vec<u64> {
+    es.iter().map(|e| e.get()).collect()
+}
+
+fn entry_money(pairs: &[(EntryId, Money)]) -> Vec<pb::EntryMoney> {
+    pairs
+        .iter()
+        .map(|&(entry, amount)| pb::EntryMoney {
+            entry: entry.get(),
+            amount,
+        })
+        .collect()
+}
+
+fn busts(bs: &[Bust]) -> Vec<pb::PayoutBust> {
+    bs.iter()
+        .map(|b| pb::PayoutBust {
+            entry: b.entry.get(),
+            table: b.table,
+            starting_stack: b.starting_stack,
+            by: entries(&b.by),
+            out: b.out,
+        })
+        .collect()
+}
+
+/// A pay sheet as lines: places first..last each win an amount.
+pub(crate) fn sheet(s: &PaySheet) -> Vec<pb::PayLine> {
+    s.bands
+        .iter()
+        .map(|b| pb::PayLine {
+            first: b.first,
+            last: b.last,
+            amount: b.each,
+        })
+        .collect()
+}
+
+fn pool(p: &Pool) -> pb::Pool {
+    pb::Pool {
+        entries: p.entries,
+        add_ons: p.add_ons,
+        collected: p.collected,
+        overlay: p.overlay,
+        prize_pool: p.prize_pool,
+        fees: p.fees,
+        bounties: p.bounties,
+    }
+}
+
+fn structure(s: &Structure) -> pb::PayStructure {
+    let kind = match s {
+        Structure::Percentages(t) => pb::pay_structure::Kind::Percentages(pb::PercentTable {
+            rows: t
+                .rows
+                .iter()
+                .map(|r| pb::PercentRow {
+                    max_entries: r.max_entries,
+                    basis_points: r.basis_points.clone(),
+                })
+                .collect(),
+            unit: t.unit,
+        }),
+        Structure::Generated(c) => pb::pay_structure::Kind::Generated(pb::PayCurve {
+            paid_permille: c.paid_permille,
+            min_cash_permille: c.min_cash_permille,
+            steepness_milli: c.steepness_milli,
+            final_table: c.final_table,
+            unit: c.unit,
+        }),
+    };
+    pb::PayStructure { kind: Some(kind) }
+}
+
+/// The rule for simultaneous busts on the wire.
+pub(crate) fn simultaneous_busts(b: SimultaneousBusts) -> pb::SimultaneousBusts {
+    match b {
+        SimultaneousBusts::ShareAcrossTables => pb::SimultaneousBusts::ShareAcrossTables,
+        SimultaneousBusts::ByStartingStack => pb::SimultaneousBusts::ByStartingStack,
+    }
+}
+
+fn terms(t: &DealTerms) -> pb::DealTerms {
+    let (method, amounts, save_amount, save_places) = match &t.method {
+        DealMethod::Icm => (pb::DealMethod::Icm, &[][..], 0, 0),
+        DealMethod::ChipChop => (pb::DealMethod::ChipChop, &[][..], 0, 0),
+        DealMethod::Save { amount, places } => (pb::DealMethod::Save, &[][..], *amount, *places),
+        DealMethod::Amounts(amounts) => (pb::DealMethod::Amounts, amounts.as_slice(), 0, 0),
+    };
+    pb::DealTerms {
+        method: method.into(),
+        players: t
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, &(entry, chips))| pb::DealPlayer {
+                entry: entry.get(),
+                chips,
+                amount: amounts.get(i).copied().unwrap_or(0),
+            })
+            .collect(),
+        play_for: t.play_for,
+        save_amount,
+        save_places,
+    }
+}
+
+fn result(r: &DealResult) -> pb::DealResult {
+    pb::DealResult {
+        guaranteed: entry_money(&r.guaranteed),
+        play_for: r.play_for.clone(),
+    }
+}
+
+/// Payout's event for the wire.
+pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
+    match e {
+        PayoutEvent::Configured {
+            name,
+            settings: m,
+            busts: rule,
+        } => pe::Kind::Configured(pe::Configured {
+            name: name.clone(),
+            currency: m.currency.clone(),
+            minor_per_major: m.minor_per_major,
+            buy_in: m.buy_in,
+            fee: m.fee,
+            bounty: m.bounty,
+            progressive: m.progressive,
+            add_on: m.add_on,
+            guarantee: m.guarantee,
+            structure: Some(structure(&m.structure)),
+            busts: simultaneous_busts(*rule).into(),
+        }),
+        PayoutEvent::EntryRecorded { entry, player } => {
+            pe::Kind::EntryRecorded(pe::EntryRecorded {
+                entry: entry.get(),
+                player_id: player.clone(),
+            })
+        }
+        PayoutEvent::AddOnRecorded { entry } => {
+            pe::Kind::AddOnRecorded(pe::AddOnRecorded { entry: entry.get() })
+        }
+        PayoutEvent::EntryRemoved { entry } => {
+            pe::Kind::EntryRemoved(pe::EntryRemoved { entry: entry.get() })
+        }
+        PayoutEvent::RegistrationClosed { pool: p, sheet: s } => {
+            pe::Kind::RegistrationClosed(pe::RegistrationClosed {
+                pool: Some(pool(p)),
+                sheet: sheet(s),
+            })
+        }
+        PayoutEvent::Busted { busts: b } => pe::Kind::Busted(pe::Busted { busts: busts(b) }),
+        PayoutEvent::BustsHeld { round, busts: b } => pe::Kind::BustsHeld(pe::BustsHeld {
+            round: *round,
+            busts: busts(b),
+        }),
+        PayoutEvent::RoundReleased { round } => {
+            pe::Kind::RoundReleased(pe::RoundReleased { round: *round })
+        }
+        PayoutEvent::Placed { group, prizes } => pe::Kind::Placed(pe::Placed {
+            entries: entries(&group.entries),
+            first: group.first,
+            last: group.last,
+            prizes: entry_money(prizes),
+        }),
+        PayoutEvent::BountyCollected { from, paid, added } => {
+            pe::Kind::BountyCollected(pe::BountyCollected {
+                from: from.get(),
+                paid: entry_money(paid),
+                added: entry_money(added),
+            })
+        }
+        PayoutEvent::DealProposed {
+            terms: t,
+            result: r,
+        } => pe::Kind::DealProposed(pe::DealProposed {
+            terms: Some(terms(t)),
+            result: Some(result(r)),
+        }),
+        PayoutEvent::DealConsented { entry } => {
+            pe::Kind::DealConsented(pe::DealConsented { entry: entry.get() })
+        }
+        PayoutEvent::DealMade { result: r } => pe::Kind::DealMade(pe::DealMade {
+            result: Some(result(r)),
+        }),
+        PayoutEvent::DealWithdrawn => pe::Kind::DealWithdrawn(pe::DealWithdrawn {}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use felt_payout::{MoneySettings, PlaceGroup};
+
+    /// Seed 003's club money goes out whole: its posted table, not a name.
+    #[test]
+    fn a_configured_payout_sends_its_money_and_its_posted_table() {
+        let club = MoneySettings::club();
+        let pe::Kind::Configured(c) = to_wire(&PayoutEvent::Configured {
+            name: "Torneio".into(),
+            settings: club.clone(),
+            busts: SimultaneousBusts::ByStartingStack,
+        }) else {
+            panic!("not configured")
+        };
+        assert_eq!(
+            (c.currency.as_str(), c.buy_in, c.fee),
+            ("BRL", 4_000, 1_000)
+        );
+        assert_eq!(c.busts(), pb::SimultaneousBusts::ByStartingStack);
+        let Some(pb::pay_structure::Kind::Percentages(table)) = c.structure.and_then(|s| s.kind)
+        else {
+            panic!("the club's posted table")
+        };
+        let Structure::Percentages(posted) = &club.structure else {
+            panic!("seed 003 posts a table")
+        };
+        assert_eq!(table.rows.len(), posted.rows.len());
+        assert_eq!(table.rows[0].basis_points, posted.rows[0].basis_points);
+    }
+
+    #[test]
+    fn places_bounties_and_deals_name_their_entries() {
+        let placed = to_wire(&PayoutEvent::Placed {
+            group: PlaceGroup {
+                entries: vec![EntryId(12), EntryId(40)],
+                first: 6,
+                last: 7,
+            },
+            prizes: vec![(EntryId(12), 4_500), (EntryId(40), 4_500)],
+        });
+        assert_eq!(
+            placed,
+            pe::Kind::Placed(pe::Placed {
+                entries: vec![12, 40],
+                first: 6,
+                last: 7,
+                prizes: vec![
+                    pb::EntryMoney {
+                        entry: 12,
+                        amount: 4_500
+                    },
+                    pb::EntryMoney {
+                        entry: 40,
+                        amount: 4_500
+                    },
+                ],
+            })
+        );
+        let proposed = to_wire(&PayoutEvent::DealProposed {
+            terms: DealTerms {
+                players: vec![(EntryId(3), 60_000), (EntryId(9), 40_000)],
+                method: DealMethod::Amounts(vec![7_000, 5_000]),
+                play_for: 1_000,
+            },
+            result: DealResult {
+                guaranteed: vec![(EntryId(3), 7_000), (EntryId(9), 5_000)],
+                play_for: vec![1_000],
+            },
+        });
+        let pe::Kind::DealProposed(d) = proposed else {
+            panic!("not a deal")
+        };
+        let t = d.terms.unwrap();
+        assert_eq!(t.method(), pb::DealMethod::Amounts);
+        let players: Vec<(u64, u64, u64)> = t
+            .players
+            .iter()
+            .map(|p| (p.entry, p.chips, p.amount))
+            .collect();
+        assert_eq!(players, [(3, 60_000, 7_000), (9, 40_000, 5_000)]);
+        assert_eq!(d.result.unwrap().play_for, [1_000]);
+    }
+}
