@@ -312,7 +312,10 @@ async fn a_cluster_loses_each_service_and_a_nats_node_while_felt_sim_plays_and_t
         let end = got.lock().unwrap().last().map(|e| e.0).unwrap_or(0);
         while all.last().map(|e| e.0).unwrap_or(0) < end {
             let item = stream.message().await.expect("events").expect("more");
-            all.extend(item.events.into_iter().map(|e| (e.sequence, e.r#type)));
+            for e in item.events {
+                assert!(e.kind.is_some(), "a typed event: {e:?}");
+                all.push((e.sequence, e.r#type));
+            }
         }
         all
     })

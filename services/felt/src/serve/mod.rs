@@ -28,6 +28,7 @@ mod payout;
 mod payout_events;
 mod remote;
 mod seating;
+mod seating_events;
 mod shared;
 mod status;
 mod table;

@@ -10,7 +10,7 @@ use felt_payout::{MoneySettings, PercentTable, SimultaneousBusts, Structure as P
 use felt_proto::v1 as pb;
 use felt_proto::v1::seating_service_server::SeatingService;
 use felt_seating::{
-    Balance, EntryId, EntryInfo, EntryStatus, MoveReason, SeatingEvent, SeatingState, Settings,
+    Balance, EntryId, EntryInfo, EntryStatus, SeatingEvent, SeatingState, Settings,
 };
 use felt_tournament::aggregates::seating_stream;
 use felt_tournament::{Begin, TournamentSpec};
@@ -19,9 +19,7 @@ use tonic::{Request, Response, Status};
 
 use super::auth::{Role, role};
 use super::convert;
-use super::shared::{
-    Ctx, Draw, ServiceInputs, director, floor_or_director, follow_stream, json_event,
-};
+use super::shared::{Ctx, Draw, ServiceInputs, director, floor_or_director, follow_stream};
 use super::status::{log as log_status, tournament as tournament_status};
 
 pub(crate) struct SeatingApi<L: EventLog> {
@@ -58,14 +56,7 @@ fn entry_view(entry: EntryId, info: &EntryInfo) -> pb::EntryView {
     }
 }
 
-fn move_reason(r: MoveReason) -> pb::MoveReason {
-    match r {
-        MoveReason::Balance => pb::MoveReason::Balance,
-        MoveReason::TableBroken => pb::MoveReason::TableBroken,
-        MoveReason::Redraw => pb::MoveReason::Redraw,
-        MoveReason::FinalTable => pb::MoveReason::FinalTable,
-    }
-}
+use super::seating_events::move_reason;
 
 fn invalid(what: impl std::fmt::Display) -> Status {
     Status::invalid_argument(what.to_string())
@@ -650,14 +641,13 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     let events = envelopes
                         .iter()
                         .map(|env| {
-                            json_event::<SeatingEvent>(env).map(
-                                |(sequence, r#type, json, recorded_at_ms)| pb::SeatingEvent {
-                                    sequence,
-                                    r#type,
-                                    json,
-                                    recorded_at_ms,
-                                },
-                            )
+                            let event: SeatingEvent = env.decode().map_err(log_status)?;
+                            Ok::<_, Status>(pb::SeatingEvent {
+                                sequence: env.sequence,
+                                r#type: event.name().into(),
+                                recorded_at_ms: env.recorded_at,
+                                kind: Some(super::seating_events::to_wire(&event)),
+                            })
                         })
                         .collect::<Result<_, _>>()?;
                     Ok(pb::WatchSeatingResponse { events })

@@ -251,15 +251,6 @@ pub(crate) fn director(role: &Role, what: &str) -> Result<(), Status> {
     }
 }
 
-/// An event as JSON for partners: (sequence, type, json, recorded time).
-pub(crate) fn json_event<E: serde::de::DeserializeOwned + serde::Serialize>(
-    env: &Envelope,
-) -> Result<(u64, String, String, i64), Status> {
-    let event: E = env.decode().map_err(log_status)?;
-    let json = serde_json::to_string(&event).map_err(|e| Status::internal(e.to_string()))?;
-    Ok((env.sequence, env.event_type.clone(), json, env.recorded_at))
-}
-
 /// Every decision appended to `stream` after version `after`, as it is
 /// committed: the log's subscription to the tournament's streams of that
 /// kind, from the beginning, keeping the one stream (no gap, no repeat).

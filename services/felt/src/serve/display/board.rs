@@ -311,12 +311,8 @@ async fn follow_seating(d: Arc<Display>, b: Arc<Board>) {
                     let mut times = b.move_times.lock().expect("move times");
                     for e in &item.events {
                         after = after.max(e.sequence);
-                        if e.r#type == "MoveStarted"
-                            && let Some(id) = serde_json::from_str::<serde_json::Value>(&e.json)
-                                .ok()
-                                .and_then(|v| v["MoveStarted"]["id"].as_u64())
-                        {
-                            times.insert(id, e.recorded_at_ms);
+                        if let Some(pb::seating_event::Kind::MoveStarted(m)) = &e.kind {
+                            times.insert(m.id, e.recorded_at_ms);
                         }
                     }
                     drop(times);

@@ -1,0 +1,255 @@
+//! Seating's events on the wire, typed (`felt.v1.SeatingEvent`'s `kind`):
+//! the one place the domain's shape and the contract's meet for them.
+
+use felt_proto::v1 as pb;
+use felt_proto::v1::seating_event as se;
+use felt_seating::{BreakOrder, EntryId, MoveReason, SeatReason, SeatingEvent, Settings};
+
+fn entries(es: &[EntryId]) -> Vec<u64> {
+    es.iter().map(|e| e.get()).collect()
+}
+
+/// Why a move was made, on the wire.
+pub(crate) fn move_reason(r: MoveReason) -> pb::MoveReason {
+    match r {
+        MoveReason::Balance => pb::MoveReason::Balance,
+        MoveReason::TableBroken => pb::MoveReason::TableBroken,
+        MoveReason::Redraw => pb::MoveReason::Redraw,
+        MoveReason::FinalTable => pb::MoveReason::FinalTable,
+    }
+}
+
+fn settings(s: &Settings) -> pb::SeatingSettings {
+    pb::SeatingSettings {
+        table_size: s.table_size.into(),
+        starting_stack: s.starting_stack,
+        late_registration_level: s.late_registration_level,
+        max_entries: s.max_entries,
+        re_entries: s.re_entries,
+        balance: Some(pb::Balance {
+            tolerance: s.balance.tolerance.into(),
+            stop_short_by: s.balance.stop_short_by.map(u32::from),
+            stop_below: s.balance.stop_below.map(u32::from),
+        }),
+        break_order: Some(pb::BreakOrder {
+            kind: Some(match &s.break_order {
+                BreakOrder::HighestNumbered => {
+                    pb::break_order::Kind::HighestNumbered(pb::HighestNumbered {})
+                }
+                BreakOrder::LowestNumbered => {
+                    pb::break_order::Kind::LowestNumbered(pb::LowestNumbered {})
+                }
+                BreakOrder::Listed(tables) => pb::break_order::Kind::Listed(pb::ListedTables {
+                    tables: tables.clone(),
+                }),
+            }),
+        }),
+        final_table: s.final_table.into(),
+        redraws_at: s.redraws_at.clone(),
+        paid: s.paid,
+        hand_for_hand_distance: s.hand_for_hand_distance,
+    }
+}
+
+/// Seating's event for the wire.
+pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
+    match e {
+        SeatingEvent::Created { name, settings: s } => se::Kind::Created(se::Created {
+            name: name.clone(),
+            settings: Some(settings(s)),
+        }),
+        SeatingEvent::Registered {
+            entry,
+            player,
+            name,
+            re_entry,
+            alternate,
+        } => se::Kind::Registered(se::Registered {
+            entry: entry.get(),
+            player_id: player.clone(),
+            name: name.clone(),
+            re_entry: *re_entry,
+            alternate: *alternate,
+        }),
+        SeatingEvent::Unregistered { entry, alternate } => {
+            se::Kind::Unregistered(se::Unregistered {
+                entry: entry.get(),
+                alternate: *alternate,
+            })
+        }
+        SeatingEvent::AlternatePromoted { entry } => {
+            se::Kind::AlternatePromoted(se::AlternatePromoted { entry: entry.get() })
+        }
+        SeatingEvent::Started { players } => se::Kind::Started(se::Started { players: *players }),
+        SeatingEvent::RegistrationClosed => se::Kind::RegistrationClosed(se::RegistrationClosed {}),
+        SeatingEvent::PaidSet { paid } => se::Kind::PaidSet(se::PaidSet { paid: *paid }),
+        SeatingEvent::TableOpened { table, seats } => se::Kind::TableOpened(se::TableOpened {
+            table: *table,
+            seats: (*seats).into(),
+        }),
+        SeatingEvent::SeatsDrawn { stack, seats } => se::Kind::SeatsDrawn(se::SeatsDrawn {
+            stack: *stack,
+            seats: seats
+                .iter()
+                .map(|&(entry, table, seat)| pb::DrawnSeat {
+                    entry: entry.get(),
+                    table,
+                    seat: seat.into(),
+                })
+                .collect(),
+        }),
+        SeatingEvent::Seated {
+            entry,
+            table,
+            seat,
+            stack,
+            reason,
+        } => se::Kind::Seated(se::Seated {
+            entry: entry.get(),
+            table: *table,
+            seat: (*seat).into(),
+            stack: *stack,
+            reason: match reason {
+                SeatReason::LateEntry => pb::SeatReason::LateEntry,
+            }
+            .into(),
+        }),
+        SeatingEvent::SeatConfirmed { entry } => {
+            se::Kind::SeatConfirmed(se::SeatConfirmed { entry: entry.get() })
+        }
+        SeatingEvent::HandBegun { table } => se::Kind::HandBegun(se::HandBegun { table: *table }),
+        SeatingEvent::HandEnded {
+            table,
+            button,
+            big_blind,
+            hand_for_hand_round,
+        } => se::Kind::HandEnded(se::HandEnded {
+            table: *table,
+            button: (*button).into(),
+            big_blind: (*big_blind).into(),
+            hand_for_hand_round: *hand_for_hand_round,
+        }),
+        SeatingEvent::Busted {
+            entry,
+            table,
+            starting_stack,
+            by,
+            remaining,
+            hand_for_hand_round,
+        } => se::Kind::Busted(se::Busted {
+            entry: entry.get(),
+            table: *table,
+            starting_stack: *starting_stack,
+            by: entries(by),
+            remaining: *remaining,
+            hand_for_hand_round: *hand_for_hand_round,
+        }),
+        SeatingEvent::TableBreaking { table } => {
+            se::Kind::TableBreaking(se::TableBreaking { table: *table })
+        }
+        SeatingEvent::MoveStarted { r#move, detail } => se::Kind::MoveStarted(se::MoveStarted {
+            id: r#move.id,
+            entry: r#move.entry.get(),
+            from_table: r#move.from.0,
+            from_seat: r#move.from.1.into(),
+            to_table: r#move.to.0,
+            to_seat: r#move.to.1.into(),
+            reason: move_reason(r#move.reason).into(),
+            detail: detail.clone(),
+        }),
+        SeatingEvent::MoveCompleted { id, stack } => se::Kind::MoveCompleted(se::MoveCompleted {
+            id: *id,
+            stack: *stack,
+        }),
+        SeatingEvent::TableClosed { table } => {
+            se::Kind::TableClosed(se::TableClosed { table: *table })
+        }
+        SeatingEvent::RedrawCalled { players, reason } => {
+            se::Kind::RedrawCalled(se::RedrawCalled {
+                players: *players,
+                reason: move_reason(*reason).into(),
+            })
+        }
+        SeatingEvent::Redrawn { reason } => se::Kind::Redrawn(se::Redrawn {
+            reason: move_reason(*reason).into(),
+        }),
+        SeatingEvent::HandForHandStarted { remaining, paid } => {
+            se::Kind::HandForHandStarted(se::HandForHandStarted {
+                remaining: *remaining,
+                paid: *paid,
+            })
+        }
+        SeatingEvent::HandForHandRound { round } => {
+            se::Kind::HandForHandRound(se::HandForHandRound { round: *round })
+        }
+        SeatingEvent::HandForHandEnded { remaining, round } => {
+            se::Kind::HandForHandEnded(se::HandForHandEnded {
+                remaining: *remaining,
+                round: *round,
+            })
+        }
+        SeatingEvent::Drawn { seed } => se::Kind::Drawn(se::Drawn {
+            seed: seed.to_vec(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use felt_seating::Move;
+
+    /// Seed 003's club settings go out whole: play on down to 6 (a table
+    /// below 6 stops), no stop three short.
+    #[test]
+    fn a_created_tournament_sends_its_seating_settings() {
+        let se::Kind::Created(c) = to_wire(&SeatingEvent::Created {
+            name: "Torneio".into(),
+            settings: Settings::club(),
+        }) else {
+            panic!("not created")
+        };
+        let s = c.settings.expect("the settings");
+        assert_eq!((s.table_size, s.starting_stack), (9, 6_000));
+        assert_eq!(s.max_entries, Some(27));
+        assert_eq!(
+            s.balance,
+            Some(pb::Balance {
+                tolerance: 1,
+                stop_short_by: None,
+                stop_below: Some(6),
+            })
+        );
+        assert!(matches!(
+            s.break_order.and_then(|b| b.kind),
+            Some(pb::break_order::Kind::HighestNumbered(_))
+        ));
+    }
+
+    #[test]
+    fn a_move_names_its_entry_seats_and_reason() {
+        let started = to_wire(&SeatingEvent::MoveStarted {
+            r#move: Move {
+                id: 4,
+                entry: EntryId(118),
+                from: (7, 3),
+                to: (2, 9),
+                reason: MoveReason::TableBroken,
+            },
+            detail: "table 7 breaks".into(),
+        });
+        assert_eq!(
+            started,
+            se::Kind::MoveStarted(se::MoveStarted {
+                id: 4,
+                entry: 118,
+                from_table: 7,
+                from_seat: 3,
+                to_table: 2,
+                to_seat: 9,
+                reason: pb::MoveReason::TableBroken.into(),
+                detail: "table 7 breaks".into(),
+            })
+        );
+    }
+}
