@@ -116,6 +116,34 @@ impl Structure {
                 reason: e.to_string(),
             })?
         };
+        s.fill_smallest_chips();
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// A structure from its periods, as a director sends them: smallest
+    /// chips left out (0) are filled in as [`Structure::parse`] fills
+    /// them, then the whole is validated.
+    pub fn new(
+        name: String,
+        starting_stack: Chips,
+        periods: Vec<Period>,
+    ) -> Result<Structure, ClockError> {
+        let mut s = Structure {
+            name,
+            starting_stack,
+            periods,
+        };
+        s.fill_smallest_chips();
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// Fills in each level's smallest chip left out (0): the previous
+    /// level's (after a colour-up of it, the next denomination up), or for
+    /// the first level the largest denomination dividing its blinds and ante.
+    fn fill_smallest_chips(&mut self) {
+        let s = self;
         let mut smallest = 0;
         let mut pending_color_up = None;
         for p in &mut s.periods {
@@ -141,8 +169,6 @@ impl Structure {
                 }
             }
         }
-        s.validate()?;
-        Ok(s)
     }
 
     /// Checks the structure; the error names the level (or break) at fault.

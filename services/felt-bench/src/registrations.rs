@@ -37,7 +37,7 @@ fn create(id: &str) -> pb::CreateTournamentRequest {
         tournament_id: id.into(),
         name: id.into(),
         structure: Some(pb::create_tournament_request::Structure::Preset(
-            "main-event".into(),
+            pb::StructurePreset::MainEvent.into(),
         )),
         money: Some(pb::MoneySettings {
             buy_in: 10_000,

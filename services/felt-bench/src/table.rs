@@ -32,7 +32,7 @@ fn request(table: u32, id: String, command: C) -> Request<pb::ExecuteRequest> {
         provenance: None,
         table: Some(pb::TableRef {
             tournament_id: "bench".into(),
-            table_id: table.to_string(),
+            table,
         }),
         command_id: id,
         command: Some(command),
@@ -65,7 +65,8 @@ fn next_command(view: Option<&pb::TableView>, hand: &mut u64, k: u64) -> C {
     match view.and_then(|v| v.hand.as_ref()) {
         Some(h) if h.to_act.is_some() => {
             let seat = h.to_act.unwrap_or(1);
-            let kind = if h.to_call > 0 && h.street == "preflop" && k.is_multiple_of(5) {
+            let kind = if h.to_call > 0 && h.street() == pb::Street::Preflop && k.is_multiple_of(5)
+            {
                 pb::action::Kind::Fold(pb::Fold {})
             } else if h.to_call > 0 {
                 pb::action::Kind::Call(pb::Call {})
@@ -116,7 +117,7 @@ pub(crate) fn run(args: &TableArgs) -> anyhow::Result<()> {
                         format!("seat-{seat}"),
                         C::SeatPlayer(pb::SeatPlayer {
                             seat,
-                            player_id: u64::from(t * 10 + seat),
+                            entry: u64::from(t * 10 + seat),
                             stack: 1_000_000,
                         }),
                     ))

@@ -19,7 +19,7 @@ fn create(id: &str) -> pb::CreateTournamentRequest {
         tournament_id: id.into(),
         name: format!("Probe {id}"),
         structure: Some(pb::create_tournament_request::Structure::Preset(
-            "turbo".into(),
+            pb::StructurePreset::Turbo.into(),
         )),
         table_size: 9,
         money: Some(pb::MoneySettings {
@@ -428,7 +428,7 @@ async fn begin_hand_answers_with_the_tables_real_version() {
             pb::GetTableRequest {
                 table: Some(pb::TableRef {
                     tournament_id: "v".into(),
-                    table_id: "1".into(),
+                    table: 1,
                 }),
             },
             &director,

@@ -195,7 +195,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
                 tournament_id: T.into(),
                 name: "Main Event".into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(
-                    "turbo".into(),
+                    pb::StructurePreset::Turbo.into(),
                 )),
                 table_size: 9,
                 money: Some(pb::MoneySettings {
@@ -497,7 +497,7 @@ async fn the_floors_hand_for_hand_at_a_clock_apart_from_seating_is_decided_by_se
                 tournament_id: t.into(),
                 name: "Apart".into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(
-                    "turbo".into(),
+                    pb::StructurePreset::Turbo.into(),
                 )),
                 table_size: 9,
                 money: Some(pb::MoneySettings {
@@ -692,7 +692,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
                 tournament_id: t.into(),
                 name: "Shot clock".into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(
-                    "turbo".into(),
+                    pb::StructurePreset::Turbo.into(),
                 )),
                 table_size: 9,
                 money: Some(pb::MoneySettings {
@@ -774,7 +774,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
                         provenance: None,
                         table: Some(pb::TableRef {
                             tournament_id: t.into(),
-                            table_id: "1".into(),
+                            table: 1,
                         }),
                         command_id: "to-1".into(),
                         command: Some(C::TimeOut(pb::TimeOut { seat })),
@@ -815,7 +815,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
             for e in &item.events {
                 if let Some(pb::clock_event::Kind::TimeBankUsed(used)) = &e.kind {
                     assert_eq!(e.r#type, "TimeBankUsed");
-                    return used.clone();
+                    return *used;
                 }
             }
         }

@@ -86,10 +86,10 @@ impl Drop for Service {
     }
 }
 
-fn table(id: &str) -> Option<pb::TableRef> {
+fn table(number: u32) -> Option<pb::TableRef> {
     Some(pb::TableRef {
         tournament_id: "t1".into(),
-        table_id: id.into(),
+        table: number,
     })
 }
 
@@ -103,7 +103,7 @@ fn with_token<T>(msg: T, token: &str) -> Request<T> {
 fn exec(id: &str, command: C) -> pb::ExecuteRequest {
     pb::ExecuteRequest {
         provenance: None,
-        table: table("1"),
+        table: table(1),
         command_id: id.into(),
         command: Some(command),
     }
@@ -150,7 +150,7 @@ async fn set_up(client: &mut TableServiceClient<Channel>) {
             &format!("seat-{seat}"),
             C::SeatPlayer(pb::SeatPlayer {
                 seat,
-                player_id: 100 + u64::from(seat),
+                entry: 100 + u64::from(seat),
                 stack: 5000,
             }),
         ));
@@ -173,7 +173,7 @@ async fn partner_history(client: &mut TableServiceClient<Channel>) -> pb::GetHan
     client
         .get_hand_history(with_token(
             pb::GetHandHistoryRequest {
-                table: table("1"),
+                table: table(1),
                 hand_number: 1,
             },
             "tv",
@@ -185,7 +185,7 @@ async fn partner_history(client: &mut TableServiceClient<Channel>) -> pb::GetHan
 
 async fn get_table(client: &mut TableServiceClient<Channel>, token: &str) -> pb::TableView {
     client
-        .get_table(with_token(pb::GetTableRequest { table: table("1") }, token))
+        .get_table(with_token(pb::GetTableRequest { table: table(1) }, token))
         .await
         .expect("get table")
         .into_inner()
@@ -232,7 +232,7 @@ async fn dealers_play_a_hand_and_every_rule_and_role_is_enforced() {
         .execute(with_token(
             pb::ExecuteRequest {
                 provenance: None,
-                table: table("1"),
+                table: table(1),
                 command_id: "x".into(),
                 command: None,
             },
@@ -330,7 +330,7 @@ async fn dealers_play_a_hand_and_every_rule_and_role_is_enforced() {
     let phh = client
         .get_hand_phh(with_token(
             pb::GetHandPhhRequest {
-                table: table("1"),
+                table: table(1),
                 hand_number: 1,
             },
             "boss",
@@ -370,7 +370,7 @@ async fn partners_never_see_an_untabled_hole_card() {
     let mut watch = client
         .watch_table(with_token(
             pb::WatchTableRequest {
-                table: table("1"),
+                table: table(1),
                 after_version: 0,
             },
             "tv",
@@ -442,7 +442,7 @@ async fn partners_never_see_an_untabled_hole_card() {
             .unwrap()
             .expect("the stream goes on");
         assert_secret(&format!("{item:?}"), &secret);
-        assert_eq!(item.table, table("1"));
+        assert_eq!(item.table, table(1));
         dealt |= item.events.iter().any(|e| e.r#type == "HoleCardsDealt");
         ended = item.events.iter().any(|e| e.r#type == "HandEnded");
     }
@@ -462,7 +462,7 @@ async fn partners_never_see_an_untabled_hole_card() {
     let phh = client
         .get_hand_phh(with_token(
             pb::GetHandPhhRequest {
-                table: table("1"),
+                table: table(1),
                 hand_number: 1,
             },
             "tv",
@@ -483,7 +483,7 @@ async fn watch(
     client
         .watch_table(with_token(
             pb::WatchTableRequest {
-                table: table("1"),
+                table: table(1),
                 after_version: 0,
             },
             token,
@@ -573,7 +573,7 @@ async fn every_read_is_scoped_to_the_callers_role() {
     denied(
         client
             .get_table(with_token(
-                pb::GetTableRequest { table: table("1") },
+                pb::GetTableRequest { table: table(1) },
                 "dealer-2",
             ))
             .await
@@ -584,7 +584,7 @@ async fn every_read_is_scoped_to_the_callers_role() {
         client
             .get_hand_history(with_token(
                 pb::GetHandHistoryRequest {
-                    table: table("1"),
+                    table: table(1),
                     hand_number: 1,
                 },
                 "dealer-2",
@@ -597,7 +597,7 @@ async fn every_read_is_scoped_to_the_callers_role() {
         client
             .get_hand_phh(with_token(
                 pb::GetHandPhhRequest {
-                    table: table("1"),
+                    table: table(1),
                     hand_number: 1,
                 },
                 "dealer-2",
@@ -653,7 +653,7 @@ async fn every_read_is_scoped_to_the_callers_role() {
         let history = client
             .get_hand_history(with_token(
                 pb::GetHandHistoryRequest {
-                    table: table("1"),
+                    table: table(1),
                     hand_number: 1,
                 },
                 token,
@@ -697,7 +697,7 @@ async fn every_read_is_scoped_to_the_callers_role() {
     let e = client
         .get_hand_phh(with_token(
             pb::GetHandPhhRequest {
-                table: table("1"),
+                table: table(1),
                 hand_number: 1,
             },
             "dealer-1",
@@ -846,7 +846,7 @@ async fn a_command_from_a_felt_service_records_where_it_comes_from() {
                 "seat-1",
                 C::SeatPlayer(pb::SeatPlayer {
                     seat: 1,
-                    player_id: 101,
+                    entry: 101,
                     stack: 5000,
                 }),
             ),
@@ -918,7 +918,7 @@ async fn killed_mid_hand(start: impl Fn() -> Service) {
     let mut watch = client
         .watch_table(with_token(
             pb::WatchTableRequest {
-                table: table("1"),
+                table: table(1),
                 after_version: before.version - 2,
             },
             "tv",
@@ -1009,10 +1009,7 @@ async fn buf_curl_lists_and_calls_the_service_through_reflection_alone() {
     let call = Command::new(&buf)
         .args(["curl", "--protocol", "grpc", "--http2-prior-knowledge"])
         .args(["-H", "authorization: Bearer tv"])
-        .args([
-            "-d",
-            r#"{"table": {"tournament_id": "t1", "table_id": "1"}}"#,
-        ])
+        .args(["-d", r#"{"table": {"tournament_id": "t1", "table": 1}}"#])
         .arg(format!("{base}/felt.v1.TableService/GetTable"))
         .output()
         .unwrap();
@@ -1262,7 +1259,7 @@ async fn the_service_reads_its_configuration_from_a_file_and_the_environment() {
     assert!(get_table(&mut client, "from-env").await.hand.is_some());
     let err = client
         .get_table(with_token(
-            pb::GetTableRequest { table: table("1") },
+            pb::GetTableRequest { table: table(1) },
             "from-file",
         ))
         .await
@@ -1310,7 +1307,7 @@ async fn with_a_broadcast_delay_partners_get_the_whole_hand_after_it() {
             client
                 .get_hand_phh(with_token(
                     pb::GetHandPhhRequest {
-                        table: table("1"),
+                        table: table(1),
                         hand_number: 1,
                     },
                     "tv",
@@ -1414,7 +1411,7 @@ async fn with_mtls_only_callers_with_a_certificate_of_the_ca_get_through() {
     let refused = match endpoint(None).connect().await {
         Err(_) => true,
         Ok(channel) => TableServiceClient::new(channel)
-            .get_table(with_token(pb::GetTableRequest { table: table("1") }, "tv"))
+            .get_table(with_token(pb::GetTableRequest { table: table(1) }, "tv"))
             .await
             .is_err(),
     };
@@ -1424,7 +1421,7 @@ async fn with_mtls_only_callers_with_a_certificate_of_the_ca_get_through() {
     let refused = match plain {
         Err(_) => true,
         Ok(mut c) => c
-            .get_table(with_token(pb::GetTableRequest { table: table("1") }, "tv"))
+            .get_table(with_token(pb::GetTableRequest { table: table(1) }, "tv"))
             .await
             .is_err(),
     };
@@ -1441,22 +1438,19 @@ async fn a_table_never_opened_is_not_found() {
     set_up(&mut client).await;
     let never = "never opened";
     let e = client
-        .get_table(with_token(
-            pb::GetTableRequest { table: table("7") },
-            "boss",
-        ))
+        .get_table(with_token(pb::GetTableRequest { table: table(7) }, "boss"))
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::NotFound, "{e:?}");
     assert!(
         e.message()
-            .contains("table \"7\" of tournament \"t1\" was never opened"),
+            .contains("table 7 of tournament \"t1\" was never opened"),
         "{e:?}"
     );
     let e = client
         .watch_table(with_token(
             pb::WatchTableRequest {
-                table: table("7"),
+                table: table(7),
                 after_version: 0,
             },
             "tv",
@@ -1468,7 +1462,7 @@ async fn a_table_never_opened_is_not_found() {
     let e = client
         .get_hand_history(with_token(
             pb::GetHandHistoryRequest {
-                table: table("7"),
+                table: table(7),
                 hand_number: 1,
             },
             "tv",
@@ -1479,17 +1473,14 @@ async fn a_table_never_opened_is_not_found() {
     assert!(e.message().contains(never), "{e:?}");
     // A command for it: refused by the table's rule, with its kind.
     let mut fold = exec("fold-at-7", act(1, pb::action::Kind::Fold(pb::Fold {})));
-    fold.table = table("7");
+    fold.table = table(7);
     let e = client.execute(with_token(fold, "boss")).await.unwrap_err();
     assert_eq!(e.code(), Code::NotFound, "{e:?}");
     assert_eq!(e.metadata().get("felt-rejection").unwrap(), "TableNotOpen");
     assert_eq!(e.metadata().get("felt-error-kind").unwrap(), "not-found");
     // Nothing was stored for it, and table 1 is there as it was.
     let e = client
-        .get_table(with_token(
-            pb::GetTableRequest { table: table("7") },
-            "boss",
-        ))
+        .get_table(with_token(pb::GetTableRequest { table: table(7) }, "boss"))
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::NotFound, "{e:?}");

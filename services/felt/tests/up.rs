@@ -23,14 +23,14 @@ fn create() -> pb::CreateTournamentRequest {
         tournament_id: T.into(),
         name: "Thursday Turbo".into(),
         structure: Some(pb::create_tournament_request::Structure::Preset(
-            "turbo".into(),
+            pb::StructurePreset::Turbo.into(),
         )),
         table_size: 6,
         money: Some(pb::MoneySettings {
             currency: "BRL".into(),
             buy_in: 4_000,
             fee: 1_000,
-            pay_sheet: "club".into(),
+            pay_sheet: pb::PaySheetKind::Club.into(),
             ..Default::default()
         }),
         ..Default::default()
@@ -104,16 +104,15 @@ async fn tournament(log: &[&str], data: &Path) {
 
     // Bad input changes nothing and says why.
     let mut bad = create();
-    bad.structure = Some(pb::create_tournament_request::Structure::Preset(
-        "hyper".into(),
-    ));
+    // (A preset this contract does not name.)
+    bad.structure = Some(pb::create_tournament_request::Structure::Preset(99));
     let e = seating
         .create_tournament(with(bad, &director))
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
     assert!(
-        e.message().contains("no preset structure \"hyper\""),
+        e.message().contains("preset: bhpoker, main event or turbo"),
         "{e:?}"
     );
     let e = seating
@@ -140,6 +139,30 @@ async fn tournament(log: &[&str], data: &Path) {
         .expect("create")
         .into_inner();
     assert!(!created.existed);
+    // The same definition again is the same creation; another under the
+    // same id is refused, and nothing of the first changes.
+    let again = seating
+        .create_tournament(with(create(), &director))
+        .await
+        .expect("the same creation")
+        .into_inner();
+    assert!(again.existed);
+    let mut other = create();
+    other.table_size = 9;
+    let taken = seating
+        .create_tournament(with(other, &director))
+        .await
+        .unwrap_err();
+    assert_eq!(taken.code(), Code::AlreadyExists, "{taken:?}");
+    assert!(taken.message().contains("another definition"), "{taken:?}");
+    assert_eq!(
+        taken.metadata().get("felt-rejection").unwrap(),
+        "TournamentExists"
+    );
+    assert_eq!(
+        taken.metadata().get("felt-error-kind").unwrap(),
+        "already-exists"
+    );
     let structure = up
         .clock()
         .get_structure(with(
@@ -531,7 +554,7 @@ async fn at_table(
                 provenance: None,
                 table: Some(pb::TableRef {
                     tournament_id: t.into(),
-                    table_id: "1".into(),
+                    table: 1,
                 }),
                 command_id: id.into(),
                 command: Some(command),

@@ -217,7 +217,7 @@ fn lift<R: std::error::Error>(
 }
 
 /// Everything a tournament is created with: each service keeps its part.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TournamentSpec {
     pub name: String,
     pub seating: felt_seating::Settings,

@@ -303,7 +303,7 @@ fn command(c: &pb::control_clock_request::Command, at: i64) -> Result<ClockComma
         C::StartDay(_) => ClockCommand::StartDay { at },
         C::UseTimeBank(u) => ClockCommand::UseTimeBank {
             at,
-            player: felt_clock::EntryId(u.player_id),
+            player: felt_clock::EntryId(u.entry),
             cards: u8::try_from(u.cards)
                 .map_err(|_| Status::invalid_argument("use_time_bank.cards: too many"))?,
         },

@@ -52,13 +52,20 @@ fn level(l: Option<&pb::Level>) -> Result<Level, Status> {
         big_blind: l.big_blind,
         ante: l.ante,
         ante_format: match pb::AnteFormat::try_from(l.ante_format) {
-            Ok(pb::AnteFormat::PerPlayer) => AnteFormat::PerPlayer,
-            Ok(pb::AnteFormat::BigBlind) => AnteFormat::BigBlind,
-            Ok(pb::AnteFormat::None | pb::AnteFormat::Unspecified) => AnteFormat::None,
+            Ok(_) => ante_format(l.ante_format),
             Err(_) => return Err(invalid("level.ante_format: unknown value")),
         },
         smallest_chip: l.smallest_chip.max(1),
     })
+}
+
+/// An ante format from the wire (an unknown value: none).
+pub(crate) fn ante_format(f: i32) -> AnteFormat {
+    match pb::AnteFormat::try_from(f) {
+        Ok(pb::AnteFormat::PerPlayer) => AnteFormat::PerPlayer,
+        Ok(pb::AnteFormat::BigBlind) => AnteFormat::BigBlind,
+        _ => AnteFormat::None,
+    }
 }
 
 pub(crate) fn rules(r: Option<&pb::HouseRules>) -> HouseRules {
@@ -109,7 +116,7 @@ pub(crate) fn command(
         },
         C::SeatPlayer(s) => Command::SeatPlayer {
             seat: seat(s.seat, "seat_player.seat")?,
-            player: EntryId(s.player_id),
+            player: EntryId(s.entry),
             stack: s.stack,
         },
         C::RemovePlayer(r) => Command::RemovePlayer {
@@ -251,7 +258,7 @@ pub(crate) fn view(
             let visible = p.is_some_and(|p| p.shown || all_cards);
             Some(pb::SeatView {
                 seat: s.into(),
-                player_id: seat.player.0,
+                entry: seat.player.0,
                 stack: seat.stack,
                 absent: seat.absent,
                 penalty_hands: seat.penalty_hands,
@@ -274,7 +281,7 @@ pub(crate) fn view(
         seats,
         hand: hand.map(|h| pb::HandView {
             number: h.number,
-            street: h.street.name().into(),
+            street: super::table_events::street(h.street).into(),
             board: h.board.iter().map(ToString::to_string).collect(),
             button: h.button.into(),
             small_blind: h.small_blind.map(u32::from),

@@ -18,8 +18,8 @@ pub(crate) const NAME: usize = 100;
 pub(crate) const REASON: usize = 500;
 /// A seat finder's query.
 pub(crate) const QUERY: usize = 100;
-/// A named choice (a preset, a balance, a pay sheet): a short word.
-pub(crate) const CHOICE: usize = 32;
+/// Periods (levels and breaks) of a structure sent period by period.
+pub(crate) const PERIODS: usize = 500;
 /// A structure as TOML or JSON.
 pub(crate) const STRUCTURE: usize = 64 * 1024;
 /// A card ("Ah", "Td").
@@ -120,7 +120,6 @@ pub(crate) fn check<T: Bounded>(request: &T) -> Result<(), Status> {
 fn table_ref(t: Option<&pb::TableRef>) -> Result<(), Status> {
     if let Some(t) = t {
         id("table.tournament_id", &t.tournament_id)?;
-        id("table.table_id", &t.table_id)?;
     }
     Ok(())
 }
@@ -194,23 +193,29 @@ impl Bounded for pb::CreateTournamentRequest {
         id("tournament_id", &self.tournament_id)?;
         text("name", &self.name, NAME)?;
         match &self.structure {
-            Some(Structure::Preset(p)) => text("preset", p, CHOICE)?,
-            Some(Structure::StructureText(s)) => length("structure_text", s, STRUCTURE)?,
-            None => {}
-        }
-        text("balance", &self.balance, CHOICE)?;
-        text("simultaneous_busts", &self.simultaneous_busts, CHOICE)?;
-        if let Some(m) = &self.money {
-            if !m.currency.is_empty() && !felt_payout::valid_currency(&m.currency) {
-                return Err(invalid(
-                    "money.currency",
-                    format!(
-                        "an ISO 4217 code of three capital letters, e.g. \"BRL\", not {:?}",
-                        prefix(&m.currency)
-                    ),
-                ));
+            Some(Structure::StructurePeriods(s)) => {
+                text("structure_periods.name", &s.name, NAME)?;
+                if s.periods.len() > PERIODS {
+                    return Err(invalid(
+                        "structure_periods.periods",
+                        format!("at most {PERIODS}, not {}", s.periods.len()),
+                    ));
+                }
             }
-            text("money.pay_sheet", &m.pay_sheet, CHOICE)?;
+            Some(Structure::StructureText(s)) => length("structure_text", s, STRUCTURE)?,
+            Some(Structure::Preset(_)) | None => {}
+        }
+        if let Some(m) = &self.money
+            && !m.currency.is_empty()
+            && !felt_payout::valid_currency(&m.currency)
+        {
+            return Err(invalid(
+                "money.currency",
+                format!(
+                    "an ISO 4217 code of three capital letters, e.g. \"BRL\", not {:?}",
+                    prefix(&m.currency)
+                ),
+            ));
         }
         if self.redraws_at.len() > 100 {
             return Err(invalid(

@@ -92,7 +92,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         let pool = state.pool();
         let sheet = state
             .sheet()
-            .map(|s| super::payout_events::sheet(s))
+            .map(super::payout_events::sheet)
             .unwrap_or_default();
         let entries = state.entries().len() as u32;
         Ok(Response::new(pb::GetPayoutsResponse {

@@ -107,7 +107,7 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
             stack,
         } => C::SeatPlayer(pb::SeatPlayer {
             seat: u32::from(*seat),
-            player_id: player.0,
+            entry: player.0,
             stack: *stack,
         }),
         Command::RemovePlayer { seat } => C::RemovePlayer(pb::RemovePlayer {
@@ -155,7 +155,7 @@ impl TableService for RemoteTables {
             let mut req = tonic::Request::new(pb::ExecuteRequest {
                 table: Some(pb::TableRef {
                     tournament_id: tournament.into(),
-                    table_id: table.to_string(),
+                    table,
                 }),
                 command_id: command_id.into(),
                 provenance,
@@ -271,7 +271,7 @@ impl ClockService for RemoteClock {
                 command_id: command_id.into(),
                 command: Some(pb::control_clock_request::Command::UseTimeBank(
                     pb::UseTimeBank {
-                        player_id: player.get(),
+                        entry: player.get(),
                         cards: u32::from(cards),
                     },
                 )),

@@ -14,6 +14,7 @@ use felt_seating::{
 };
 use felt_tournament::aggregates::seating_stream;
 use felt_tournament::{Begin, TournamentSpec};
+use felt_vocabulary::ErrorKind;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
@@ -62,15 +63,47 @@ fn invalid(what: impl std::fmt::Display) -> Status {
     Status::invalid_argument(what.to_string())
 }
 
+/// A structure as a director sends it, period by period: a level has its
+/// blinds, a break has none.
+fn typed_structure(s: &pb::Structure) -> Result<felt_clock::Structure, felt_clock::ClockError> {
+    let periods = s
+        .periods
+        .iter()
+        .map(|p| match &p.blinds {
+            Some(l) => felt_clock::Period::Level(felt_clock::LevelSpec {
+                small_blind: l.small_blind,
+                big_blind: l.big_blind,
+                ante: l.ante,
+                ante_format: convert::ante_format(l.ante_format),
+                minutes: p.minutes,
+                smallest_chip: l.smallest_chip,
+            }),
+            None => felt_clock::Period::Break(felt_clock::BreakSpec {
+                minutes: p.minutes,
+                color_up: (p.color_up > 0).then_some(p.color_up),
+            }),
+        })
+        .collect();
+    felt_clock::Structure::new(s.name.clone(), s.starting_stack, periods)
+}
+
 /// The director's definition as each service's part of it.
 fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     use pb::create_tournament_request::Structure as S;
     let structure = match &req.structure {
-        Some(S::Preset(name)) => felt_clock::Structure::preset(name),
+        Some(S::Preset(p)) => {
+            felt_clock::Structure::preset(match pb::StructurePreset::try_from(*p) {
+                Ok(pb::StructurePreset::Bhpoker) => "bhpoker",
+                Ok(pb::StructurePreset::MainEvent) => "main-event",
+                Ok(pb::StructurePreset::Turbo) => "turbo",
+                _ => return Err(invalid("preset: bhpoker, main event or turbo")),
+            })
+        }
+        Some(S::StructurePeriods(s)) => typed_structure(s),
         Some(S::StructureText(text)) => felt_clock::Structure::parse(text),
         None => {
             return Err(invalid(
-                "structure: a preset or a structure_text is required",
+                "structure: a preset, structure_periods or a structure_text is required",
             ));
         }
     }
@@ -86,10 +119,10 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     seating.late_registration_level = req.late_registration_level;
     seating.re_entries = req.re_entries;
     seating.max_entries = (req.max_entries > 0).then_some(req.max_entries);
-    seating.balance = match req.balance.as_str() {
-        "" | "tda" => Balance::TDA,
-        "club" => Balance::CLUB,
-        other => return Err(invalid(format!("balance: {other:?} is not tda or club"))),
+    seating.balance = match pb::BalanceRule::try_from(req.balance) {
+        Ok(pb::BalanceRule::Unspecified | pb::BalanceRule::Tda) => Balance::TDA,
+        Ok(pb::BalanceRule::Club) => Balance::CLUB,
+        Err(_) => return Err(invalid("balance: tda or club")),
     };
     if req.final_table_size > 0 {
         seating.final_table = u8::try_from(req.final_table_size)
@@ -129,25 +162,23 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     money.progressive = m.progressive;
     money.add_on = m.add_on;
     money.guarantee = m.guarantee;
-    money.structure = match m.pay_sheet.as_str() {
-        "" | "generated" => money.structure,
-        "club" => PayStructure::Percentages(PercentTable::club()),
-        other => {
-            return Err(invalid(format!(
-                "money.pay_sheet: {other:?} is not generated or club"
-            )));
-        }
+    money.structure = match pb::PaySheetKind::try_from(m.pay_sheet) {
+        Ok(pb::PaySheetKind::Unspecified | pb::PaySheetKind::Generated) => money.structure,
+        Ok(pb::PaySheetKind::Club) => PayStructure::Percentages(PercentTable::club()),
+        Err(_) => return Err(invalid("money.pay_sheet: generated or club")),
     };
     if m.buy_in == 0 && m.guarantee == 0 {
         return Err(invalid("money.buy_in: a tournament needs a prize pool"));
     }
-    let busts = match req.simultaneous_busts.as_str() {
-        "" | "share" => SimultaneousBusts::ShareAcrossTables,
-        "by-stack" => SimultaneousBusts::ByStartingStack,
-        other => {
-            return Err(invalid(format!(
-                "simultaneous_busts: {other:?} is not share or by-stack"
-            )));
+    let busts = match pb::SimultaneousBusts::try_from(req.simultaneous_busts) {
+        Ok(pb::SimultaneousBusts::Unspecified | pb::SimultaneousBusts::ShareAcrossTables) => {
+            SimultaneousBusts::ShareAcrossTables
+        }
+        Ok(pb::SimultaneousBusts::ByStartingStack) => SimultaneousBusts::ByStartingStack,
+        Err(_) => {
+            return Err(invalid(
+                "simultaneous_busts: share across tables or by starting stack",
+            ));
         }
     };
     Ok(TournamentSpec {
@@ -159,6 +190,25 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
         busts,
         rules: convert::rules(req.rules.as_ref()),
     })
+}
+
+/// Whether a tournament created as `created` (its registry entry, and the
+/// settings seating keeps) is the one `spec` defines.
+fn defines(
+    created: &felt_tournament::aggregates::TournamentCreated,
+    seating: Option<&Settings>,
+    spec: &TournamentSpec,
+) -> bool {
+    let definition = felt_tournament::aggregates::Definition {
+        structure: spec.structure.clone(),
+        clock: spec.clock,
+        money: spec.money.clone(),
+        busts: spec.busts,
+    };
+    created.name == spec.name
+        && created.rules == spec.rules
+        && created.definition.as_ref().is_none_or(|d| *d == definition)
+        && seating == Some(&spec.seating)
 }
 
 #[tonic::async_trait]
@@ -179,16 +229,31 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         // Created: in the registry (which comes last). A creation cut short
         // is finished now.
         let log = self.ctx.conductor.seating.log();
-        let existed = felt_tournament::aggregates::tournaments(log.as_ref())
+        let registered = felt_tournament::aggregates::tournaments(log.as_ref())
             .await
             .map_err(log_status)?
-            .iter()
-            .any(|c| c.tournament == t)
+            .into_iter()
+            .find(|c| c.tournament == t);
+        let existed = registered.is_some()
             && felt_tournament::aggregates::parts(log.as_ref(), &t)
                 .await
                 .map_err(log_status)?
                 .whole();
-        if !existed {
+        if let Some(created) = registered.filter(|_| existed) {
+            // The same definition again is the same creation (a retry);
+            // another is refused: the id is taken.
+            let seating = self.state(&t).await?;
+            if !defines(&created, seating.settings(), &spec) {
+                return Err(super::status::classified(
+                    ErrorKind::AlreadyExists,
+                    "TournamentExists",
+                    format!(
+                        "tournament {t:?} exists with another definition: send the same \
+                         definition, or create it under another id"
+                    ),
+                ));
+            }
+        } else {
             self.ctx
                 .conductor
                 .create(&t, &spec, self.ctx.now())
@@ -472,7 +537,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     table: Some(convert::view(
                         pb::TableRef {
                             tournament_id: req.tournament_id.clone(),
-                            table_id: req.table.to_string(),
+                            table: req.table,
                         },
                         &state,
                         version,
@@ -690,5 +755,67 @@ pub(crate) async fn follower<L: EventLog + 'static>(ctx: Ctx<L>) {
                 tokio::time::sleep(std::time::Duration::from_millis(500)).await;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pb::create_tournament_request::Structure as S;
+
+    fn request(structure: S) -> pb::CreateTournamentRequest {
+        pb::CreateTournamentRequest {
+            tournament_id: "t".into(),
+            name: "Club".into(),
+            structure: Some(structure),
+            money: Some(pb::MoneySettings {
+                buy_in: 4_000,
+                fee: 1_000,
+                pay_sheet: pb::PaySheetKind::Club.into(),
+                ..Default::default()
+            }),
+            balance: pb::BalanceRule::Club.into(),
+            simultaneous_busts: pb::SimultaneousBusts::ByStartingStack.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Seed 003's structure, sent period by period as GetStructure shows
+    /// it, defines the same tournament as its preset.
+    #[test]
+    fn a_structure_sent_period_by_period_is_the_one_it_shows() {
+        let bhpoker = felt_clock::Structure::bhpoker();
+        let typed = spec(&request(S::StructurePeriods(
+            super::super::clock::structure(&bhpoker),
+        )))
+        .unwrap();
+        let preset = spec(&request(S::Preset(pb::StructurePreset::Bhpoker.into()))).unwrap();
+        assert_eq!(typed.structure, bhpoker);
+        assert_eq!(typed, preset);
+        assert_eq!(typed.seating.balance, Balance::CLUB);
+        assert_eq!(typed.busts, SimultaneousBusts::ByStartingStack);
+        assert!(matches!(
+            typed.money.structure,
+            PayStructure::Percentages(_)
+        ));
+    }
+
+    #[test]
+    fn a_structure_that_colours_up_a_chip_not_in_play_is_refused_naming_the_break() {
+        let mut periods = super::super::clock::structure(&felt_clock::Structure::bhpoker());
+        // The first break colours up the 100 chip; the smallest in play is 25.
+        periods.periods[6].color_up = 100;
+        let refused = spec(&request(S::StructurePeriods(periods))).unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+        assert!(
+            refused.message().contains("the break after level 6"),
+            "{refused:?}"
+        );
+        let refused = spec(&pb::CreateTournamentRequest {
+            balance: 7,
+            ..request(S::Preset(pb::StructurePreset::Turbo.into()))
+        })
+        .unwrap_err();
+        assert_eq!(refused.message(), "balance: tda or club");
     }
 }

@@ -62,11 +62,42 @@ impl<L: EventLog> TableApi<L> {
     }
 }
 
-fn stream_of(table: Option<&pb::TableRef>) -> Result<(StreamId, pb::TableRef), Status> {
+/// A table a request names: its tournament, its number, and the number
+/// as the table's stream and a dealer's token write it.
+#[derive(Clone)]
+struct TableAt {
+    tournament_id: String,
+    number: u32,
+    table_id: String,
+}
+
+impl TableAt {
+    fn wire(&self) -> pb::TableRef {
+        pb::TableRef {
+            tournament_id: self.tournament_id.clone(),
+            table: self.number,
+        }
+    }
+}
+
+fn stream_of(table: Option<&pb::TableRef>) -> Result<(StreamId, TableAt), Status> {
     let table = table.ok_or_else(|| Status::invalid_argument("table is required"))?;
-    let stream = felt_tablelog::stream(&table.tournament_id, &table.table_id)
+    if table.table == 0 {
+        return Err(Status::invalid_argument(
+            "table.table: tables are numbered from 1",
+        ));
+    }
+    let table_id = table.table.to_string();
+    let stream = felt_tablelog::stream(&table.tournament_id, &table_id)
         .map_err(|e| Status::invalid_argument(format!("table: {e}")))?;
-    Ok((stream, table.clone()))
+    Ok((
+        stream,
+        TableAt {
+            tournament_id: table.tournament_id.clone(),
+            number: table.table,
+            table_id,
+        },
+    ))
 }
 
 /// The events of hand `number`, with their sequences: from its last
@@ -111,10 +142,10 @@ fn hand_events(events: &[TableEvent], number: u64) -> Option<(Vec<(u64, TableEve
 
 /// NOT_FOUND for a table whose stream holds nothing: a typo'd id is told
 /// so, not shown an empty table.
-fn never_opened(table: &pb::TableRef) -> Status {
+fn never_opened(table: &TableAt) -> Status {
     Status::not_found(format!(
         "table {:?} of tournament {:?} was never opened",
-        table.table_id, table.tournament_id
+        table.number, table.tournament_id
     ))
 }
 
@@ -178,7 +209,7 @@ impl<L: EventLog + 'static> TableApi<L> {
     async fn view(
         &self,
         stream: &StreamId,
-        table: pb::TableRef,
+        table: TableAt,
         role: &Role,
     ) -> Result<pb::TableView, Status> {
         let (state, version): (Arc<TableState>, u64) =
@@ -186,7 +217,12 @@ impl<L: EventLog + 'static> TableApi<L> {
         if version == 0 {
             return Err(never_opened(&table));
         }
-        Ok(convert::view(table, &state, version, role.sees_all_cards()))
+        Ok(convert::view(
+            table.wire(),
+            &state,
+            version,
+            role.sees_all_cards(),
+        ))
     }
 }
 
@@ -246,11 +282,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         };
         let outcome = if let felt_table::Command::TimeOut { seat } = command {
             // The time is judged against the tournament's clock first.
-            let number: u32 = table.table_id.parse().map_err(|_| {
-                Status::invalid_argument(
-                    "time-outs are judged at a tournament's tables, numbered by seating",
-                )
-            })?;
+            let number = table.number;
             self.conductor
                 .time_out(
                     &table.tournament_id,
@@ -263,11 +295,10 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                 .await
                 .map_err(super::status::tournament)?
         } else {
-            if let (
-                felt_table::Command::Act { seat, .. } | felt_table::Command::PushChips { seat, .. },
-                Ok(number),
-            ) = (&command, table.table_id.parse::<u32>())
+            if let felt_table::Command::Act { seat, .. }
+            | felt_table::Command::PushChips { seat, .. } = &command
             {
+                let number = table.number;
                 // On the action clock, the time-bank cards this decision
                 // took are recorded first.
                 self.conductor
@@ -302,7 +333,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             version: outcome.version,
             duplicate: outcome.duplicate,
             table: Some(convert::view(
-                table,
+                table.wire(),
                 &outcome.state,
                 outcome.version,
                 role.sees_all_cards(),
@@ -385,7 +416,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             return Err(never_opened(&table));
         }
         if after == 0 {
-            let snapshot = convert::view(table.clone(), &state, version, role.sees_all_cards());
+            let snapshot = convert::view(table.wire(), &state, version, role.sees_all_cards());
             let item = pb::WatchTableResponse {
                 item: Some(pb::watch_table_response::Item::Snapshot(snapshot)),
             };
@@ -462,7 +493,8 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     Ok(pb::WatchTournamentTablesResponse {
                         table: Some(pb::TableRef {
                             tournament_id: c.stream.tournament.clone(),
-                            table_id: c.stream.id.clone(),
+                            // (Every table stream is named by its number.)
+                            table: c.stream.id.parse().unwrap_or(0),
                         }),
                         position: c.position,
                         events: wire(&events, &role),

@@ -188,7 +188,8 @@ fn from_ruling(r: Option<&pb::Ruling>) -> Read<Ruling> {
     })
 }
 
-fn street(s: Street) -> pb::Street {
+/// A street on the wire.
+pub(crate) fn street(s: Street) -> pb::Street {
     match s {
         Street::Preflop => pb::Street::Preflop,
         Street::Flop => pb::Street::Flop,

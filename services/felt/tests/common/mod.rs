@@ -202,7 +202,7 @@ pub(crate) async fn open_tournament(
                 tournament_id: id.into(),
                 name: name.into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(
-                    "turbo".into(),
+                    pb::StructurePreset::Turbo.into(),
                 )),
                 table_size: 9,
                 money: Some(pb::MoneySettings {
@@ -315,7 +315,7 @@ pub(crate) async fn play_hand(
             provenance: None,
             table: Some(pb::TableRef {
                 tournament_id: tournament.into(),
-                table_id: table.to_string(),
+                table,
             }),
             command_id: format!("h{}-{k}", hand.number),
             command: Some(pb::execute_request::Command::Act(pb::Act {

@@ -220,11 +220,14 @@ impl Sim {
                     provenance: None,
                     table: Some(pb::TableRef {
                         tournament_id: t.into(),
-                        table_id: table.to_string(),
+                        table,
                     }),
                     command_id: format!(
                         "h{}-{}-s{seat}-b{}-p{}",
-                        hand.number, hand.street, hand.current_bet, hand.pot
+                        hand.number,
+                        hand.street().as_str_name(),
+                        hand.current_bet,
+                        hand.pot
                     ),
                     command: Some(pb::execute_request::Command::Act(pb::Act {
                         seat,

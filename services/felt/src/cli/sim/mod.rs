@@ -395,19 +395,27 @@ pub(crate) fn run(args: SimArgs) -> anyhow::Result<()> {
     })
 }
 
-/// The structure as CreateTournament takes it: a preset's name, or a file's
-/// text (checked here first, for a clear error).
+/// The structure as CreateTournament takes it: a preset, or a file's text
+/// (checked here first, for a clear error).
 fn structure(name: &str) -> anyhow::Result<pb::create_tournament_request::Structure> {
     use pb::create_tournament_request::Structure as S;
-    match Structure::preset(name) {
-        Ok(_) => Ok(S::Preset(name.into())),
-        Err(_) if std::path::Path::new(name).exists() => {
+    let preset = match name {
+        "bhpoker" => pb::StructurePreset::Bhpoker,
+        "main-event" => pb::StructurePreset::MainEvent,
+        "turbo" => pb::StructurePreset::Turbo,
+        _ if std::path::Path::new(name).exists() => {
             let text = std::fs::read_to_string(name)?;
             Structure::parse(&text)?;
-            Ok(S::StructureText(text))
+            return Ok(S::StructureText(text));
         }
-        Err(e) => Err(e.into()),
-    }
+        _ => {
+            return Err(Structure::preset(name).err().map_or_else(
+                || anyhow::anyhow!("no preset on the wire is named {name:?}"),
+                anyhow::Error::from,
+            ));
+        }
+    };
+    Ok(S::Preset(preset.into()))
 }
 
 /// Players registered before play starts per RegisterMany call.
