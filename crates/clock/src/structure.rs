@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::ClockError;
 
 /// One level of play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LevelSpec {
     pub small_blind: Chips,
     pub big_blind: Chips,
@@ -37,7 +37,7 @@ impl LevelSpec {
 }
 
 /// A break, with an optional colour-up of the smallest chip (chip race, TDA 24).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BreakSpec {
     pub minutes: u32,
     /// The chip raced off at this break (it must be the smallest in play).
@@ -46,7 +46,7 @@ pub struct BreakSpec {
 }
 
 /// A level or a break, in the order they are played.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Period {
     Level(LevelSpec),
@@ -64,7 +64,7 @@ impl Period {
 }
 
 /// A tournament's structure.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Structure {
     pub name: String,
     pub starting_stack: Chips,
@@ -100,6 +100,12 @@ impl Structure {
             .iter()
             .filter(|p| matches!(p, Period::Level(_)))
             .count() as u32
+    }
+
+    /// The JSON Schema of a structure file (TOML has the same shape), as
+    /// `proto/structure.schema.json` publishes it for `structure_text`.
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(Structure)).unwrap_or_default()
     }
 
     /// Parses a structure from TOML or JSON (chosen by the first

@@ -74,7 +74,9 @@ pub type Money = u64;
 pub type Millis = i64;
 
 /// How antes are taken.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum AnteFormat {
     #[default]
     None,
