@@ -44,6 +44,7 @@ pub fn decision(command: &str, n: u64, count: u64) -> Decision {
             .map(|k| NewEvent::encode("Chip", 1, &Chip { n: k }).unwrap_or_else(|e| panic!("{e}")))
             .collect(),
         trace: None,
+        request: None,
     }
 }
 
@@ -723,6 +724,37 @@ pub async fn a_decision_reads_back_by_its_position<H: Harness>(h: &mut H) {
     assert!(decisions.iter().all(|c| c.stream == s));
 }
 
+/// A decision's request fingerprint is stored with its envelopes and read
+/// back however they are read; a decision without one has none.
+pub async fn a_decision_keeps_its_request_fingerprint<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("table", "1");
+    let fingerprint = crate::Hash([7; 32]);
+    let a = log
+        .append(
+            &s,
+            Expected::NoStream,
+            Decision {
+                request: Some(fingerprint),
+                ..decision("fp", 1, 2)
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    log.append(&s, Expected::Exactly(2), decision("plain", 3, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let read = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
+    let requests: Vec<Option<crate::Hash>> = read.iter().map(|e| e.request).collect();
+    assert_eq!(requests, [Some(fingerprint), Some(fingerprint), None]);
+    let by_position = log
+        .read_decision(&s, a.position)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(by_position.iter().all(|e| e.request == Some(fingerprint)));
+    assert_eq!(crate::verify_chain(&read), Ok(()));
+}
+
 /// One `#[tokio::test]` per conformance test, each with a fresh harness
 /// from `$setup` (an async fn returning a [`Harness`]).
 #[macro_export]
@@ -741,7 +773,8 @@ macro_rules! conformance_tests {
             a_consumer_resumes_from_the_position_it_recorded_after_a_restart,
             the_hash_chain_verifies_and_finds_a_change,
             a_large_stream_reads_back_whole,
-            a_decision_reads_back_by_its_position
+            a_decision_reads_back_by_its_position,
+            a_decision_keeps_its_request_fingerprint
         );
     };
     (@each $setup:path; $($name:ident),*) => {

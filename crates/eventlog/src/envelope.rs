@@ -84,6 +84,14 @@ pub struct Envelope {
     /// The event, MessagePack with field names.
     #[serde(with = "serde_bytes")]
     pub payload: Vec<u8>,
+    /// The fingerprint of the request that brought the decision, as the
+    /// service that took it computed it: the same command id sent again
+    /// with another request is told so instead of answered. Not in the
+    /// hash (it says nothing of the game); absent in envelopes stored
+    /// before it was kept, and stored only when present, so those read and
+    /// hash as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Hash>,
 }
 
 impl Envelope {
@@ -278,6 +286,7 @@ mod tests {
             recorded_at: 0,
             events: vec![event],
             trace: None,
+            request: None,
         };
         envelopes_for(&stream, 0, Hash::default(), &decision).remove(0)
     }
@@ -357,6 +366,24 @@ mod tests {
             missing.to_string(),
             "no upcaster takes Seated from schema version 1"
         );
+    }
+
+    /// A request's fingerprint is kept with its envelope and read back; it
+    /// is no part of the hash, and an envelope without one is stored (and
+    /// hashed) exactly as before fingerprints were kept.
+    #[test]
+    fn a_request_fingerprint_is_kept_outside_the_hash() {
+        let plain =
+            envelope(NewEvent::encode("Seated", 1, &SeatedV1 { seat: 2, stack: 70 }).unwrap());
+        let mut fingerprinted = plain.clone();
+        fingerprinted.request = Some(Hash([9; 32]));
+        assert_eq!(fingerprinted.hash(), plain.hash());
+        let stored = Envelope::encode_all(std::slice::from_ref(&fingerprinted)).unwrap();
+        assert_eq!(Envelope::decode_all(&stored), Ok(vec![fingerprinted]));
+        let without = Envelope::encode_all(std::slice::from_ref(&plain)).unwrap();
+        // (32 bytes, and two of MessagePack's bin header.)
+        assert_eq!(stored.len(), without.len() + 34);
+        assert_eq!(Envelope::decode_all(&without), Ok(vec![plain]));
     }
 
     /// How format 1 stored an envelope: the previous hash as 32 numbers.

@@ -234,6 +234,9 @@ pub struct Decision {
     /// The W3C `traceparent` of the command's trace: NATS carries it as a
     /// message header, so services that react continue the trace.
     pub trace: Option<String>,
+    /// The fingerprint of the request that brought it (see
+    /// [`Envelope::request`]), kept with each of its envelopes.
+    pub request: Option<Hash>,
 }
 
 /// The answer to an append.
@@ -453,6 +456,7 @@ pub(crate) fn envelopes_for(
             recorded_at: decision.recorded_at,
             prev_hash: last_hash,
             payload: e.payload.clone(),
+            request: decision.request,
         };
         last_hash = env.hash();
         out.push(env);

@@ -107,6 +107,12 @@ pub enum HandleError<R: std::error::Error> {
     /// Other writers kept winning: try again.
     #[error("stream {stream}: {attempts} attempts all lost to other writers")]
     Contended { stream: String, attempts: u32 },
+    /// The command id was decided for another request: a command id names
+    /// one request, sent as often as needed, never two.
+    #[error(
+        "command id {command_id:?} was already used for another request: send that request again, or this one under a new command id"
+    )]
+    Reused { command_id: String },
 }
 
 /// A refusal is of the kind its decider gave it; the log's trouble of
@@ -118,6 +124,7 @@ impl<R: Classified> Classified for HandleError<R> {
             HandleError::Rejected(r) => r.kind(),
             HandleError::Log(e) => e.kind(),
             HandleError::Contended { .. } => ErrorKind::Conflict,
+            HandleError::Reused { .. } => ErrorKind::AlreadyExists,
         }
     }
 
@@ -126,6 +133,7 @@ impl<R: Classified> Classified for HandleError<R> {
             HandleError::Rejected(r) => r.reason(),
             HandleError::Log(e) => e.reason(),
             HandleError::Contended { .. } => "Contended",
+            HandleError::Reused { .. } => "CommandIdReused",
         }
     }
 }
@@ -259,6 +267,22 @@ pub struct Provenance {
     pub trace: Option<String>,
     pub causation_id: Option<String>,
     pub correlation_id: Option<String>,
+    /// The fingerprint of the request as the service received it (the
+    /// same request sent again has the same one): a command id already
+    /// decided for a request with another fingerprint is refused
+    /// ([`HandleError::Reused`]). `None`: not checked.
+    pub request: Option<felt_eventlog::Hash>,
+}
+
+impl Provenance {
+    /// Where a request comes from, fingerprinted by its bytes (SHA-256).
+    pub fn of_request(bytes: &[u8]) -> Provenance {
+        use sha2::Digest as _;
+        Provenance {
+            request: Some(felt_eventlog::Hash(sha2::Sha256::digest(bytes).into())),
+            ..Provenance::default()
+        }
+    }
 }
 
 /// Handles commands for the aggregates of one kind over an event log.
@@ -556,7 +580,9 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                     entry = self.settled(&slot).await;
                     continue;
                 }
-                return self.original(stream, &entry, first, last, position).await;
+                return self
+                    .original(stream, &entry, command_id, from, (first, last, position))
+                    .await;
             }
             let seed = if A::draws(command) {
                 (self.draws)(stream, command_id)
@@ -597,6 +623,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                     .map(|e| NewEvent::encode(A::event_type(e), A::SCHEMA, e))
                     .collect::<Result<_, _>>()?,
                 trace: from.trace.clone(),
+                request: from.request,
             };
             let expected = if entry.version == 0 {
                 Expected::NoStream
@@ -628,9 +655,9 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                         .original(
                             stream,
                             &entry,
-                            appended.first,
-                            appended.last,
-                            appended.position,
+                            command_id,
+                            from,
+                            (appended.first, appended.last, appended.position),
                         )
                         .await;
                 }
@@ -766,13 +793,16 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     }
 
     /// The first answer to a command already in the stream.
+    /// The first answer to `command_id`, decided as `(first, last,
+    /// position)`; refused if that decision was for another request than
+    /// `from`'s.
     async fn original(
         &self,
         stream: &StreamId,
         entry: &Entry<A>,
-        first: u64,
-        last: u64,
-        position: u64,
+        command_id: &str,
+        from: &Provenance,
+        (first, last, position): (u64, u64, u64),
     ) -> Result<Outcome<A>, HandleError<A::Rejection>> {
         // Where the log put it, in one lookup; read on from its first event
         // where its position is not known (or not there yet).
@@ -783,6 +813,13 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         };
         if envelopes.first().is_none_or(|e| e.sequence != first) {
             envelopes = self.log.read(stream, first).await?;
+        }
+        if let (Some(was), Some(now)) = (envelopes.first().and_then(|e| e.request), from.request)
+            && was != now
+        {
+            return Err(HandleError::Reused {
+                command_id: command_id.into(),
+            });
         }
         let events = envelopes
             .iter()

@@ -48,6 +48,7 @@ async fn a_decision_records_its_causation_and_correlation() {
     a.handle(&stream, "put", 1, &Move::Put(5)).await.unwrap();
     let from = felt_service::Provenance {
         trace: None,
+        request: None,
         causation_id: Some("t.clock.main@7".into()),
         correlation_id: Some("t.clock.main/tick-9".into()),
     };
@@ -79,4 +80,54 @@ async fn a_decision_records_its_causation_and_correlation() {
         ),
         (Some("t.clock.main@7"), Some("t.clock.main/tick-9"))
     );
+}
+
+/// A command id names one request: sent again as it was, it gets the first
+/// answer; sent with another request, it is refused as already used, by
+/// this handler and by one started afresh on the same log, and nothing is
+/// stored.
+#[tokio::test]
+async fn a_command_id_reused_for_another_request_is_refused() {
+    use felt_eventlog::EventLog as _;
+    use felt_service::Provenance;
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let stream = StreamId::new("t", "box", "1").unwrap();
+    let a: Handler<Chips, _> = Handler::new(log.clone());
+    let put_five = Provenance::of_request(b"put 5");
+    a.handle_from(&stream, "put", 1, &put_five, &Move::Put(5))
+        .await
+        .unwrap();
+    let again = a
+        .handle_from(&stream, "put", 2, &put_five, &Move::Put(5))
+        .await
+        .unwrap();
+    assert!(again.duplicate);
+    let reused = HandleError::Reused {
+        command_id: "put".into(),
+    };
+    let put_six = Provenance::of_request(b"put 6");
+    let e = a
+        .handle_from(&stream, "put", 3, &put_six, &Move::Put(6))
+        .await
+        .unwrap_err();
+    assert_eq!(e, reused);
+    let fresh: Handler<Chips, _> = Handler::new(log.clone());
+    let e = fresh
+        .handle_from(&stream, "put", 4, &put_six, &Move::Put(6))
+        .await
+        .unwrap_err();
+    assert_eq!(e, reused);
+    assert_eq!(
+        felt_vocabulary::Classified::kind(&e),
+        felt_vocabulary::ErrorKind::AlreadyExists
+    );
+    // (A caller that gives no fingerprint is answered as before.)
+    let unchecked = fresh
+        .handle(&stream, "put", 5, &Move::Put(6))
+        .await
+        .unwrap();
+    assert!(unchecked.duplicate);
+    assert_eq!(log.read(&stream, 1).await.unwrap().len(), 1);
+    assert_eq!(*fresh.state(&stream).await.unwrap().0, 5);
 }

@@ -75,6 +75,7 @@ pub async fn append<L: EventLog>(
         recorded_at,
         events: events.iter().map(encode).collect::<Result<_, _>>()?,
         trace: None,
+        request: None,
     };
     log.append(stream, expected, decision).await
 }

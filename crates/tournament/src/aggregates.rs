@@ -223,6 +223,7 @@ pub async fn register_tournament<L: felt_eventlog::EventLog>(
             &event,
         )?],
         trace: None,
+        request: None,
     };
     log.append(&registry_stream()?, felt_eventlog::Expected::Any, decision)
         .await?;

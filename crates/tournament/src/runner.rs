@@ -139,6 +139,7 @@ pub fn provenance(
     let key = stream.key();
     felt_service::Provenance {
         trace: None,
+        request: None,
         causation_id: Some(format!("{key}@{first}")),
         correlation_id: Some(
             correlation_id.map_or_else(|| format!("{key}/{command_id}"), str::to_owned),

@@ -45,6 +45,7 @@ async fn append(log: &EmbeddedLog, stream: &StreamId, n: u64) -> u64 {
         recorded_at: 0,
         events: vec![NewEvent::encode("Added", 1, &n).unwrap()],
         trace: None,
+        request: None,
     };
     log.append(stream, Expected::Any, decision)
         .await

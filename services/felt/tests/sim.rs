@@ -303,6 +303,7 @@ fn an_audit_of_a_log_whose_counts_no_longer_add_up_fails_without_crashing() {
                     recorded_at: 0,
                     events: busts,
                     trace: None,
+                    request: None,
                 },
             ))
             .unwrap();

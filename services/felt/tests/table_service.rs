@@ -1487,6 +1487,49 @@ async fn a_table_never_opened_is_not_found() {
     assert!(get_table(&mut client, "boss").await.version > 0);
 }
 
+/// A command id names one request: sent again it is answered as the first
+/// time (a digital start too, though the service draws a new seed for each
+/// request); sent with another command it is ALREADY_EXISTS and nothing
+/// changes; the other command goes through under its own id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_id_used_again_for_another_command_is_already_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let again = client
+        .execute(with_token(start_hand("start-1", Some(3)), "dealer-1"))
+        .await
+        .expect("the same start again")
+        .into_inner();
+    assert!(again.duplicate);
+    let before = get_table(&mut client, "boss").await;
+    let to_act = before
+        .hand
+        .as_ref()
+        .and_then(|h| h.to_act)
+        .expect("someone to act");
+    let fold = exec("start-1", act(to_act, pb::action::Kind::Fold(pb::Fold {})));
+    let e = client
+        .execute(with_token(fold, "dealer-1"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::AlreadyExists, "{e:?}");
+    assert!(e.message().contains("\"start-1\""), "{e:?}");
+    assert_eq!(
+        e.metadata().get("felt-rejection").unwrap(),
+        "CommandIdReused"
+    );
+    assert_eq!(get_table(&mut client, "boss").await.version, before.version);
+    let fold = exec("fold-1", act(to_act, pb::action::Kind::Fold(pb::Fold {})));
+    let folded = client
+        .execute(with_token(fold, "dealer-1"))
+        .await
+        .expect("the fold under its own id")
+        .into_inner();
+    assert!(!folded.duplicate);
+}
+
 /// How a `HandStarted` event says its hand was dealt.
 fn deal_of(e: &pb::Event) -> Option<&pb::deal_record::Kind> {
     match e.event.as_ref()?.kind.as_ref()? {

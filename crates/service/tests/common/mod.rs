@@ -15,6 +15,16 @@ pub(crate) enum Refused {
     TooFew { want: u64, have: u64 },
 }
 
+impl felt_vocabulary::Classified for Refused {
+    fn kind(&self) -> felt_vocabulary::ErrorKind {
+        felt_vocabulary::ErrorKind::Refused
+    }
+
+    fn reason(&self) -> &str {
+        "TooFew"
+    }
+}
+
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Moved {
     In(u64),

@@ -47,6 +47,10 @@ pub enum TournamentError {
     Log(#[from] LogError),
     #[error("{stream}: {attempts} attempts all lost to other writers")]
     Contended { stream: String, attempts: u32 },
+    #[error(
+        "command id {command_id:?} was already used for another request: send that request again, or this one under a new command id"
+    )]
+    CommandIdReused { command_id: String },
     #[error("inconsistent: {0}")]
     Inconsistent(String),
     /// The table service (over the network) refused a command.
@@ -99,6 +103,7 @@ impl Classified for TournamentError {
             T::Payout(e) => e.kind(),
             T::Log(e) => e.kind(),
             T::Contended { .. } => ErrorKind::Conflict,
+            T::CommandIdReused { .. } => ErrorKind::AlreadyExists,
             T::TablesUnavailable(_) | T::ClockUnavailable(_) | T::PartsMissing { .. } => {
                 ErrorKind::Unavailable
             }
@@ -213,6 +218,7 @@ fn lift<R: std::error::Error>(
         HandleError::Contended { stream, attempts } => {
             TournamentError::Contended { stream, attempts }
         }
+        HandleError::Reused { command_id } => TournamentError::CommandIdReused { command_id },
     }
 }
 

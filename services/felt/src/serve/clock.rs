@@ -372,6 +372,10 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         if req.command_id.is_empty() {
             return Err(Status::invalid_argument("command_id is required"));
         }
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(&req),
+            ..felt_service::Provenance::default()
+        };
         let c = req
             .command
             .ok_or_else(|| Status::invalid_argument("command is required"))?;
@@ -432,7 +436,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
             .ctx
             .conductor
             .clock
-            .handle(&stream, &req.command_id, at, &command)
+            .handle_from(&stream, &req.command_id, at, &from, &command)
             .instrument(span)
             .await
             .map_err(|e| handled(e, felt_tournament::TournamentError::Clock))?;

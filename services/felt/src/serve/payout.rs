@@ -211,8 +211,12 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         self.ctx.known(&req.tournament_id).await?;
         let stream = payout_stream(&req.tournament_id).map_err(log_status)?;
         let handler = &self.ctx.conductor.payout;
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(&req),
+            ..felt_service::Provenance::default()
+        };
         let out = handler
-            .handle(&stream, &req.command_id, self.ctx.now(), &command)
+            .handle_from(&stream, &req.command_id, self.ctx.now(), &from, &command)
             .await
             .map_err(|e| handled(e, felt_tournament::TournamentError::Payout))?;
         let envelopes = handler

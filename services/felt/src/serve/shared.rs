@@ -220,15 +220,23 @@ async fn fresh<A: felt_service::Aggregate, L: EventLog + 'static>(
 }
 
 /// A command of the floor's refused, or the log's trouble, as a status.
-pub(crate) fn handled<R: std::error::Error>(
+pub(crate) fn handled<R: felt_vocabulary::Classified>(
     e: felt_service::HandleError<R>,
     wrap: fn(R) -> felt_tournament::TournamentError,
 ) -> Status {
     match e {
         felt_service::HandleError::Rejected(r) => super::status::tournament(wrap(r)),
-        felt_service::HandleError::Log(e) => log_status(e),
-        e @ felt_service::HandleError::Contended { .. } => Status::aborted(e.to_string()),
+        other => super::status::refused(&other),
     }
+}
+
+/// A request's fingerprint for the handler ([`felt_service::Provenance`]):
+/// the SHA-256 of its encoding, which prost writes the same for the same
+/// message.
+pub(crate) fn fingerprint(
+    request: &impl felt_proto::prost::Message,
+) -> Option<felt_eventlog::Hash> {
+    felt_service::Provenance::of_request(&request.encode_to_vec()).request
 }
 
 /// Refuses callers who are not the director or the floor.

@@ -31,7 +31,7 @@ pub(crate) const DOMAIN: &str = "felt.poker";
 /// a poker ruling); for machines, a `google.rpc.ErrorInfo` detail (reason:
 /// the refusing error's name, domain [`DOMAIN`], metadata `kind`) and the
 /// same two in the `felt-rejection` and `felt-error-kind` metadata.
-fn refused<E: Classified>(e: &E) -> Status {
+pub(crate) fn refused<E: Classified>(e: &E) -> Status {
     classified(e.kind(), e.reason(), e.to_string())
 }
 

@@ -120,6 +120,7 @@ fn provenance(
     let given = |id: &str| (!id.is_empty()).then(|| id.to_owned());
     Ok(felt_service::Provenance {
         trace: None,
+        request: None,
         causation_id: given(&sent.causation_id),
         correlation_id: given(&sent.correlation_id),
     })
@@ -278,6 +279,12 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         crate::telemetry::follow_caller(&span, &metadata);
         let from = felt_service::Provenance {
             trace: crate::telemetry::traceparent(&span),
+            // The command as asked (its provenance aside, which a retry by
+            // a service may word anew).
+            request: super::shared::fingerprint(&pb::ExecuteRequest {
+                provenance: None,
+                ..req.clone()
+            }),
             ..provenance
         };
         let outcome = if let felt_table::Command::TimeOut { seat } = command {
