@@ -19,7 +19,9 @@ pub use decide::decide;
 pub use felt_vocabulary::{EntryId, TableNo};
 pub use structure::{BreakSpec, LevelSpec, Period, Structure};
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr, strum::EnumMessage,
+)]
 pub enum ClockError {
     #[error("invalid structure: {what}: {reason}")]
     InvalidStructure { what: String, reason: String },
@@ -50,6 +52,7 @@ pub enum ClockError {
     #[error("hand-for-hand hand {round} is still being played at {waiting} tables")]
     HandForHandRoundOpen { round: u64, waiting: usize },
     #[error("the end-of-day draw is a card from 2 to 5, not {hands} (seed 002, 77)")]
+    #[strum(message = "seed 002, 77")]
     InvalidDraw { hands: u8 },
     #[error("player {player} cannot use {cards} time-bank cards: {have} left")]
     NoTimeBank {
@@ -94,5 +97,9 @@ impl felt_vocabulary::Classified for ClockError {
 
     fn reason(&self) -> &str {
         self.into()
+    }
+
+    fn rule(&self) -> Option<&str> {
+        strum::EnumMessage::get_message(self)
     }
 }

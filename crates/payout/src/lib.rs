@@ -57,7 +57,9 @@ pub(crate) fn prefix(text: &str) -> String {
 }
 
 /// Why a computation or a command was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr, strum::EnumMessage,
+)]
 pub enum PayoutError {
     #[error("invalid payout structure: {reason}")]
     InvalidStructure { reason: String },
@@ -100,6 +102,7 @@ pub enum PayoutError {
     #[error(
         "entry {entry} is held for hand-for-hand round {round}: it is placed with the round (RP8)"
     )]
+    #[strum(message = "TDA RP8")]
     HeldForRound { entry: EntryId, round: u64 },
     #[error("entry {entry} is already recorded")]
     DuplicateEntry { entry: EntryId },
@@ -185,5 +188,9 @@ impl felt_vocabulary::Classified for PayoutError {
 
     fn reason(&self) -> &str {
         self.into()
+    }
+
+    fn rule(&self) -> Option<&str> {
+        strum::EnumMessage::get_message(self)
     }
 }

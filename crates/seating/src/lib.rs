@@ -32,7 +32,9 @@ pub const MAX_ENTRIES: u32 = 1_000_000;
 /// chips can overflow (the one bound, the table engine's too).
 pub use felt_vocabulary::MAX_CHIPS;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr, strum::EnumMessage,
+)]
 pub enum SeatingError {
     #[error("invalid seating settings: {reason}")]
     InvalidSettings { reason: String },
@@ -83,6 +85,7 @@ pub enum SeatingError {
     )]
     PaidAlreadySet { paid: u32 },
     #[error("hand-for-hand: {reason} (TDA RP8)")]
+    #[strum(message = "TDA RP8")]
     HandForHand { reason: String },
 }
 
@@ -118,5 +121,9 @@ impl felt_vocabulary::Classified for SeatingError {
 
     fn reason(&self) -> &str {
         self.into()
+    }
+
+    fn rule(&self) -> Option<&str> {
+        strum::EnumMessage::get_message(self)
     }
 }

@@ -136,6 +136,13 @@ impl<R: Classified> Classified for HandleError<R> {
             HandleError::Reused { .. } => "CommandIdReused",
         }
     }
+
+    fn rule(&self) -> Option<&str> {
+        match self {
+            HandleError::Rejected(r) => r.rule(),
+            _ => None,
+        }
+    }
 }
 
 /// What a command did.

@@ -6,7 +6,9 @@ use felt_vocabulary::{Classified, ErrorKind};
 
 use crate::model::{Chips, EntryId, Seat, Street};
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, thiserror::Error, strum::IntoStaticStr, strum::EnumMessage,
+)]
 pub enum Rejection {
     #[error("the table is not open")]
     TableNotOpen,
@@ -45,8 +47,10 @@ pub enum Rejection {
     #[error("the button cannot start at seat {seat}: it holds no player with chips")]
     InvalidButton { seat: Seat },
     #[error("seat {seat} acted out of turn: seat {to_act} is to act (TDA 53)")]
+    #[strum(message = "TDA 53")]
     OutOfTurn { seat: Seat, to_act: Seat },
     #[error("the clock runs only on the player to act: seat {to_act}, not seat {seat} (TDA 29)")]
+    #[strum(message = "TDA 29")]
     NotTheirTurn { seat: Seat, to_act: Seat },
     #[error("no player is to act: betting on the {street} is over")]
     NoActionPending { street: Street },
@@ -59,16 +63,20 @@ pub enum Rejection {
     #[error("there is no bet to raise: bet instead")]
     RaiseWithoutBet,
     #[error("bet of {to} is below the minimum bet of {min} (TDA 43)")]
+    #[strum(message = "TDA 43")]
     BetBelowMinimum { to: Chips, min: Chips },
     #[error("raise to {to} is below the minimum raise to {min} (TDA 43)")]
+    #[strum(message = "TDA 43")]
     RaiseBelowMinimum { to: Chips, min: Chips },
     #[error("raise to {to} does not exceed the bet of {current}")]
     RaiseNotAboveBet { to: Chips, current: Chips },
     #[error("seat {seat} can go to at most {max}, all in, not {to} (TDA 48)")]
+    #[strum(message = "TDA 48")]
     ExceedsStack { seat: Seat, to: Chips, max: Chips },
     #[error(
         "seat {seat} may only call or fold: the betting was not reopened by a full raise (TDA 47)"
     )]
+    #[strum(message = "TDA 47")]
     BettingNotReopened { seat: Seat },
     #[error("cards are entered only in a physical deal")]
     NotPhysicalDeal,
@@ -89,12 +97,14 @@ pub enum Rejection {
     #[error("seat {seat} has no live hand")]
     NotLive { seat: Seat },
     #[error("hands are tabled when betting is over (TDA 16)")]
+    #[strum(message = "TDA 16")]
     BettingNotOver,
     #[error("seat {seat} put out no chips and declared nothing")]
     NoChipsPushed { seat: Seat },
     #[error(
         "seat {seat} undercalled {amount} of the {to_call} to call facing a raise in a multiway pot: the floor rules whether the call is completed or the chips are forfeited with a fold (TDA 51)"
     )]
+    #[strum(message = "TDA 51")]
     UndercallNeedsRuling {
         seat: Seat,
         amount: Chips,
@@ -103,14 +113,17 @@ pub enum Rejection {
     #[error(
         "seat {seat}'s forfeited undercall of {amount} must be more than nothing and less than the {to_call} to call and the stack (TDA 51)"
     )]
+    #[strum(message = "TDA 51")]
     InvalidForfeit {
         seat: Seat,
         amount: Chips,
         to_call: Chips,
     },
     #[error("a misdeal cannot be declared after substantial action: the hand goes on (TDA 35, 36)")]
+    #[strum(message = "TDA 35, 36")]
     MisdealTooLate,
     #[error("the re-deal of a misdeal needs a new seed: the old one deals the same cards (TDA 35)")]
+    #[strum(message = "TDA 35")]
     SameSeed,
     #[error("a penalty is at least one orbit")]
     InvalidPenalty,
@@ -119,6 +132,7 @@ pub enum Rejection {
     #[error("seat {seat} is to act: record its action in turn")]
     NotOutOfTurn { seat: Seat },
     #[error("seat {seat} has already acted out of turn: its action waits for its turn (TDA 53)")]
+    #[strum(message = "TDA 53")]
     AlreadyActedOutOfTurn { seat: Seat },
     #[error("seat {seat} has no action to take: it is all in or out of the hand")]
     CannotAct { seat: Seat },
@@ -178,5 +192,9 @@ impl Classified for Rejection {
 
     fn reason(&self) -> &str {
         self.into()
+    }
+
+    fn rule(&self) -> Option<&str> {
+        strum::EnumMessage::get_message(self)
     }
 }

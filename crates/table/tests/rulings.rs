@@ -441,3 +441,17 @@ fn every_command_at_a_table_never_opened_is_refused_as_not_open() {
         );
     }
 }
+
+/// A refusal that applies a rule names it apart from its message, for
+/// machines; the message quotes the same rule.
+#[test]
+fn a_ruling_names_the_rule_it_applies() {
+    use felt_vocabulary::Classified;
+    let below = Rejection::RaiseBelowMinimum { to: 60, min: 100 };
+    assert_eq!(below.rule(), Some("TDA 43"));
+    assert!(below.to_string().ends_with("(TDA 43)"));
+    let late = Rejection::MisdealTooLate;
+    assert_eq!(late.rule(), Some("TDA 35, 36"));
+    assert!(late.to_string().ends_with("(TDA 35, 36)"));
+    assert_eq!(Rejection::TableNotOpen.rule(), None);
+}

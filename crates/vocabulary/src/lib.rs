@@ -107,6 +107,11 @@ impl std::fmt::Display for ErrorKind {
 pub trait Classified: std::error::Error {
     fn kind(&self) -> ErrorKind;
     fn reason(&self) -> &str;
+    /// The rule a ruling follows ("TDA 43", "seed 002, 77"), for a refusal
+    /// that applies one; the message quotes it too.
+    fn rule(&self) -> Option<&str> {
+        None
+    }
 }
 
 #[cfg(test)]

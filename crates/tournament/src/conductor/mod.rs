@@ -33,7 +33,7 @@ mod registration;
 use crate::reactions::{self, Order, TableOrder};
 
 /// Why the conductor could not carry something out.
-#[derive(Debug, thiserror::Error, strum::IntoStaticStr)]
+#[derive(Debug, thiserror::Error, strum::IntoStaticStr, strum::EnumMessage)]
 pub enum TournamentError {
     #[error("table {table}: {source}")]
     Table { table: TableNo, source: Rejection },
@@ -81,6 +81,7 @@ pub enum TournamentError {
     ClockUnavailable(String),
     /// A timeout claimed before the player's time ran out.
     #[error("table {table}: seat {seat} still has {} s to act (the action clock of seed 002, or a called clock, TDA 29)", *.left as f64 / 1000.0)]
+    #[strum(message = "TDA 29")]
     StillInTime {
         table: TableNo,
         seat: Seat,
@@ -90,6 +91,7 @@ pub enum TournamentError {
     #[error(
         "table {table}: no clock runs on seat {seat}: this tournament has no action clock and the floor has not called the clock (TDA 29)"
     )]
+    #[strum(message = "TDA 29")]
     NoClockRunning { table: TableNo, seat: Seat },
 }
 
@@ -127,6 +129,18 @@ impl Classified for TournamentError {
             other => other.into(),
         }
     }
+
+    fn rule(&self) -> Option<&str> {
+        use TournamentError as T;
+        match self {
+            T::Table { source, .. } => source.rule(),
+            T::Clock(e) => e.rule(),
+            T::Seating(e) => e.rule(),
+            T::Payout(e) => e.rule(),
+            T::TableRefused { refusal, .. } | T::ClockRefused(refusal) => refusal.rule.as_deref(),
+            other => strum::EnumMessage::get_message(other),
+        }
+    }
 }
 
 /// A refusal another service sent back, as it classified it: its kind,
@@ -135,6 +149,8 @@ impl Classified for TournamentError {
 pub struct Refusal {
     pub kind: ErrorKind,
     pub reason: String,
+    /// The rule the refusal applied, when it applied one.
+    pub rule: Option<String>,
     pub message: String,
 }
 
@@ -150,6 +166,7 @@ impl Refusal {
         Refusal {
             kind,
             reason: reason.into(),
+            rule: None,
             message,
         }
     }

@@ -48,14 +48,7 @@ fn refusal(s: tonic::Status) -> RemoteError {
         | Code::PermissionDenied
         | Code::Unauthenticated
         | Code::NotFound
-        | Code::AlreadyExists => {
-            let (kind, reason) = super::status::refusal_of(&s);
-            RemoteError::Refused(Refusal {
-                kind,
-                reason,
-                message: s.message().to_string(),
-            })
-        }
+        | Code::AlreadyExists => RemoteError::Refused(super::status::refusal_of(&s)),
         _ => RemoteError::Unavailable(format!("{}: {}", s.code(), s.message())),
     }
 }
@@ -296,7 +289,7 @@ mod tests {
     /// A table service's refusal, carried by seating to its own caller:
     /// the same code, kind and reason, and the table named.
     #[test]
-    fn a_refusal_keeps_its_kind_and_reason_across_a_hop() {
+    fn a_refusal_keeps_its_kind_reason_and_rule_across_a_hop() {
         use felt_service::HandleError;
         use felt_tournament::TournamentError;
         use tonic_types::StatusExt;
@@ -307,8 +300,8 @@ mod tests {
             panic!("a refusal")
         };
         assert_eq!(
-            (first.kind, first.reason.as_str()),
-            (ErrorKind::Refused, "RaiseBelowMinimum")
+            (first.kind, first.reason.as_str(), first.rule.as_deref()),
+            (ErrorKind::Refused, "RaiseBelowMinimum", Some("TDA 43"))
         );
         let passed_on = super::super::status::tournament(TournamentError::TableRefused {
             table: 7,
@@ -321,6 +314,8 @@ mod tests {
         );
         let info = passed_on.get_details_error_info().expect("an ErrorInfo");
         assert_eq!(info.reason, "RaiseBelowMinimum");
+        assert_eq!(info.metadata["rule"], "TDA 43");
+        assert_eq!(passed_on.metadata().get("felt-rule").unwrap(), "TDA 43");
         assert_eq!(
             passed_on.metadata().get("felt-error-kind").unwrap(),
             "refused"
@@ -341,6 +336,10 @@ mod tests {
             passed_on.metadata().get("felt-rejection").unwrap(),
             "TableNotOpen"
         );
+        // (No rule is cited where none applies.)
+        assert!(passed_on.metadata().get("felt-rule").is_none());
+        let info = passed_on.get_details_error_info().expect("an ErrorInfo");
+        assert!(!info.metadata.contains_key("rule"));
     }
 
     /// Every command seating sends survives the trip: wire, then the table

@@ -247,6 +247,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 return Err(super::status::classified(
                     ErrorKind::AlreadyExists,
                     "TournamentExists",
+                    None,
                     format!(
                         "tournament {t:?} exists with another definition: send the same \
                          definition, or create it under another id"

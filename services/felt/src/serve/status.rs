@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use felt_eventlog::LogError;
 use felt_service::HandleError;
 use felt_table::Rejection;
-use felt_tournament::TournamentError;
+use felt_tournament::{Refusal, TournamentError};
 use felt_vocabulary::{Classified, ErrorKind};
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Code, Status};
@@ -29,42 +29,57 @@ pub(crate) const DOMAIN: &str = "felt.poker";
 
 /// A refusal by a decider: its kind's code and its message (the rule, for
 /// a poker ruling); for machines, a `google.rpc.ErrorInfo` detail (reason:
-/// the refusing error's name, domain [`DOMAIN`], metadata `kind`) and the
-/// same two in the `felt-rejection` and `felt-error-kind` metadata.
+/// the refusing error's name, domain [`DOMAIN`], metadata `kind`, and
+/// `rule` for a ruling, e.g. "TDA 43") and the same in the
+/// `felt-rejection`, `felt-error-kind` and `felt-rule` metadata.
 pub(crate) fn refused<E: Classified>(e: &E) -> Status {
-    classified(e.kind(), e.reason(), e.to_string())
+    classified(e.kind(), e.reason(), e.rule(), e.to_string())
 }
 
-/// A status of `kind`, its reason and kind attached as [`refused`] says.
-pub(crate) fn classified(kind: ErrorKind, reason: &str, message: String) -> Status {
+/// A status of `kind`, its reason and rule attached as [`refused`] says.
+pub(crate) fn classified(
+    kind: ErrorKind,
+    reason: &str,
+    rule: Option<&str>,
+    message: String,
+) -> Status {
     let mut metadata = MetadataMap::new();
     if let Ok(v) = MetadataValue::try_from(reason) {
         metadata.insert("felt-rejection", v);
     }
     metadata.insert("felt-error-kind", MetadataValue::from_static(kind.as_str()));
-    let info = ErrorDetails::with_error_info(
-        reason,
-        DOMAIN,
-        HashMap::from([("kind".to_string(), kind.as_str().to_string())]),
-    );
+    let mut about = HashMap::from([("kind".to_string(), kind.as_str().to_string())]);
+    if let Some(rule) = rule {
+        if let Ok(v) = MetadataValue::try_from(rule) {
+            metadata.insert("felt-rule", v);
+        }
+        about.insert("rule".to_string(), rule.to_string());
+    }
+    let info = ErrorDetails::with_error_info(reason, DOMAIN, about);
     Status::with_error_details_and_metadata(code(kind), message, info, metadata)
 }
 
 /// How a refusal from another felt service was classified there: from its
 /// `ErrorInfo`, else from its metadata, else from its code alone (the
 /// kind [`code`] maps to it; a refusal for any other code).
-pub(crate) fn refusal_of(s: &Status) -> (ErrorKind, String) {
+pub(crate) fn refusal_of(s: &Status) -> Refusal {
     let from_code = ErrorKind::ALL
         .into_iter()
         .find(|&k| code(k) == s.code())
         .unwrap_or(ErrorKind::Refused);
-    if let Some(info) = s.get_details_error_info().filter(|i| i.domain == DOMAIN) {
+    let message = s.message().to_string();
+    if let Some(mut info) = s.get_details_error_info().filter(|i| i.domain == DOMAIN) {
         let kind = info
             .metadata
             .get("kind")
             .and_then(|k| k.parse().ok())
             .unwrap_or(from_code);
-        return (kind, info.reason);
+        return Refusal {
+            kind,
+            reason: info.reason,
+            rule: info.metadata.remove("rule"),
+            message,
+        };
     }
     let header = |name: &str| {
         s.metadata()
@@ -76,7 +91,12 @@ pub(crate) fn refusal_of(s: &Status) -> (ErrorKind, String) {
         .and_then(|k| k.parse().ok())
         .unwrap_or(from_code);
     let reason = header("felt-rejection").unwrap_or_else(|| format!("{:?}", s.code()));
-    (kind, reason)
+    Refusal {
+        kind,
+        reason,
+        rule: header("felt-rule"),
+        message,
+    }
 }
 
 /// A table's refusal as [`refused`] has it; the log's trouble by its kind
@@ -103,7 +123,7 @@ pub(crate) fn tournament(e: TournamentError) -> Status {
         TournamentError::Payout(ref c) => c.to_string(),
         ref other => other.to_string(),
     };
-    classified(e.kind(), e.reason(), message)
+    classified(e.kind(), e.reason(), e.rule(), message)
 }
 
 #[cfg(test)]
