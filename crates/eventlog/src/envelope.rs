@@ -1,6 +1,5 @@
-//! The versioned envelope, its hash chain and upcasting.
+//! The versioned envelope and its hash chain.
 
-use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
@@ -196,61 +195,6 @@ pub fn verify_chain(envelopes: &[Envelope]) -> Result<(), ChainBreak> {
     Ok(())
 }
 
-type Upcast = fn(Vec<u8>) -> Result<Vec<u8>, LogError>;
-
-/// Upcasters take an event's payload from one schema version to the next,
-/// so that code reading only the newest version can read every version the
-/// log holds.
-#[derive(Default)]
-pub struct Upcasters {
-    steps: HashMap<(String, u16), Upcast>,
-}
-
-impl fmt::Debug for Upcasters {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Upcasters")
-            .field("steps", &self.steps.len())
-            .finish()
-    }
-}
-
-impl Upcasters {
-    pub fn new() -> Upcasters {
-        Upcasters::default()
-    }
-
-    /// Registers the step from `from_version` to `from_version + 1`.
-    pub fn register(&mut self, event_type: &str, from_version: u16, step: Upcast) -> &mut Self {
-        self.steps.insert((event_type.into(), from_version), step);
-        self
-    }
-
-    /// Decodes an envelope's payload as schema version `to`, upcasting it
-    /// step by step from the version it was stored with.
-    pub fn decode<T: DeserializeOwned>(&self, env: &Envelope, to: u16) -> Result<T, LogError> {
-        let mut payload = env.payload.clone();
-        let mut version = env.schema_version;
-        while version < to {
-            let step = self
-                .steps
-                .get(&(env.event_type.clone(), version))
-                .ok_or_else(|| LogError::NoUpcaster {
-                    event_type: env.event_type.clone(),
-                    version,
-                })?;
-            payload = step(payload)?;
-            version += 1;
-        }
-        rmp_serde::from_slice(&payload).map_err(|e| LogError::Decode {
-            what: format!(
-                "{} v{to} at {} #{}",
-                env.event_type, env.stream, env.sequence
-            ),
-            reason: e.to_string(),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,18 +206,13 @@ mod tests {
         stack: u64,
     }
 
+    /// `SeatedV1` with a field added as the rule for changing an event
+    /// allows: with a default.
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct SeatedV2 {
         seat: u8,
         stack: u64,
-        nickname: String,
-    }
-
-    /// Version 3 renamed `stack` to `chips`.
-    #[derive(Debug, PartialEq, Serialize, Deserialize)]
-    struct SeatedV3 {
-        seat: u8,
-        chips: u64,
+        #[serde(default)]
         nickname: String,
     }
 
@@ -312,59 +251,24 @@ mod tests {
         );
     }
 
-    fn v1_to_v2(payload: Vec<u8>) -> Result<Vec<u8>, LogError> {
-        let v1: SeatedV1 =
-            rmp_serde::from_slice(&payload).map_err(|e| LogError::Encode(e.to_string()))?;
-        rmp_serde::to_vec_named(&SeatedV2 {
-            seat: v1.seat,
-            stack: v1.stack,
-            nickname: String::new(),
-        })
-        .map_err(|e| LogError::Encode(e.to_string()))
-    }
-
-    fn v2_to_v3(payload: Vec<u8>) -> Result<Vec<u8>, LogError> {
-        let v2: SeatedV2 =
-            rmp_serde::from_slice(&payload).map_err(|e| LogError::Encode(e.to_string()))?;
-        rmp_serde::to_vec_named(&SeatedV3 {
-            seat: v2.seat,
-            chips: v2.stack,
-            nickname: v2.nickname,
-        })
-        .map_err(|e| LogError::Encode(e.to_string()))
-    }
-
     #[test]
-    fn upcasters_bring_every_stored_version_to_the_newest() {
-        let mut up = Upcasters::new();
-        up.register("Seated", 1, v1_to_v2)
-            .register("Seated", 2, v2_to_v3);
-        let v1 = envelope(NewEvent::encode("Seated", 1, &SeatedV1 { seat: 2, stack: 70 }).unwrap());
+    fn a_newer_reader_reads_an_older_event_with_the_added_fields_default() {
+        let older = NewEvent::encode(
+            "Seated",
+            1,
+            &SeatedV1 {
+                seat: 3,
+                stack: 500,
+            },
+        )
+        .unwrap();
         assert_eq!(
-            up.decode::<SeatedV3>(&v1, 3),
-            Ok(SeatedV3 {
-                seat: 2,
-                chips: 70,
-                nickname: String::new()
+            envelope(older).decode::<SeatedV2>(),
+            Ok(SeatedV2 {
+                seat: 3,
+                stack: 500,
+                nickname: String::new(),
             })
-        );
-        let v3 = envelope(
-            NewEvent::encode(
-                "Seated",
-                3,
-                &SeatedV3 {
-                    seat: 1,
-                    chips: 9,
-                    nickname: "x".into(),
-                },
-            )
-            .unwrap(),
-        );
-        assert_eq!(up.decode::<SeatedV3>(&v3, 3).map(|s| s.chips), Ok(9));
-        let missing = Upcasters::new().decode::<SeatedV3>(&v1, 3).unwrap_err();
-        assert_eq!(
-            missing.to_string(),
-            "no upcaster takes Seated from schema version 1"
         );
     }
 

@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 pub use embedded::EmbeddedLog;
 #[cfg(any(test, feature = "test-util"))]
 pub use embedded::tamper;
-pub use envelope::{ChainBreak, Envelope, Hash, Upcasters, verify_chain};
+pub use envelope::{ChainBreak, Envelope, Hash, verify_chain};
 pub use nats::{NatsLog, NatsSettings};
 
 /// Why the log refused or failed an operation.
@@ -58,8 +58,6 @@ pub enum LogError {
     Encode(String),
     #[error("cannot decode {what}: {reason}")]
     Decode { what: String, reason: String },
-    #[error("no upcaster takes {event_type} from schema version {version}")]
-    NoUpcaster { event_type: String, version: u16 },
     #[error("the log is closed")]
     Closed,
     #[error("invalid consumer name {input:?}: letters, digits, `-` or `_`")]
@@ -79,10 +77,9 @@ impl Classified for LogError {
                 ErrorKind::Malformed
             }
             LogError::Storage(_) | LogError::Nats(_) | LogError::Closed => ErrorKind::Unavailable,
-            LogError::EmptyDecision
-            | LogError::Encode(_)
-            | LogError::Decode { .. }
-            | LogError::NoUpcaster { .. } => ErrorKind::Internal,
+            LogError::EmptyDecision | LogError::Encode(_) | LogError::Decode { .. } => {
+                ErrorKind::Internal
+            }
         }
     }
 
@@ -502,9 +499,9 @@ mod tests {
                 ErrorKind::Malformed,
             ),
             (
-                LogError::NoUpcaster {
-                    event_type: "Busted".into(),
-                    version: 9,
+                LogError::Decode {
+                    what: "Busted v1 at t.seating.main #9".into(),
+                    reason: "missing field `entry`".into(),
                 },
                 ErrorKind::Internal,
             ),
