@@ -797,3 +797,214 @@ fn taken(e: &pb::Event) -> Option<&pb::action_record::Kind> {
         _ => None,
     }
 }
+
+/// What a refusal says of its kind, for a program: its code, its reason and
+/// its kind in the metadata.
+fn said(e: &tonic::Status) -> (Code, String, String) {
+    let header = |name: &str| {
+        e.metadata()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    (
+        e.code(),
+        header("felt-rejection"),
+        header("felt-error-kind"),
+    )
+}
+
+/// Every service answers a tournament (or table) never created NOT_FOUND,
+/// and a command id already used for another request ALREADY_EXISTS,
+/// changing nothing; the same request again is answered as the first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_service_says_not_found_and_already_exists() {
+    use pb::control_clock_request::Command as Clock;
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], dir.path()).await;
+    let director = up.token("director").to_string();
+    let floor = up.token("floor").to_string();
+    let t = "weekday";
+    let mut seating = up.seating();
+    common::open_tournament(&mut seating, t, "Weekday", "USD", 4, &director).await;
+
+    // NOT_FOUND, at each service, for a tournament never created.
+    let typo = "weekdya";
+    let e = seating
+        .get_standings(with(
+            pb::GetStandingsRequest {
+                tournament_id: typo.into(),
+            },
+            &director,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "seating: {e:?}");
+    let e = up
+        .clock()
+        .get_clock(with(
+            pb::GetClockRequest {
+                tournament_id: typo.into(),
+            },
+            &director,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "clock: {e:?}");
+    let e = up
+        .payout()
+        .get_payouts(with(
+            pb::GetPayoutsRequest {
+                tournament_id: typo.into(),
+            },
+            &director,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "payout: {e:?}");
+    let e = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
+        .get_table(with(
+            pb::GetTableRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: typo.into(),
+                    table: 1,
+                }),
+            },
+            &director,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "table: {e:?}");
+
+    // ALREADY_EXISTS at the clock: a pause's command id for another pause.
+    let pause = |id: &str, reason: &str| pb::ControlClockRequest {
+        tournament_id: t.into(),
+        command_id: id.into(),
+        command: Some(Clock::Pause(pb::Pause {
+            reason: reason.into(),
+        })),
+    };
+    let paused = up
+        .control(
+            t,
+            "pause-1",
+            Clock::Pause(pb::Pause {
+                reason: "dinner".into(),
+            }),
+        )
+        .await;
+    let again = up
+        .clock()
+        .control_clock(with(pause("pause-1", "dinner"), &floor))
+        .await
+        .expect("the same pause again")
+        .into_inner();
+    assert!(again.duplicate);
+    let e = up
+        .clock()
+        .control_clock(with(pause("pause-1", "a ruling"), &floor))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        said(&e),
+        (
+            Code::AlreadyExists,
+            "CommandIdReused".into(),
+            "already-exists".into()
+        )
+    );
+    let clock = up
+        .clock()
+        .get_clock(with(
+            pb::GetClockRequest {
+                tournament_id: t.into(),
+            },
+            &floor,
+        ))
+        .await
+        .expect("the clock")
+        .into_inner()
+        .clock
+        .expect("a view");
+    assert_eq!(clock.pause_reason, paused.pause_reason);
+
+    // ALREADY_EXISTS at payout: a deal's command id for other terms.
+    seating
+        .close_registration(with(
+            pb::CloseRegistrationRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("close");
+    let deal = |id: &str, method: pb::DealMethod| pb::DealRequest {
+        tournament_id: t.into(),
+        command_id: id.into(),
+        action: Some(pb::deal_request::Action::Propose(pb::DealTerms {
+            method: method.into(),
+            players: (1..=4)
+                .map(|entry| pb::DealPlayer {
+                    entry,
+                    chips: 1_000 * entry,
+                    amount: 0,
+                })
+                .collect(),
+            ..Default::default()
+        })),
+    };
+    let proposed = up
+        .payout()
+        .deal(with(deal("deal-1", pb::DealMethod::ChipChop), &floor))
+        .await
+        .expect("a chip chop proposed")
+        .into_inner();
+    assert!(!proposed.duplicate);
+    let again = up
+        .payout()
+        .deal(with(deal("deal-1", pb::DealMethod::ChipChop), &floor))
+        .await
+        .expect("the same proposal again")
+        .into_inner();
+    assert!(again.duplicate);
+    let e = up
+        .payout()
+        .deal(with(deal("deal-1", pb::DealMethod::Icm), &floor))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::AlreadyExists, "{e:?}");
+    assert_eq!(said(&e).1, "CommandIdReused");
+
+    // ALREADY_EXISTS at seating: the tournament under the same id, with
+    // another definition.
+    let e = seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                tournament_id: t.into(),
+                name: "Weekday".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    pb::StructurePreset::MainEvent.into(),
+                )),
+                table_size: 9,
+                money: Some(pb::MoneySettings {
+                    currency: "USD".into(),
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            &director,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        said(&e),
+        (
+            Code::AlreadyExists,
+            "TournamentExists".into(),
+            "already-exists".into()
+        )
+    );
+}
