@@ -597,8 +597,9 @@ async fn the_floors_hand_for_hand_at_a_clock_apart_from_seating_is_decided_by_se
         twice.message().contains("already being played"),
         "{twice:?}"
     );
-    // Its kind and reason arrive through the clock as seating classified
-    // them: in the google.rpc.ErrorInfo detail and in the metadata.
+    // Its kind, reason and rule arrive through the clock as seating
+    // classified them: in the google.rpc.ErrorInfo detail and in the
+    // metadata.
     {
         use tonic_types::StatusExt;
         let info = twice.get_details_error_info().expect("an ErrorInfo");
@@ -615,6 +616,12 @@ async fn the_floors_hand_for_hand_at_a_clock_apart_from_seating_is_decided_by_se
             "HandForHand"
         );
         assert_eq!(twice.metadata().get("felt-error-kind").unwrap(), "refused");
+        // And the rule it applied, apart from the message.
+        assert_eq!(
+            info.metadata.get("rule").map(String::as_str),
+            Some("TDA RP8")
+        );
+        assert_eq!(twice.metadata().get("felt-rule").unwrap(), "TDA RP8");
     }
     // The floor stops it at seating; the clock follows on its own.
     let stopped = seating
