@@ -251,6 +251,18 @@ pub struct TournamentSpec {
     pub rules: HouseRules,
 }
 
+impl TournamentSpec {
+    /// The clock's and payout's parts, as the registry records them.
+    pub fn definition(&self) -> crate::aggregates::Definition {
+        crate::aggregates::Definition {
+            structure: self.structure.clone(),
+            clock: self.clock,
+            money: self.money.clone(),
+            busts: self.busts,
+        }
+    }
+}
+
 /// What became of a request to deal a hand.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Begin {

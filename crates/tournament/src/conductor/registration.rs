@@ -22,12 +22,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             name: spec.name.clone(),
             settings: spec.seating.clone(),
         };
-        let definition = crate::aggregates::Definition {
-            structure: spec.structure.clone(),
-            clock: spec.clock,
-            money: spec.money.clone(),
-            busts: spec.busts,
-        };
+        let definition = spec.definition();
         felt_seating::decide(&SeatingState::default(), &seating, &[0; 32])?;
         felt_clock::decide(
             &felt_clock::ClockState::default(),

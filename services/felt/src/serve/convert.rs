@@ -51,20 +51,24 @@ fn level(l: Option<&pb::Level>) -> Result<Level, Status> {
         small_blind: l.small_blind,
         big_blind: l.big_blind,
         ante: l.ante,
-        ante_format: match pb::AnteFormat::try_from(l.ante_format) {
-            Ok(_) => ante_format(l.ante_format),
-            Err(_) => return Err(invalid("level.ante_format: unknown value")),
-        },
+        ante_format: known_ante_format(l.ante_format)
+            .ok_or_else(|| invalid("level.ante_format: unknown value"))?,
         smallest_chip: l.smallest_chip.max(1),
     })
 }
 
 /// An ante format from the wire (an unknown value: none).
 pub(crate) fn ante_format(f: i32) -> AnteFormat {
-    match pb::AnteFormat::try_from(f) {
-        Ok(pb::AnteFormat::PerPlayer) => AnteFormat::PerPlayer,
-        Ok(pb::AnteFormat::BigBlind) => AnteFormat::BigBlind,
-        _ => AnteFormat::None,
+    known_ante_format(f).unwrap_or(AnteFormat::None)
+}
+
+/// An ante format from the wire; `None` for a value the contract does not
+/// name.
+pub(crate) fn known_ante_format(f: i32) -> Option<AnteFormat> {
+    match pb::AnteFormat::try_from(f).ok()? {
+        pb::AnteFormat::PerPlayer => Some(AnteFormat::PerPlayer),
+        pb::AnteFormat::BigBlind => Some(AnteFormat::BigBlind),
+        pb::AnteFormat::None | pb::AnteFormat::Unspecified => Some(AnteFormat::None),
     }
 }
 
@@ -81,7 +85,7 @@ pub(crate) fn rules(r: Option<&pb::HouseRules>) -> HouseRules {
     rules
 }
 
-fn action(a: Option<&pb::Action>) -> Result<PlayerAction, Status> {
+pub(crate) fn action(a: Option<&pb::Action>) -> Result<PlayerAction, Status> {
     use pb::action::Kind;
     Ok(match a.and_then(|a| a.kind.as_ref()) {
         Some(Kind::Fold(_)) => PlayerAction::Fold,
@@ -95,6 +99,33 @@ fn action(a: Option<&pb::Action>) -> Result<PlayerAction, Status> {
                 "action: one of fold, check, call, bet_to, raise_to, all_in is required",
             ));
         }
+    })
+}
+
+/// What a player said, from the wire.
+pub(crate) fn declaration(k: &pb::declaration::Kind) -> Declaration {
+    match k {
+        pb::declaration::Kind::Call(_) => Declaration::Call,
+        pb::declaration::Kind::Raise(_) => Declaration::Raise,
+        pb::declaration::Kind::AllIn(_) => Declaration::AllIn,
+        pb::declaration::Kind::Amount(n) => Declaration::Amount(*n),
+    }
+}
+
+/// A floor ruling from the wire; `field` names where it was.
+pub(crate) fn ruling(r: Option<&pb::Ruling>, field: &str) -> Result<Ruling, Status> {
+    Ok(match r.and_then(|r| r.kind.as_ref()) {
+        Some(pb::ruling::Kind::KillHandSeat(s)) => Ruling::KillHand {
+            seat: seat(*s, &format!("{field}.kill_hand_seat"))?,
+        },
+        Some(pb::ruling::Kind::AwardPotSeat(s)) => Ruling::AwardPot {
+            seat: seat(*s, &format!("{field}.award_pot_seat"))?,
+        },
+        Some(pb::ruling::Kind::ForfeitUndercall(f)) => Ruling::ForfeitUndercall {
+            seat: seat(f.seat, &format!("{field}.forfeit_undercall.seat"))?,
+            amount: f.amount,
+        },
+        None => return Err(invalid(format!("{field} is required"))),
     })
 }
 
@@ -146,21 +177,16 @@ pub(crate) fn command(
             seat: seat(a.seat, "act_out_of_turn.seat")?,
             action: action(a.action.as_ref())?,
         },
-        C::PushChips(p) => {
-            Command::PushChips {
-                seat: seat(p.seat, "push_chips.seat")?,
-                chips: p.chips.clone(),
-                declaration: p.declaration.as_ref().and_then(|d| d.kind.as_ref()).map(
-                    |k| match k {
-                        pb::declaration::Kind::Call(_) => Declaration::Call,
-                        pb::declaration::Kind::Raise(_) => Declaration::Raise,
-                        pb::declaration::Kind::AllIn(_) => Declaration::AllIn,
-                        pb::declaration::Kind::Amount(n) => Declaration::Amount(*n),
-                    },
-                ),
-                in_front: p.in_front.as_ref().map(|f| f.chips.clone()),
-            }
-        }
+        C::PushChips(p) => Command::PushChips {
+            seat: seat(p.seat, "push_chips.seat")?,
+            chips: p.chips.clone(),
+            declaration: p
+                .declaration
+                .as_ref()
+                .and_then(|d| d.kind.as_ref())
+                .map(declaration),
+            in_front: p.in_front.as_ref().map(|f| f.chips.clone()),
+        },
         C::Show(s) => Command::Show {
             seat: seat(s.seat, "show.seat")?,
             cards: if s.cards.is_empty() {
@@ -177,19 +203,7 @@ pub(crate) fn command(
             deal: deal(m.deal.as_ref(), "misdeal.deal", deck)?,
         },
         C::Rule(r) => Command::Rule {
-            ruling: match r.ruling.as_ref().and_then(|r| r.kind.as_ref()) {
-                Some(pb::ruling::Kind::KillHandSeat(s)) => Ruling::KillHand {
-                    seat: seat(*s, "rule.ruling.kill_hand_seat")?,
-                },
-                Some(pb::ruling::Kind::AwardPotSeat(s)) => Ruling::AwardPot {
-                    seat: seat(*s, "rule.ruling.award_pot_seat")?,
-                },
-                Some(pb::ruling::Kind::ForfeitUndercall(f)) => Ruling::ForfeitUndercall {
-                    seat: seat(f.seat, "rule.ruling.forfeit_undercall.seat")?,
-                    amount: f.amount,
-                },
-                None => return Err(invalid("rule.ruling is required")),
-            },
+            ruling: ruling(r.ruling.as_ref(), "rule.ruling")?,
             reason: r.reason.clone(),
         },
         C::Penalize(p) => Command::Penalize {

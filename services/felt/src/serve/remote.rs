@@ -8,7 +8,7 @@ use felt_proto::v1 as pb;
 use felt_proto::v1::clock_service_client::ClockServiceClient;
 use felt_proto::v1::seating_service_client::SeatingServiceClient;
 use felt_proto::v1::table_service_client::TableServiceClient;
-use felt_table::{Command, Deal, ShortBigBlind};
+use felt_table::{Command, Deal};
 use felt_tournament::{ClockService, Refusal, Remote, RemoteError, Sent, TableService};
 use felt_vocabulary::ErrorKind;
 use tonic::Code;
@@ -79,20 +79,7 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
     Ok(match c {
         Command::OpenTable { seats, rules } => C::OpenTable(pb::OpenTable {
             seats: u32::from(*seats),
-            rules: Some(pb::HouseRules {
-                short_big_blind: match rules.short_big_blind {
-                    ShortBigBlind::CallFullBlind => pb::ShortBigBlind::CallFullBlind,
-                    ShortBigBlind::CallAmountPosted => pb::ShortBigBlind::CallAmountPosted,
-                }
-                .into(),
-                odd_chips: match rules.odd_chips {
-                    felt_table::OddChips::OneEachFromTheButton => {
-                        pb::OddChips::OneEachFromTheButton
-                    }
-                    felt_table::OddChips::AllToTheFirstWinner => pb::OddChips::AllToTheFirstWinner,
-                }
-                .into(),
-            }),
+            rules: Some(super::table_events::rules(rules)),
         }),
         Command::SeatPlayer {
             seat,
@@ -350,7 +337,7 @@ mod tests {
             Command::OpenTable {
                 seats: 9,
                 rules: HouseRules {
-                    short_big_blind: ShortBigBlind::CallAmountPosted,
+                    short_big_blind: felt_table::ShortBigBlind::CallAmountPosted,
                     ..HouseRules::default()
                 },
             },

@@ -199,15 +199,12 @@ fn defines(
     seating: Option<&Settings>,
     spec: &TournamentSpec,
 ) -> bool {
-    let definition = felt_tournament::aggregates::Definition {
-        structure: spec.structure.clone(),
-        clock: spec.clock,
-        money: spec.money.clone(),
-        busts: spec.busts,
-    };
     created.name == spec.name
         && created.rules == spec.rules
-        && created.definition.as_ref().is_none_or(|d| *d == definition)
+        && created
+            .definition
+            .as_ref()
+            .is_none_or(|d| *d == spec.definition())
         && seating == Some(&spec.seating)
 }
 

@@ -236,7 +236,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         super::limits::check(request.get_ref())?;
         let role = role(&request)?;
         let metadata = request.metadata().clone();
-        let req = request.into_inner();
+        let mut req = request.into_inner();
         let (stream, table) = stream_of(req.table.as_ref())?;
         if req.command_id.is_empty() {
             return Err(Status::invalid_argument("command_id is required"));
@@ -268,7 +268,9 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             }
             Role::Partner => return Err(Status::permission_denied("partners are read-only")),
         }
-        let provenance = provenance(req.provenance.as_ref(), &role)?;
+        // (Taken out of the request: the fingerprint below is of the
+        // command as asked, which a service's retry may word anew.)
+        let provenance = provenance(req.provenance.take().as_ref(), &role)?;
         let span = tracing::info_span!(
             "command",
             tournament = %table.tournament_id,
@@ -279,12 +281,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         crate::telemetry::follow_caller(&span, &metadata);
         let from = felt_service::Provenance {
             trace: crate::telemetry::traceparent(&span),
-            // The command as asked (its provenance aside, which a retry by
-            // a service may word anew).
-            request: super::shared::fingerprint(&pb::ExecuteRequest {
-                provenance: None,
-                ..req.clone()
-            }),
+            request: super::shared::fingerprint(&req),
             ..provenance
         };
         let outcome = if let felt_table::Command::TimeOut { seat } = command {

@@ -8,7 +8,7 @@ use felt_cards::{Card, Category, Commitment, HandRank, Seed};
 use felt_proto::v1 as pb;
 use felt_proto::v1::table_event as te;
 use felt_table::{
-    ActionTaken, AnteFormat, Blind, Bust, Deal, Declaration, EntryId, HouseRules, Level, OddChips,
+    ActionTaken, Blind, Bust, Deal, Declaration, EntryId, HouseRules, Level, OddChips,
     PlayerAction, Ruling, Seat, Share, ShortBigBlind, Street, TableEvent,
 };
 
@@ -88,17 +88,14 @@ fn from_level(l: Option<&pb::Level>) -> Read<Level> {
         small_blind: l.small_blind,
         big_blind: l.big_blind,
         ante: l.ante,
-        ante_format: match pb::AnteFormat::try_from(l.ante_format) {
-            Ok(pb::AnteFormat::PerPlayer) => AnteFormat::PerPlayer,
-            Ok(pb::AnteFormat::BigBlind) => AnteFormat::BigBlind,
-            Ok(pb::AnteFormat::None | pb::AnteFormat::Unspecified) => AnteFormat::None,
-            Err(_) => return Err(bad("hand_started.level.ante_format", "unknown value")),
-        },
+        ante_format: super::convert::known_ante_format(l.ante_format)
+            .ok_or_else(|| bad("hand_started.level.ante_format", "unknown value"))?,
         smallest_chip: l.smallest_chip,
     })
 }
 
-fn rules(r: &HouseRules) -> pb::HouseRules {
+/// House rules on the wire.
+pub(crate) fn rules(r: &HouseRules) -> pb::HouseRules {
     pb::HouseRules {
         short_big_blind: match r.short_big_blind {
             ShortBigBlind::CallFullBlind => pb::ShortBigBlind::CallFullBlind,
@@ -126,17 +123,13 @@ fn action(a: &PlayerAction) -> pb::Action {
     pb::Action { kind: Some(kind) }
 }
 
+/// A refusal of `convert`'s reading, as this field's.
+fn unreadable(field: &'static str) -> impl Fn(tonic::Status) -> Unreadable {
+    move |s| bad(field, s.message())
+}
+
 fn from_action(a: Option<&pb::Action>, field: &'static str) -> Read<PlayerAction> {
-    use pb::action::Kind;
-    Ok(match a.and_then(|a| a.kind.as_ref()) {
-        Some(Kind::Fold(_)) => PlayerAction::Fold,
-        Some(Kind::Check(_)) => PlayerAction::Check,
-        Some(Kind::Call(_)) => PlayerAction::Call,
-        Some(Kind::BetTo(to)) => PlayerAction::Bet { to: *to },
-        Some(Kind::RaiseTo(to)) => PlayerAction::Raise { to: *to },
-        Some(Kind::AllIn(_)) => PlayerAction::AllIn,
-        None => return Err(bad(field, "an action is required")),
-    })
+    super::convert::action(a).map_err(unreadable(field))
 }
 
 fn declaration(d: &Declaration) -> pb::Declaration {
@@ -151,14 +144,10 @@ fn declaration(d: &Declaration) -> pb::Declaration {
 }
 
 fn from_declaration(d: &pb::Declaration) -> Read<Declaration> {
-    use pb::declaration::Kind;
-    Ok(match &d.kind {
-        Some(Kind::Call(_)) => Declaration::Call,
-        Some(Kind::Raise(_)) => Declaration::Raise,
-        Some(Kind::AllIn(_)) => Declaration::AllIn,
-        Some(Kind::Amount(n)) => Declaration::Amount(*n),
-        None => return Err(bad("chips_read.declaration", "a declaration is required")),
-    })
+    d.kind
+        .as_ref()
+        .map(super::convert::declaration)
+        .ok_or_else(|| bad("chips_read.declaration", "a declaration is required"))
 }
 
 fn ruling(r: &Ruling) -> pb::Ruling {
@@ -175,17 +164,8 @@ fn ruling(r: &Ruling) -> pb::Ruling {
 }
 
 fn from_ruling(r: Option<&pb::Ruling>) -> Read<Ruling> {
-    use pb::ruling::Kind;
     const F: &str = "floor_ruled.ruling";
-    Ok(match r.and_then(|r| r.kind.as_ref()) {
-        Some(Kind::KillHandSeat(s)) => Ruling::KillHand { seat: seat(*s, F)? },
-        Some(Kind::AwardPotSeat(s)) => Ruling::AwardPot { seat: seat(*s, F)? },
-        Some(Kind::ForfeitUndercall(f)) => Ruling::ForfeitUndercall {
-            seat: seat(f.seat, F)?,
-            amount: f.amount,
-        },
-        None => return Err(bad(F, "a ruling is required")),
-    })
+    super::convert::ruling(r, F).map_err(unreadable(F))
 }
 
 /// A street on the wire.
@@ -744,7 +724,7 @@ mod tests {
                     small_blind: 100,
                     big_blind: 200,
                     ante: 200,
-                    ante_format: AnteFormat::BigBlind,
+                    ante_format: felt_table::AnteFormat::BigBlind,
                     smallest_chip: 25,
                 },
                 button: 2,
