@@ -110,9 +110,13 @@ pub enum HandleError<R: std::error::Error> {
     /// The command id was decided for another request: a command id names
     /// one request, sent as often as needed, never two.
     #[error(
-        "command id {command_id:?} was already used for another request: send that request again, or this one under a new command id"
+        "command id {command_id:?} was already used for another request (fingerprint {first}): send that request again, or this one under a new command id"
     )]
-    Reused { command_id: String },
+    Reused {
+        command_id: String,
+        /// The fingerprint of the request the id was first used for.
+        first: felt_eventlog::Hash,
+    },
 }
 
 /// A refusal is of the kind its decider gave it; the log's trouble of
@@ -826,6 +830,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
         {
             return Err(HandleError::Reused {
                 command_id: command_id.into(),
+                first: was,
             });
         }
         let events = envelopes

@@ -105,6 +105,7 @@ async fn a_command_id_reused_for_another_request_is_refused() {
     assert!(again.duplicate);
     let reused = HandleError::Reused {
         command_id: "put".into(),
+        first: put_five.request.expect("a fingerprint"),
     };
     let put_six = Provenance::of_request(b"put 6");
     let e = a

@@ -805,6 +805,25 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
     assert_eq!(types[..2], ["TimedOut", "ActionTaken"], "{types:?}");
     let again = time_out(&told).await.expect("the same command");
     assert!(again.duplicate);
+    // The command id again for another seat's time-out: refused, naming
+    // the first request's fingerprint.
+    let reused = TableServiceClient::new(channel(&told.addr()))
+        .execute(with(
+            pb::ExecuteRequest {
+                provenance: None,
+                table: Some(pb::TableRef {
+                    tournament_id: t.into(),
+                    table: 1,
+                }),
+                command_id: "to-1".into(),
+                command: Some(C::TimeOut(pb::TimeOut { seat: seat % 9 + 1 })),
+            },
+            "floor",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(reused.code(), tonic::Code::AlreadyExists, "{reused:?}");
+    assert!(reused.message().contains("fingerprint"), "{reused:?}");
     // The clock recorded the card.
     let mut watch = ClockServiceClient::new(clock_channel.clone())
         .watch_clock(with(

@@ -877,6 +877,94 @@ async fn every_service_says_not_found_and_already_exists() {
         .unwrap_err();
     assert_eq!(e.code(), Code::NotFound, "table: {e:?}");
 
+    // ALREADY_EXISTS at seating: a registration's command id for another
+    // player, and the presales list's for another list, in a tournament
+    // still registering. The same request again is answered as the first
+    // time.
+    let sunday = "sunday";
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                tournament_id: sunday.into(),
+                name: "Sunday".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    pb::StructurePreset::Turbo.into(),
+                )),
+                table_size: 9,
+                money: Some(pb::MoneySettings {
+                    currency: "USD".into(),
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            &director,
+        ))
+        .await
+        .expect("create");
+    common::presales(&mut seating, sunday, 4, &director).await;
+    let register = |command_id: &str, player: &str| pb::RegisterRequest {
+        tournament_id: sunday.into(),
+        command_id: command_id.into(),
+        player_id: player.into(),
+        name: format!("Late {player}"),
+    };
+    let late = seating
+        .register(with(register("late-1", "p9"), &floor))
+        .await
+        .expect("a late registration")
+        .into_inner()
+        .entry
+        .expect("an entry");
+    let again = seating
+        .register(with(register("late-1", "p9"), &floor))
+        .await
+        .expect("the same registration again")
+        .into_inner()
+        .entry
+        .expect("an entry");
+    assert_eq!(again.entry, late.entry);
+    let e = seating
+        .register(with(register("late-1", "p10"), &floor))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        said(&e),
+        (
+            Code::AlreadyExists,
+            "CommandIdReused".into(),
+            "already-exists".into()
+        )
+    );
+    assert!(e.message().contains("fingerprint"), "{e:?}");
+    let e = seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: sunday.into(),
+                command_id: "presales".into(),
+                players: vec![pb::Registrant {
+                    player_id: "p11".into(),
+                    name: "Player 11".into(),
+                }],
+            },
+            &floor,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(said(&e).1, "CommandIdReused", "{e:?}");
+    let standings = seating
+        .get_standings(with(
+            pb::GetStandingsRequest {
+                tournament_id: sunday.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("standings")
+        .into_inner();
+    assert_eq!(standings.entries, 5, "p10 and p11 were not registered");
+
     // ALREADY_EXISTS at the clock: a pause's command id for another pause.
     let pause = |id: &str, reason: &str| pb::ControlClockRequest {
         tournament_id: t.into(),

@@ -260,16 +260,22 @@ impl<L: EventLog + 'static> Conductor<L> {
         seat: Seat,
         command_id: &str,
         now: Millis,
+        from: &Provenance,
     ) -> Result<Outcome<Table>> {
         let stream = felt_tablelog::stream(t, &table.to_string())?;
         let command = Command::TimeOut { seat };
-        // A retry is answered with its first result, whatever the time.
+        // A retry is answered with its first result, whatever the time
+        // (and a command id used for another request is refused).
         if self.tables.recorded(&stream, command_id).await? {
-            return self.table_cmd(t, table, command_id, now, command).await;
+            return self
+                .table_from(t, table, command_id, now, command, from)
+                .await;
         }
         let Some((player, verdict)) = self.on_the_clock(t, table, seat, now).await? else {
             // Not this player's turn: the table says why.
-            return self.table_cmd(t, table, command_id, now, command).await;
+            return self
+                .table_from(t, table, command_id, now, command, from)
+                .await;
         };
         match verdict {
             None => Err(TournamentError::NoClockRunning { table, seat }),
@@ -283,7 +289,8 @@ impl<L: EventLog + 'static> Conductor<L> {
             Some(felt_clock::Verdict::Expired { cards, .. }) => {
                 self.use_time_bank(t, table, player, cards, command_id, now)
                     .await?;
-                self.table_cmd(t, table, command_id, now, command).await
+                self.table_from(t, table, command_id, now, command, from)
+                    .await
             }
         }
     }

@@ -48,9 +48,13 @@ pub enum TournamentError {
     #[error("{stream}: {attempts} attempts all lost to other writers")]
     Contended { stream: String, attempts: u32 },
     #[error(
-        "command id {command_id:?} was already used for another request: send that request again, or this one under a new command id"
+        "command id {command_id:?} was already used for another request (fingerprint {first}): send that request again, or this one under a new command id"
     )]
-    CommandIdReused { command_id: String },
+    CommandIdReused {
+        command_id: String,
+        /// The fingerprint of the request the id was first used for.
+        first: felt_eventlog::Hash,
+    },
     #[error("inconsistent: {0}")]
     Inconsistent(String),
     /// The table service (over the network) refused a command.
@@ -235,7 +239,9 @@ fn lift<R: std::error::Error>(
         HandleError::Contended { stream, attempts } => {
             TournamentError::Contended { stream, attempts }
         }
-        HandleError::Reused { command_id } => TournamentError::CommandIdReused { command_id },
+        HandleError::Reused { command_id, first } => {
+            TournamentError::CommandIdReused { command_id, first }
+        }
     }
 }
 

@@ -91,9 +91,27 @@ impl<L: EventLog + 'static> Conductor<L> {
         name: &str,
         now: Millis,
     ) -> Result<EntryId> {
+        self.register_from(t, command_id, player, name, now, &Provenance::default())
+            .await
+    }
+
+    /// [`Self::register`] for a request from outside: its fingerprint
+    /// (`from.request`) is kept with the decision, and the command id sent
+    /// again with another request is refused (`CommandIdReused`). The
+    /// fingerprint is the request's, not the command's: a retry at a later
+    /// level is the same request.
+    pub async fn register_from(
+        &self,
+        t: &str,
+        command_id: &str,
+        player: &str,
+        name: &str,
+        now: Millis,
+        from: &Provenance,
+    ) -> Result<EntryId> {
         let level = self.level_now(t, now).await?;
         let out = self
-            .seat_cmd(
+            .seat_from(
                 t,
                 command_id,
                 now,
@@ -102,6 +120,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                     name: name.into(),
                     level,
                 },
+                from,
             )
             .await?;
         let entry = out
@@ -129,11 +148,26 @@ impl<L: EventLog + 'static> Conductor<L> {
         players: &[(String, String)],
         now: Millis,
     ) -> Result<Vec<EntryId>> {
+        self.register_many_from(t, command_id, players, now, &Provenance::default())
+            .await
+    }
+
+    /// [`Self::register_many`] for a request from outside: every part's
+    /// decision keeps the whole request's fingerprint, so the command id
+    /// sent again with another list is refused (`CommandIdReused`).
+    pub async fn register_many_from(
+        &self,
+        t: &str,
+        command_id: &str,
+        players: &[(String, String)],
+        now: Millis,
+        from: &Provenance,
+    ) -> Result<Vec<EntryId>> {
         let level = self.level_now(t, now).await?;
         let mut out = Vec::with_capacity(players.len());
         for (k, chunk) in players.chunks(REGISTERED_PER_DECISION).enumerate() {
             let decided = self
-                .seat_cmd(
+                .seat_from(
                     t,
                     &format!("{command_id}-{k}"),
                     now,
@@ -141,6 +175,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                         players: chunk.to_vec(),
                         level,
                     },
+                    from,
                 )
                 .await?;
             out.extend(decided.events.iter().filter_map(|e| match e {

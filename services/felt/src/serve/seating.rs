@@ -310,15 +310,20 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             return Err(invalid("player_id is required"));
         }
         self.ctx.known(&req.tournament_id).await?;
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(&req),
+            ..felt_service::Provenance::default()
+        };
         let entry = self
             .ctx
             .conductor
-            .register(
+            .register_from(
                 &req.tournament_id,
                 &req.command_id,
                 &req.player_id,
                 &req.name,
                 self.ctx.now(),
+                &from,
             )
             .await
             .map_err(tournament_status)?;
@@ -346,6 +351,10 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             return Err(invalid(format!("players[{i}].player_id is required")));
         }
         self.ctx.known(&req.tournament_id).await?;
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(&req),
+            ..felt_service::Provenance::default()
+        };
         let players: Vec<(String, String)> = req
             .players
             .into_iter()
@@ -354,11 +363,12 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let entries = self
             .ctx
             .conductor
-            .register_many(
+            .register_many_from(
                 &req.tournament_id,
                 &req.command_id,
                 &players,
                 self.ctx.now(),
+                &from,
             )
             .await
             .map_err(tournament_status)?;

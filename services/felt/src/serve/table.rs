@@ -294,6 +294,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     seat,
                     &req.command_id,
                     (self.now)(),
+                    &from,
                 )
                 .instrument(span.clone())
                 .await
