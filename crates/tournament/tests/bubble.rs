@@ -21,7 +21,7 @@ use felt_payout::{MoneySettings, PayoutState, PercentRow, PercentTable, Simultan
 use felt_seating::{EntryStatus, Settings};
 use felt_table::{Command, HouseRules, PlayerAction, Seat, TableEvent, TableState};
 use felt_tournament::follow::{HandFollower, Inputs, report};
-use felt_tournament::{Begin, Conductor, TournamentSpec};
+use felt_tournament::{Begin, Conductor, TournamentError, TournamentSpec};
 
 const T0: Millis = 1_796_153_400_000;
 const ENTRIES: u64 = 14;
@@ -358,6 +358,14 @@ async fn hand_for_hand_started_by_the_floor_holds_the_tables_and_stops_the_clock
     assert!(hand_for_hand().await);
     // A repeat changes nothing.
     assert!(c.floor_hand_for_hand("b", true, "hfh-1", T0).await.unwrap());
+    // Its command id for the other command is refused, naming the
+    // request it was first used for.
+    let reused = c.floor_hand_for_hand("b", false, "hfh-1", T0).await;
+    assert!(
+        matches!(&reused, Err(TournamentError::CommandIdReused { command_id, .. }) if command_id == "floor-hfh-1"),
+        "{reused:?}"
+    );
+    assert!(hand_for_hand().await);
     // Every table deals round 1; one that finished waits for the others.
     let mut dealt = Vec::new();
     for table in 1..=3 {

@@ -234,13 +234,16 @@ impl<L: EventLog + 'static> Conductor<L> {
         command_id: &str,
         now: Millis,
     ) -> Result<bool> {
-        let command = if start {
-            SeatingCommand::StartHandForHand
+        let (command, asked): (_, &[u8]) = if start {
+            (SeatingCommand::StartHandForHand, b"start hand-for-hand")
         } else {
-            SeatingCommand::StopHandForHand
+            (SeatingCommand::StopHandForHand, b"stop hand-for-hand")
         };
+        // The command is the whole request, whoever relays it: the id
+        // used again for the other one is refused (CommandIdReused).
+        let from = Provenance::of_request(asked);
         let out = self
-            .seat_cmd(t, &format!("floor-{command_id}"), now, command)
+            .seat_from(t, &format!("floor-{command_id}"), now, command, &from)
             .await?;
         drop(out.state);
         self.react(t, out.last).await?;
