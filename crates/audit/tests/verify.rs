@@ -3,6 +3,7 @@
 //! log's back fails, naming the stream and the event; asking for what the
 //! log does not hold is an error, not a pass.
 
+use felt_vocabulary::PlayerId;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,8 +46,8 @@ fn spec() -> TournamentSpec {
 async fn played(log: Arc<EmbeddedLog>, t: &str) {
     let c = Conductor::new(log);
     c.create(t, &spec(), T0).await.unwrap();
-    let players: Vec<(String, String)> = (1..=12)
-        .map(|i| (format!("p{i}"), format!("Player {i}")))
+    let players: Vec<(PlayerId, String)> = (1..=12)
+        .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
     c.register_many(t, "presales", &players, T0).await.unwrap();
     c.start(t, T0).await.unwrap();

@@ -11,7 +11,7 @@ use crate::places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
 use crate::pool::{MoneySettings, Pool};
 use crate::sheet::PaySheet;
 use crate::state::PayoutState;
-use crate::{EntryId, Money, PayoutError};
+use crate::{EntryId, Money, PayoutError, PlayerId};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Command {
@@ -23,11 +23,11 @@ pub enum Command {
     /// An entry (or re-entry: a new entry number) from seating.
     RecordEntry {
         entry: EntryId,
-        player: String,
+        player: PlayerId,
     },
     /// Many entries at once, each as `RecordEntry` takes it, all or none.
     RecordEntries {
-        entries: Vec<(EntryId, String)>,
+        entries: Vec<(EntryId, PlayerId)>,
     },
     RecordAddOn {
         entry: EntryId,
@@ -80,7 +80,7 @@ pub enum PayoutEvent {
     },
     EntryRecorded {
         entry: EntryId,
-        player: String,
+        player: PlayerId,
     },
     AddOnRecorded {
         entry: EntryId,
@@ -200,7 +200,7 @@ fn configure(
 }
 
 /// An entry (or re-entry) from seating, while registration is open.
-fn record_entry(state: &PayoutState, entry: &EntryId, player: &str) -> Decided {
+fn record_entry(state: &PayoutState, entry: &EntryId, player: &PlayerId) -> Decided {
     settings(state)?;
     if state.pool.is_some() {
         return Err(PayoutError::RegistrationClosed);
@@ -216,12 +216,12 @@ fn record_entry(state: &PayoutState, entry: &EntryId, player: &str) -> Decided {
     }
     Ok(vec![PayoutEvent::EntryRecorded {
         entry: *entry,
-        player: player.to_string(),
+        player: player.clone(),
     }])
 }
 
 /// Many entries at once, each as `RecordEntry` takes it: all or none.
-fn record_entries(state: &PayoutState, entries: &[(EntryId, String)]) -> Decided {
+fn record_entries(state: &PayoutState, entries: &[(EntryId, PlayerId)]) -> Decided {
     if entries.is_empty() {
         return Err(PayoutError::NoEntries);
     }

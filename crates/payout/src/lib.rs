@@ -25,7 +25,7 @@ pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
 pub use sheet::{Band, Curve, PaySheet, PercentRow, PercentTable, Structure};
 pub use state::{Entry, PayoutState, Proposal};
 
-pub use felt_vocabulary::{EntryId, Money};
+pub use felt_vocabulary::{EntryId, Money, PlayerId};
 
 /// The largest field payout takes (entries, and add-ons): seating's own
 /// largest field (`felt_seating::MAX_ENTRIES`).

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::PayoutError;
+use crate::{PayoutError, PlayerId};
 
 /// The points a series gives.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,13 +49,13 @@ pub struct EventResult {
     pub name: String,
     pub factor_milli: u32,
     /// (player, place): a player's identity across events, not an entry.
-    pub places: Vec<(String, u32)>,
+    pub places: Vec<(PlayerId, u32)>,
 }
 
 /// A leaderboard row: a player, points in hundredths, events played.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Standing {
-    pub player: String,
+    pub player: PlayerId,
     pub points: u64,
     pub events: u32,
 }
@@ -66,14 +66,14 @@ pub fn leaderboard(
     table: &PointsTable,
     events: &[EventResult],
 ) -> Result<Vec<Standing>, PayoutError> {
-    let mut totals: BTreeMap<&str, (u64, u32)> = BTreeMap::new();
+    let mut totals: BTreeMap<&PlayerId, (u64, u32)> = BTreeMap::new();
     for event in events {
         if event.factor_milli == 0 {
             return Err(PayoutError::InvalidStructure {
                 reason: format!("event {}: the factor must be positive", event.name),
             });
         }
-        let mut best: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut best: BTreeMap<&PlayerId, u32> = BTreeMap::new();
         for (player, place) in &event.places {
             if *place == 0 {
                 return Err(PayoutError::InvalidStructure {
@@ -92,7 +92,7 @@ pub fn leaderboard(
     let mut out: Vec<Standing> = totals
         .into_iter()
         .map(|(player, (points, events))| Standing {
-            player: player.to_string(),
+            player: (*player).clone(),
             points,
             events,
         })

@@ -10,12 +10,12 @@ use crate::decide::PayoutEvent;
 use crate::places::{Bust, SimultaneousBusts};
 use crate::pool::{MoneySettings, Pool};
 use crate::sheet::PaySheet;
-use crate::{EntryId, Money};
+use crate::{EntryId, Money, PlayerId};
 
 /// One entry's money.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
-    pub player: String,
+    pub player: PlayerId,
     pub add_ons: u32,
     /// The bounty on this entry's head now.
     pub bounty: Money,
@@ -174,8 +174,12 @@ impl PayoutState {
                     *entry,
                     Entry {
                         player: player.clone(),
+                        add_ons: 0,
                         bounty,
-                        ..Entry::default()
+                        bounties_won: 0,
+                        busted: false,
+                        place: None,
+                        prize: 0,
                     },
                 );
             }

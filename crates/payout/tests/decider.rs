@@ -5,6 +5,7 @@ use felt_payout::{
     Bust, Command, DealMethod, DealTerms, MoneySettings, PayoutError, PayoutEvent, PayoutState,
     PercentRow, PercentTable, PlaceGroup, SimultaneousBusts, Structure, decide,
 };
+use felt_vocabulary::PlayerId;
 use proptest::prelude::*;
 
 fn given(events: &[PayoutEvent]) -> PayoutState {
@@ -51,7 +52,7 @@ fn entries(n: u64) -> Vec<Command> {
     (1..=n)
         .map(|i| Command::RecordEntry {
             entry: EntryId(i),
-            player: format!("player {i}"),
+            player: format!("player-{i}").parse().unwrap(),
         })
         .collect()
 }
@@ -131,7 +132,7 @@ fn closing_registration_fixes_the_pool_and_the_sheet() {
             &state,
             &Command::RecordEntry {
                 entry: EntryId(11),
-                player: "late".into()
+                player: "late".parse().unwrap()
             }
         ),
         Err(PayoutError::RegistrationClosed)
@@ -376,7 +377,7 @@ fn busts_during_late_registration_are_placed_when_it_closes() {
     });
     commands.extend((5..=10).map(|i| Command::RecordEntry {
         entry: EntryId(i),
-        player: format!("late {i}"),
+        player: format!("late-{i}").parse().unwrap(),
     }));
     commands.push(Command::RecordBusts {
         busts: vec![bust(2, 1, 700), bust(3, 1, 600)],
@@ -445,7 +446,7 @@ fn numbered_busts_waiting_for_registration_to_close_take_seatings_places() {
     });
     commands.extend((5..=10).map(|i| Command::RecordEntry {
         entry: EntryId(i),
-        player: format!("late {i}"),
+        player: format!("late-{i}").parse().unwrap(),
     }));
     commands.push(Command::RecordBusts {
         busts: vec![numbered(1, 1, 500, 1)],
@@ -677,7 +678,7 @@ fn refusals_name_the_problem_and_change_nothing() {
         },
         PayoutEvent::EntryRecorded {
             entry: EntryId(1),
-            player: "a".into(),
+            player: "a".parse().unwrap(),
         },
     ]);
     assert_eq!(
@@ -685,7 +686,7 @@ fn refusals_name_the_problem_and_change_nothing() {
             &dup,
             &Command::RecordEntry {
                 entry: EntryId(1),
-                player: "a".into()
+                player: "a".parse().unwrap()
             }
         ),
         Err(PayoutError::DuplicateEntry { entry: EntryId(1) })
@@ -793,7 +794,9 @@ fn many_busts_during_late_registration_are_placed_in_order_a_few_hundred_at_a_ti
 #[test]
 fn many_entries_at_once_are_recorded_all_or_none() {
     let (state, _) = run(&[configure(SimultaneousBusts::ShareAcrossTables)]);
-    let entries: Vec<(EntryId, String)> = (1..=3).map(|i| (EntryId(i), format!("p{i}"))).collect();
+    let entries: Vec<(EntryId, PlayerId)> = (1..=3)
+        .map(|i| (EntryId(i), format!("p{i}").parse().unwrap()))
+        .collect();
     let events = decide(&state, &Command::RecordEntries { entries }).unwrap();
     assert_eq!(events.len(), 3);
     let mut after = state.clone();
@@ -803,8 +806,8 @@ fn many_entries_at_once_are_recorded_all_or_none() {
     assert_eq!(after.remaining(), 3);
     // One already recorded: refused, nothing recorded.
     let twice = vec![
-        (EntryId(4), "p4".to_string()),
-        (EntryId(2), "p2".to_string()),
+        (EntryId(4), "p4".parse().unwrap()),
+        (EntryId(2), "p2".parse().unwrap()),
     ];
     assert_eq!(
         decide(&after, &Command::RecordEntries { entries: twice }),

@@ -46,7 +46,7 @@ fn a_buy_in_whose_pool_would_wrap_is_refused_at_configuration() {
             &state,
             &Command::RecordEntry {
                 entry: EntryId(entry),
-                player: format!("p{entry}"),
+                player: format!("p{entry}").parse().unwrap(),
             },
         )
         .expect("an entry");

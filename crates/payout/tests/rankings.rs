@@ -26,17 +26,21 @@ fn the_leaderboard_sums_events_and_counts_a_re_entry_once() {
         EventResult {
             name: "Tuesday".into(),
             factor_milli: 1000,
-            places: vec![("ana".into(), 1), ("bia".into(), 2), ("caio".into(), 3)],
+            places: vec![
+                ("ana".parse().unwrap(), 1),
+                ("bia".parse().unwrap(), 2),
+                ("caio".parse().unwrap(), 3),
+            ],
         },
         EventResult {
             name: "High Rollers".into(),
             factor_milli: 2000,
             // bia re-entered: her best place counts, once.
             places: vec![
-                ("caio".into(), 1),
-                ("bia".into(), 7),
-                ("bia".into(), 2),
-                ("ana".into(), 4),
+                ("caio".parse().unwrap(), 1),
+                ("bia".parse().unwrap(), 7),
+                ("bia".parse().unwrap(), 2),
+                ("ana".parse().unwrap(), 4),
             ],
         },
     ];

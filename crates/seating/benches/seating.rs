@@ -24,7 +24,7 @@ fn big_room() -> SeatingState {
         run(
             &mut state,
             SeatingCommand::Register {
-                player: format!("p{i}"),
+                player: format!("p{i}").parse().unwrap(),
                 name: format!("Player {i}"),
                 level: 0,
             },

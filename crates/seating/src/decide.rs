@@ -9,7 +9,7 @@ use rand_chacha::ChaCha20Rng;
 
 use crate::SeatingError;
 use crate::model::{
-    Elimination, EntryId, Seat, SeatingCommand, SeatingEvent, Seed, Settings, TableNo,
+    Elimination, EntryId, PlayerId, Seat, SeatingCommand, SeatingEvent, Seed, Settings, TableNo,
 };
 use crate::order::{Work, seat_new_entry, split_evenly, tidy};
 use crate::state::{EntryStatus, SeatingState, Table};
@@ -84,7 +84,7 @@ fn create(name: &str, settings: &Settings) -> Decided {
 /// draws one after the other: all or none.
 fn register_many(
     state: &SeatingState,
-    players: &[(String, String)],
+    players: &[(PlayerId, String)],
     level: u32,
     rng: &mut ChaCha20Rng,
 ) -> Decided {
@@ -116,15 +116,12 @@ fn register_many(
 fn register(
     state: &SeatingState,
     settings: &Settings,
-    player: &str,
+    player: &PlayerId,
     name: &str,
     level: u32,
     rng: &mut ChaCha20Rng,
 ) -> Decided {
     let mut work = Work::on(state);
-    if player.trim().is_empty() {
-        return Err(SeatingError::NoPlayer);
-    }
     if state.registration_closed {
         return Err(SeatingError::RegistrationClosed);
     }
@@ -147,7 +144,7 @@ fn register(
         .collect();
     if let Some(&entry) = live.first() {
         return Err(SeatingError::AlreadyRegistered {
-            player: player.to_string(),
+            player: player.clone(),
             entry,
         });
     }
@@ -158,7 +155,7 @@ fn register(
     let re_entry = busted > 0;
     if re_entry && busted > settings.re_entries {
         return Err(SeatingError::ReEntryLimit {
-            player: player.to_string(),
+            player: player.clone(),
             limit: settings.re_entries,
         });
     }
@@ -173,7 +170,7 @@ fn register(
     let entry = EntryId(state.entries.len() as u64 + 1);
     work.emit(SeatingEvent::Registered {
         entry,
-        player: player.to_string(),
+        player: player.clone(),
         name: name.to_string(),
         re_entry,
         alternate,

@@ -17,7 +17,7 @@ mod state;
 
 pub use decide::{decide, gate};
 pub use model::{
-    Balance, BreakOrder, Chips, Elimination, EntryId, Move, MoveReason, Seat, SeatReason,
+    Balance, BreakOrder, Chips, Elimination, EntryId, Move, MoveReason, PlayerId, Seat, SeatReason,
     SeatingCommand, SeatingEvent, Seed, Settings, TableNo,
 };
 pub use state::{EntryInfo, EntryStatus, MAX_SEATS, MoveRecord, Room, SeatingState, Table};
@@ -51,9 +51,9 @@ pub enum SeatingError {
     #[error("late registration ended after level {last}; the clock is at level {level}")]
     LateRegistrationOver { level: u32, last: u32 },
     #[error("player {player} is already registered (entry {entry})")]
-    AlreadyRegistered { player: String, entry: EntryId },
+    AlreadyRegistered { player: PlayerId, entry: EntryId },
     #[error("player {player} has used the {limit} re-entries allowed")]
-    ReEntryLimit { player: String, limit: u32 },
+    ReEntryLimit { player: PlayerId, limit: u32 },
     #[error("no entry {entry} in the field")]
     NoSuchEntry { entry: EntryId },
     #[error("entry {entry} is already playing: unregistering is before play starts")]

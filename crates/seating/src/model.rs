@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use felt_vocabulary::{Chips, EntryId, Seat, TableNo};
+pub use felt_vocabulary::{Chips, EntryId, PlayerId, Seat, TableNo};
 /// Randomness handed in (seat draws): 32 bytes for ChaCha20.
 pub type Seed = [u8; 32];
 
@@ -159,7 +159,7 @@ pub enum SeatingCommand {
     /// busted. `level` is the clock's level now (0 before play). Once
     /// play has started the seat is drawn.
     Register {
-        player: String,
+        player: PlayerId,
         name: String,
         level: u32,
     },
@@ -168,7 +168,7 @@ pub enum SeatingCommand {
     /// none.
     RegisterMany {
         /// (player, name) of each.
-        players: Vec<(String, String)>,
+        players: Vec<(PlayerId, String)>,
         level: u32,
     },
     /// Before play starts only.
@@ -221,7 +221,7 @@ pub enum SeatingEvent {
     },
     Registered {
         entry: EntryId,
-        player: String,
+        player: PlayerId,
         name: String,
         re_entry: bool,
         alternate: bool,

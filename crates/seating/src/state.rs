@@ -6,7 +6,7 @@ use imbl::{OrdMap, OrdSet, Vector};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{EntryId, Move, MoveReason, Seat, SeatingEvent, Settings, TableNo};
+use crate::model::{EntryId, Move, MoveReason, PlayerId, Seat, SeatingEvent, Settings, TableNo};
 
 /// The most seats a table has.
 pub const MAX_SEATS: usize = 10;
@@ -300,7 +300,7 @@ pub enum EntryStatus {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryInfo {
-    pub player: String,
+    pub player: PlayerId,
     pub name: String,
     pub re_entry: bool,
     pub status: EntryStatus,
@@ -325,7 +325,7 @@ pub struct SeatingState {
     pub(crate) registration_closed: bool,
     pub(crate) entries: OrdMap<EntryId, EntryInfo>,
     /// A player's entries, in order.
-    pub(crate) by_player: OrdMap<String, Vec<EntryId>>,
+    pub(crate) by_player: OrdMap<PlayerId, Vec<EntryId>>,
     pub(crate) room: Room,
     /// Every move, in order, with its reason.
     pub(crate) history: Vector<MoveRecord>,
@@ -365,7 +365,7 @@ impl SeatingState {
     }
 
     /// A player's entries, in order.
-    pub fn by_player(&self) -> &OrdMap<String, Vec<EntryId>> {
+    pub fn by_player(&self) -> &OrdMap<PlayerId, Vec<EntryId>> {
         &self.by_player
     }
 

@@ -8,6 +8,7 @@ use felt_seating::{
     Balance, BreakOrder, Elimination, EntryStatus, MoveReason, SeatReason, SeatingCommand,
     SeatingError, SeatingEvent, SeatingState, Settings, decide, gate,
 };
+use felt_vocabulary::PlayerId;
 use proptest::prelude::*;
 
 fn started(settings: Settings, n: u64) -> SeatingState {
@@ -87,7 +88,7 @@ fn a_decision_that_draws_nothing_records_no_seed() {
     let events = run_with(
         &mut state,
         SeatingCommand::Register {
-            player: "early".into(),
+            player: "early".parse().unwrap(),
             name: "Early".into(),
             level: 0,
         },
@@ -119,14 +120,14 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
         decide(
             &state,
             &SeatingCommand::Register {
-                player: "p3".into(),
+                player: "p3".parse().unwrap(),
                 name: "x".into(),
                 level: 2,
             },
             &seed(1)
         ),
         Err(SeatingError::AlreadyRegistered {
-            player: "p3".into(),
+            player: "p3".parse().unwrap(),
             entry: EntryId(3)
         })
     );
@@ -139,7 +140,7 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
     let events = run_with(
         &mut state,
         SeatingCommand::Register {
-            player: "p3".into(),
+            player: "p3".parse().unwrap(),
             name: "x".into(),
             level: 2,
         },
@@ -172,14 +173,14 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
         decide(
             &state,
             &SeatingCommand::Register {
-                player: "p3".into(),
+                player: "p3".parse().unwrap(),
                 name: "x".into(),
                 level: 3,
             },
             &seed(2)
         ),
         Err(SeatingError::ReEntryLimit {
-            player: "p3".into(),
+            player: "p3".parse().unwrap(),
             limit: 1
         })
     );
@@ -187,7 +188,7 @@ fn duplicate_registrations_and_re_entries_follow_the_settings() {
         decide(
             &state,
             &SeatingCommand::Register {
-                player: "new".into(),
+                player: "new".parse().unwrap(),
                 name: "x".into(),
                 level: 7,
             },
@@ -246,7 +247,7 @@ fn late_entries_open_a_table_when_every_table_is_full() {
     let events = run_with(
         &mut state,
         SeatingCommand::Register {
-            player: "late".into(),
+            player: "late".parse().unwrap(),
             name: "Late".into(),
             level: 1,
         },
@@ -794,8 +795,8 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
     settings.late_registration_level = 4;
     let mut state = registered(settings.clone(), 2);
     // When a list of presales comes in, then each is an entry in order.
-    let players: Vec<(String, String)> = (3..=12)
-        .map(|i| (format!("p{i}"), format!("Player {i}")))
+    let players: Vec<(PlayerId, String)> = (3..=12)
+        .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
     let events = run_with(
         &mut state,
@@ -817,8 +818,8 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
     // registers nobody.
     let before = state.clone();
     let again = vec![
-        ("p13".to_string(), "Player 13".to_string()),
-        ("p5".to_string(), "Player 5".to_string()),
+        ("p13".parse().unwrap(), "Player 13".to_string()),
+        ("p5".parse().unwrap(), "Player 5".to_string()),
     ];
     assert_eq!(
         decide(
@@ -830,7 +831,7 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
             &seed(2)
         ),
         Err(SeatingError::AlreadyRegistered {
-            player: "p5".into(),
+            player: "p5".parse().unwrap(),
             entry: EntryId(5)
         })
     );
@@ -842,8 +843,8 @@ fn many_registrations_at_once_are_each_a_registration_all_or_none() {
         &mut state,
         SeatingCommand::RegisterMany {
             players: vec![
-                ("p13".into(), "Player 13".into()),
-                ("p14".into(), "Player 14".into()),
+                ("p13".parse().unwrap(), "Player 13".into()),
+                ("p14".parse().unwrap(), "Player 14".into()),
             ],
             level: 2,
         },

@@ -81,7 +81,7 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
             c.register(
                 "t",
                 &format!("r{i}"),
-                &format!("p{i}"),
+                &format!("p{i}").parse().unwrap(),
                 &format!("Player {i}"),
                 T0,
             )

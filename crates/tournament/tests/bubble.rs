@@ -8,6 +8,7 @@
 //! in is chosen by playing the dealt hand on a copy of the table first.
 
 use felt_seating::EntryId;
+use felt_vocabulary::PlayerId;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -146,8 +147,8 @@ async fn started(
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
     let c = Conductor::new(log.clone());
     c.create("b", &spec(rule), T0).await.unwrap();
-    let players: Vec<(String, String)> = (1..=ENTRIES)
-        .map(|i| (format!("p{i}"), format!("Player {i}")))
+    let players: Vec<(PlayerId, String)> = (1..=ENTRIES)
+        .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
     c.register_many("b", "presales", &players, T0)
         .await

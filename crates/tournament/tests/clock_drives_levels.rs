@@ -76,7 +76,7 @@ async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L
         c.register(
             "t",
             &format!("r{i}"),
-            &format!("p{i}"),
+            &format!("p{i}").parse().unwrap(),
             &format!("Player {i}"),
             T0,
         )
@@ -186,7 +186,7 @@ async fn a_break_the_clock_service_ended_ends_for_seating_too() {
             .register(
                 "t",
                 &format!("r{i}"),
-                &format!("p{i}"),
+                &format!("p{i}").parse().unwrap(),
                 &format!("Player {i}"),
                 T0,
             )

@@ -65,14 +65,20 @@ async fn seating_draws_its_own_seeds_records_them_and_a_retry_gets_the_first_dra
     first.create("d", &spec(), T0).await.unwrap();
     for i in 1..=20 {
         first
-            .register("d", &format!("r{i}"), &format!("p{i}"), "P", T0)
+            .register(
+                "d",
+                &format!("r{i}"),
+                &format!("p{i}").parse().unwrap(),
+                "P",
+                T0,
+            )
             .await
             .unwrap();
     }
     // when play starts and a late entry comes,
     first.start("d", T0).await.unwrap();
     first
-        .register("d", "late", "late", "Late", T0 + 1_000)
+        .register("d", "late", &"late".parse().unwrap(), "Late", T0 + 1_000)
         .await
         .unwrap();
     let before = first.seating_state("d").await.unwrap();
@@ -81,7 +87,7 @@ async fn seating_draws_its_own_seeds_records_them_and_a_retry_gets_the_first_dra
     let second = Conductor::new(log.clone()).with_draws(source(2));
     second.start("d", T0).await.unwrap();
     second
-        .register("d", "late", "late", "Late", T0 + 1_000)
+        .register("d", "late", &"late".parse().unwrap(), "Late", T0 + 1_000)
         .await
         .unwrap();
     // then they get their first draws: nothing changed,
@@ -106,7 +112,7 @@ async fn seating_draws_its_own_seeds_records_them_and_a_retry_gets_the_first_dra
         let command = match id.as_str() {
             "start" => SeatingCommand::Start,
             _ => SeatingCommand::Register {
-                player: "late".into(),
+                player: "late".parse().unwrap(),
                 name: "Late".into(),
                 level: 1,
             },

@@ -53,7 +53,7 @@ async fn register<L: EventLog + 'static>(
     c.register(
         "e",
         &format!("r{i}"),
-        &format!("p{i}"),
+        &format!("p{i}").parse().unwrap(),
         &format!("Player {i}"),
         T0,
     )

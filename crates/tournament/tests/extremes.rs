@@ -5,6 +5,7 @@
 //! chip on the tables, every prize adding up to the pool (counted in 128
 //! bits, where nothing wraps).
 
+use felt_vocabulary::PlayerId;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -88,8 +89,8 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
         );
         return Err(e.to_string());
     }
-    let players: Vec<(String, String)> = (1..=ENTRIES)
-        .map(|i| (format!("p{i}"), format!("Player {i}")))
+    let players: Vec<(PlayerId, String)> = (1..=ENTRIES)
+        .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
     c.register_many("x", "presales", &players, T0)
         .await

@@ -6,6 +6,7 @@
 //! hand, it still sees the hand in play whole.
 
 use felt_seating::EntryId;
+use felt_vocabulary::PlayerId;
 use std::sync::Arc;
 
 use felt_cards::Seed;
@@ -53,8 +54,8 @@ fn spec() -> TournamentSpec {
 async fn started(log: Arc<EmbeddedLog>, t: &str, n: u64) -> Conductor<EmbeddedLog> {
     let c = Conductor::new(log);
     c.create(t, &spec(), T0).await.unwrap();
-    let players: Vec<(String, String)> = (1..=n)
-        .map(|i| (format!("p{i}"), format!("Player {i}")))
+    let players: Vec<(PlayerId, String)> = (1..=n)
+        .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
     c.register_many(t, "presales", &players, T0).await.unwrap();
     c.start(t, T0).await.unwrap();
@@ -203,8 +204,8 @@ async fn a_table_waiting_for_its_hand_end_to_reach_seating_is_answered_without_r
     let log = Arc::new(Crashing::new(embedded, u64::MAX));
     let c = Conductor::new(log.clone());
     c.create("w", &spec(), T0).await.unwrap();
-    let players: Vec<(String, String)> = (1..=6)
-        .map(|i| (format!("p{i}"), format!("Player {i}")))
+    let players: Vec<(PlayerId, String)> = (1..=6)
+        .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
     c.register_many("w", "presales", &players, T0)
         .await
@@ -501,8 +502,8 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
     let mut late = spec();
     late.seating.late_registration_level = 3;
     c.create("s", &late, T0).await.unwrap();
-    let players: Vec<(String, String)> = (1..=11)
-        .map(|i| (format!("p{i}"), format!("Player {i}")))
+    let players: Vec<(PlayerId, String)> = (1..=11)
+        .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
     c.register_many("s", "presales", &players, T0)
         .await
@@ -516,7 +517,7 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
             "late-1",
             T0,
             &felt_seating::SeatingCommand::Register {
-                player: "p12".into(),
+                player: "p12".parse().unwrap(),
                 name: "Player 12".into(),
                 level: 1,
             },

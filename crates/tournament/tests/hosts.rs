@@ -63,7 +63,7 @@ async fn run_the_desk<L: EventLog + 'static>(c: &Conductor<L>) {
         c.register(
             "a",
             &format!("r{i}"),
-            &format!("p{i}"),
+            &format!("p{i}").parse().unwrap(),
             &format!("Player {i}"),
             T0,
         )

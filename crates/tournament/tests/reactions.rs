@@ -46,7 +46,7 @@ fn with_players(settings: Settings, n: u64) -> SeatingState {
         seating(
             &mut state,
             SeatingCommand::Register {
-                player: format!("p{i}"),
+                player: format!("p{i}").parse().unwrap(),
                 name: format!("Player {i}"),
                 level: 0,
             },
@@ -791,7 +791,9 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
     pay(
         &mut payout,
         felt_payout::Command::RecordEntries {
-            entries: (1..=500).map(|e| (EntryId(e), format!("p{e}"))).collect(),
+            entries: (1..=500)
+                .map(|e| (EntryId(e), format!("p{e}").parse().unwrap()))
+                .collect(),
         },
     );
     for entry in 1..=450 {
@@ -886,7 +888,7 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
         },
     );
     let register = |i: u64| SeatingCommand::Register {
-        player: format!("p{i}"),
+        player: format!("p{i}").parse().unwrap(),
         name: format!("Player {i}"),
         level: 0,
     };
@@ -900,7 +902,7 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
         vec![Order {
             id: "seating-2-entries".into(),
             command: felt_payout::Command::RecordEntries {
-                entries: vec![(EntryId(1), "p1".into())]
+                entries: vec![(EntryId(1), "p1".parse().unwrap())]
             },
         }]
     );
@@ -922,7 +924,7 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
             Order {
                 id: "seating-6-entries".into(),
                 command: felt_payout::Command::RecordEntries {
-                    entries: vec![(EntryId(3), "p3".into())]
+                    entries: vec![(EntryId(3), "p3".parse().unwrap())]
                 },
             },
         ]
@@ -959,7 +961,7 @@ fn seatings_start_starts_the_clock_when_seating_did() {
             &mut state,
             i + 1,
             SeatingCommand::Register {
-                player: format!("p{i}"),
+                player: format!("p{i}").parse().unwrap(),
                 name: format!("Player {i}"),
                 level: 0,
             },

@@ -45,7 +45,7 @@ async fn started(dir: &std::path::Path) -> std::path::PathBuf {
         c.register(
             "r",
             &format!("r{i}"),
-            &format!("p{i}"),
+            &format!("p{i}").parse().unwrap(),
             &format!("Player {i}"),
             T0,
         )

@@ -111,6 +111,199 @@ impl Level {
     }
 }
 
+/// Why a text is not an id: what was sent is quoted up to 16 characters.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    #[error("{what} is required")]
+    Empty { what: &'static str },
+    #[error("{what} is at most {max} characters, not {len} ({start:?})")]
+    TooLong {
+        what: &'static str,
+        max: usize,
+        len: usize,
+        start: String,
+    },
+    #[error("{what} is {allowed} only ({start:?})")]
+    Characters {
+        what: &'static str,
+        allowed: &'static str,
+        start: String,
+    },
+}
+
+impl crate::Classified for IdError {
+    fn kind(&self) -> crate::ErrorKind {
+        crate::ErrorKind::Malformed
+    }
+
+    fn reason(&self) -> &str {
+        "InvalidId"
+    }
+}
+
+/// At most the first 16 characters of a refused input.
+fn start(text: &str) -> String {
+    match text.char_indices().nth(16) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// Checks an id's text: 1 to `max` characters, each `allowed`.
+fn check(
+    what: &'static str,
+    text: &str,
+    max: usize,
+    allowed: (&'static str, fn(u8) -> bool),
+) -> Result<(), IdError> {
+    if text.is_empty() {
+        return Err(IdError::Empty { what });
+    }
+    let len = text.chars().count();
+    if len > max {
+        return Err(IdError::TooLong {
+            what,
+            max,
+            len,
+            start: start(text),
+        });
+    }
+    if !text.bytes().all(allowed.1) {
+        return Err(IdError::Characters {
+            what,
+            allowed: allowed.0,
+            start: start(text),
+        });
+    }
+    Ok(())
+}
+
+macro_rules! text_id {
+    ($(#[$doc:meta])* $name:ident, $what:literal, $max:expr, $allowed:literal, $test:expr) => {
+        $(#[$doc])*
+        ///
+        /// Made with [`Self::new`], which checks it; read back from stored
+        /// events as it was stored (`#[serde(transparent)]`: the bare
+        /// string, byte for byte what a `String` was).
+        #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The longest id, in characters.
+            pub const MAX: usize = $max;
+            /// The characters an id may use, as the wire documents them.
+            pub const ALLOWED: &'static str = $allowed;
+
+            /// The id, if `text` is one.
+            pub fn new(text: impl Into<String>) -> Result<$name, IdError> {
+                let text = text.into();
+                $name::check(&text)?;
+                Ok($name(text))
+            }
+
+            /// Whether `text` is an id (the error names what is wrong).
+            pub fn check(text: &str) -> Result<(), IdError> {
+                check($what, text, $name::MAX, ($allowed, $test))
+            }
+
+            /// The id's text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::borrow::Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = IdError;
+
+            fn from_str(text: &str) -> Result<$name, IdError> {
+                $name::new(text)
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = IdError;
+
+            fn try_from(text: String) -> Result<$name, IdError> {
+                $name::new(text)
+            }
+        }
+
+        impl TryFrom<&str> for $name {
+            type Error = IdError;
+
+            fn try_from(text: &str) -> Result<$name, IdError> {
+                $name::new(text)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+    };
+}
+
+text_id!(
+    /// A tournament, as its creator named it ("bigone-2026-d1a"): the
+    /// first part of every stream's name, so letters, digits, '-' and '_'.
+    TournamentId,
+    "a tournament id",
+    64,
+    "letters, digits, '-' and '_'",
+    |b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+);
+
+text_id!(
+    /// A player: the person, as the room or a partner's system knows them
+    /// (a player card's number, an account). One player may hold several
+    /// entries across re-entries and flights; a table never sees it.
+    PlayerId,
+    "a player id",
+    64,
+    "printable ASCII characters without spaces",
+    |b| b.is_ascii_graphic()
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,5 +318,64 @@ mod tests {
         assert_eq!(entry.to_string(), "42");
         assert_eq!("42".parse(), Ok(entry));
         assert!("forty-two".parse::<EntryId>().is_err());
+    }
+
+    #[test]
+    fn a_tournament_id_is_letters_digits_dashes_and_underscores() {
+        let id = TournamentId::new("big-50_d1a").unwrap();
+        assert_eq!(id.as_str(), "big-50_d1a");
+        assert_eq!(
+            TournamentId::new(""),
+            Err(IdError::Empty {
+                what: "a tournament id"
+            })
+        );
+        let e = TournamentId::new("big 50").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a tournament id is letters, digits, '-' and '_' only (\"big 50\")"
+        );
+        assert!(TournamentId::new("x".repeat(64)).is_ok());
+        let e = TournamentId::new("x".repeat(65)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                IdError::TooLong {
+                    max: 64,
+                    len: 65,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(
+            "a.b".parse::<TournamentId>().is_err(),
+            "a stream name's separator"
+        );
+    }
+
+    #[test]
+    fn a_player_id_is_printable_ascii_without_spaces() {
+        assert!(PlayerId::new("WSOP#1234-5678").is_ok());
+        assert!(PlayerId::new("ana maria").is_err());
+        assert!(PlayerId::new("joão").is_err());
+        assert!(PlayerId::new("").is_err());
+        assert!(PlayerId::new("p".repeat(65)).is_err());
+        let e = PlayerId::new("tab\there").unwrap_err();
+        assert_eq!(crate::Classified::kind(&e), crate::ErrorKind::Malformed);
+    }
+
+    #[test]
+    fn a_text_id_is_stored_as_its_bare_string() {
+        let player = PlayerId::new("p7").unwrap();
+        assert_eq!(serde_json::to_string(&player).unwrap(), "\"p7\"");
+        let packed = rmp_serde::to_vec(&player).unwrap();
+        assert_eq!(packed, rmp_serde::to_vec("p7").unwrap());
+        assert_eq!(rmp_serde::from_slice::<PlayerId>(&packed).unwrap(), player);
+        let tournament = TournamentId::new("sunday").unwrap();
+        assert_eq!(
+            rmp_serde::to_vec(&tournament).unwrap(),
+            rmp_serde::to_vec("sunday").unwrap()
+        );
     }
 }

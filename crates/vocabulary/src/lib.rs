@@ -6,7 +6,8 @@
 //! same request again can help, without knowing the crate that refused.
 //!
 //! [`ids`]: the identities and amounts every crate and the wire use
-//! (entry, table, seat, chips, money, moments, a level's blinds), each
+//! (tournament, table, entry, player, seat, chips, money, moments, a
+//! level's blinds), each
 //! defined here and nowhere else.
 //!
 //! This crate depends on nothing of felt's and decides nothing: it names,
@@ -14,7 +15,10 @@
 
 pub mod ids;
 
-pub use ids::{AnteFormat, Chips, EntryId, Level, MAX_CHIPS, Millis, Money, Seat, TableNo};
+pub use ids::{
+    AnteFormat, Chips, EntryId, IdError, Level, MAX_CHIPS, Millis, Money, PlayerId, Seat, TableNo,
+    TournamentId,
+};
 
 /// What kind of error an error is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -53,7 +53,7 @@ pub fn result_rows(
                 first,
                 last,
                 entry,
-                player: e.player.clone(),
+                player: e.player.to_string(),
                 name,
                 prize: show(e.prize),
                 bounties: show(e.bounties_won),

@@ -76,7 +76,7 @@ pub(crate) fn registered(settings: Settings, n: u64) -> SeatingState {
         run_with(
             &mut state,
             SeatingCommand::Register {
-                player: format!("p{i}"),
+                player: format!("p{i}").parse().unwrap(),
                 name: format!("Player {i}"),
                 level: 0,
             },

@@ -87,7 +87,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         &self,
         t: &str,
         command_id: &str,
-        player: &str,
+        player: &PlayerId,
         name: &str,
         now: Millis,
     ) -> Result<EntryId> {
@@ -104,7 +104,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         &self,
         t: &str,
         command_id: &str,
-        player: &str,
+        player: &PlayerId,
         name: &str,
         now: Millis,
         from: &Provenance,
@@ -116,7 +116,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 command_id,
                 now,
                 SeatingCommand::Register {
-                    player: player.into(),
+                    player: player.clone(),
                     name: name.into(),
                     level,
                 },
@@ -145,7 +145,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         &self,
         t: &str,
         command_id: &str,
-        players: &[(String, String)],
+        players: &[(PlayerId, String)],
         now: Millis,
     ) -> Result<Vec<EntryId>> {
         self.register_many_from(t, command_id, players, now, &Provenance::default())
@@ -159,7 +159,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         &self,
         t: &str,
         command_id: &str,
-        players: &[(String, String)],
+        players: &[(PlayerId, String)],
         now: Millis,
         from: &Provenance,
     ) -> Result<Vec<EntryId>> {

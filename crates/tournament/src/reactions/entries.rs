@@ -30,7 +30,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
 /// an alternate's, an alternate promoted), in one command.
 pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
     let mut orders = Vec::new();
-    let mut paid_in: Vec<(EntryId, String)> = Vec::new();
+    let mut paid_in: Vec<(EntryId, felt_vocabulary::PlayerId)> = Vec::new();
     for e in &cause.events {
         match e {
             SeatingEvent::Unregistered {
@@ -47,13 +47,10 @@ pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
                 ..
             } => paid_in.push((*entry, player.clone())),
             SeatingEvent::AlternatePromoted { entry } => {
-                let player = cause
-                    .state
-                    .entries()
-                    .get(entry)
-                    .map(|e| e.player.clone())
-                    .unwrap_or_default();
-                paid_in.push((*entry, player));
+                // (Registered before it was promoted, so seating knows it.)
+                if let Some(info) = cause.state.entries().get(entry) {
+                    paid_in.push((*entry, info.player.clone()));
+                }
             }
             _ => {}
         }

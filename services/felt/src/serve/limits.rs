@@ -4,14 +4,11 @@
 //! the field and quoting at most a short prefix of what was sent.
 
 use felt_proto::v1 as pb;
+use felt_vocabulary::{PlayerId, TournamentId};
 use tonic::Status;
 
-/// Tournament and table ids: letters, digits, '-' and '_'.
-pub(crate) const ID: usize = 64;
 /// Command ids: printable ASCII, no spaces.
 pub(crate) const COMMAND_ID: usize = 128;
-/// Player ids: printable ASCII, no spaces.
-pub(crate) const PLAYER_ID: usize = 64;
 /// A tournament's or a player's name: any characters but control ones.
 pub(crate) const NAME: usize = 100;
 /// A pause's, a misdeal's or a ruling's reason.
@@ -53,20 +50,22 @@ fn length(field: &str, value: &str, max: usize) -> Result<(), Status> {
     Ok(())
 }
 
-/// An id of letters, digits, '-' and '_' (empty passes: "required" is the
-/// handler's to say).
+/// A tournament id by [`TournamentId`]'s rule (empty passes: "required"
+/// is the handler's to say).
 pub(crate) fn id(field: &str, value: &str) -> Result<(), Status> {
-    length(field, value, ID)?;
-    if !value
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    {
-        return Err(invalid(
-            field,
-            format!("letters, digits, '-' and '_' only ({:?})", prefix(value)),
-        ));
+    if value.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    TournamentId::check(value).map_err(|e| invalid(field, e.to_string()))
+}
+
+/// A player id by [`PlayerId`]'s rule (empty passes: "required" is the
+/// handler's to say).
+fn player(field: &str, value: &str) -> Result<(), Status> {
+    if value.is_empty() {
+        return Ok(());
+    }
+    PlayerId::check(value).map_err(|e| invalid(field, e.to_string()))
 }
 
 /// Printable ASCII without spaces.
@@ -231,7 +230,7 @@ impl Bounded for pb::RegisterRequest {
     fn bounded(&self) -> Result<(), Status> {
         id("tournament_id", &self.tournament_id)?;
         token("command_id", &self.command_id, COMMAND_ID)?;
-        token("player_id", &self.player_id, PLAYER_ID)?;
+        player("player_id", &self.player_id)?;
         text("name", &self.name, NAME)
     }
 }
@@ -250,7 +249,7 @@ impl Bounded for pb::RegisterManyRequest {
             ));
         }
         for (i, p) in self.players.iter().enumerate() {
-            token(&format!("players[{i}].player_id"), &p.player_id, PLAYER_ID)?;
+            player(&format!("players[{i}].player_id"), &p.player_id)?;
             text(&format!("players[{i}].name"), &p.name, NAME)?;
         }
         Ok(())
@@ -334,6 +333,12 @@ mod tests {
         assert!(id("tournament_id", &"a".repeat(65)).is_err());
         assert!(token("command_id", "h1-flop-s3", COMMAND_ID).is_ok());
         assert!(token("command_id", "a b", COMMAND_ID).is_err());
+        assert!(player("player_id", "WSOP#1234").is_ok());
+        let e = player("player_id", "ana maria").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "player_id: a player id is printable ASCII characters without spaces only (\"ana maria\")"
+        );
         assert!(text("name", "João Ñandú", NAME).is_ok());
         assert!(text("name", "a\nb", NAME).is_err());
         assert_eq!(prefix("ab"), "ab");

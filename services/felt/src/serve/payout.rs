@@ -144,7 +144,7 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
                     first,
                     last,
                     entry: entry.get(),
-                    player_id: e.player.clone(),
+                    player_id: e.player.to_string(),
                     name: seating
                         .entries()
                         .get(&entry)

@@ -145,7 +145,7 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
         PayoutEvent::EntryRecorded { entry, player } => {
             pe::Kind::EntryRecorded(pe::EntryRecorded {
                 entry: entry.get(),
-                player_id: player.clone(),
+                player_id: player.to_string(),
             })
         }
         PayoutEvent::AddOnRecorded { entry } => {

@@ -14,7 +14,7 @@ use felt_seating::{
 };
 use felt_tournament::aggregates::seating_stream;
 use felt_tournament::{Begin, TournamentSpec};
-use felt_vocabulary::ErrorKind;
+use felt_vocabulary::{ErrorKind, PlayerId};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
@@ -47,7 +47,7 @@ fn entry_view(entry: EntryId, info: &EntryInfo) -> pb::EntryView {
     };
     pb::EntryView {
         entry: entry.get(),
-        player_id: info.player.clone(),
+        player_id: info.player.to_string(),
         name: info.name.clone(),
         re_entry: info.re_entry,
         status: status.into(),
@@ -309,6 +309,8 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         if req.player_id.is_empty() {
             return Err(invalid("player_id is required"));
         }
+        let player = PlayerId::new(req.player_id.as_str())
+            .map_err(|e| invalid(format!("player_id: {e}")))?;
         self.ctx.known(&req.tournament_id).await?;
         let from = felt_service::Provenance {
             request: super::shared::fingerprint(&req),
@@ -320,7 +322,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             .register_from(
                 &req.tournament_id,
                 &req.command_id,
-                &req.player_id,
+                &player,
                 &req.name,
                 self.ctx.now(),
                 &from,
@@ -355,11 +357,16 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             request: super::shared::fingerprint(&req),
             ..felt_service::Provenance::default()
         };
-        let players: Vec<(String, String)> = req
+        let players = req
             .players
             .into_iter()
-            .map(|p| (p.player_id, p.name))
-            .collect();
+            .enumerate()
+            .map(|(i, p)| {
+                PlayerId::new(p.player_id)
+                    .map(|player| (player, p.name))
+                    .map_err(|e| invalid(format!("players[{i}].player_id: {e}")))
+            })
+            .collect::<Result<Vec<_>, Status>>()?;
         let entries = self
             .ctx
             .conductor

@@ -66,7 +66,7 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             alternate,
         } => se::Kind::Registered(se::Registered {
             entry: entry.get(),
-            player_id: player.clone(),
+            player_id: player.to_string(),
             name: name.clone(),
             re_entry: *re_entry,
             alternate: *alternate,
