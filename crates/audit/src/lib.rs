@@ -182,7 +182,7 @@ async fn verify_all<L: EventLog>(
         None => aggregates::tournaments(log)
             .await?
             .into_iter()
-            .map(|t| t.tournament)
+            .map(|t| t.tournament.to_string())
             .collect(),
     };
     if tournaments.is_empty() {

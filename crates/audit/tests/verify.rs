@@ -45,7 +45,7 @@ fn spec() -> TournamentSpec {
 /// out by bots and reported to seating and payout from the log.
 async fn played(log: Arc<EmbeddedLog>, t: &str) {
     let c = Conductor::new(log);
-    c.create(t, &spec(), T0).await.unwrap();
+    c.create(&t.parse().unwrap(), &spec(), T0).await.unwrap();
     let players: Vec<(PlayerId, String)> = (1..=12)
         .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();

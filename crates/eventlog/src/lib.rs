@@ -28,7 +28,7 @@ pub mod conformance;
 use std::fmt;
 use std::future::Future;
 
-use felt_vocabulary::{Classified, ErrorKind};
+use felt_vocabulary::{Classified, ErrorKind, TournamentId};
 use serde::{Deserialize, Serialize};
 
 pub use embedded::EmbeddedLog;
@@ -91,11 +91,7 @@ impl Classified for LogError {
 /// A consumer's name, as positions are recorded under it: letters, digits,
 /// `-` or `_`.
 pub(crate) fn check_consumer(name: &str) -> Result<(), LogError> {
-    if name.is_empty()
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    {
+    if name.is_empty() || !name.bytes().all(felt_vocabulary::ids::name_byte) {
         return Err(LogError::InvalidConsumer { input: name.into() });
     }
     Ok(())
@@ -104,7 +100,7 @@ pub(crate) fn check_consumer(name: &str) -> Result<(), LogError> {
 /// One aggregate's stream: `felt.<tournament>.<kind>.<id>` on NATS.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct StreamId {
-    pub tournament: String,
+    pub tournament: TournamentId,
     pub kind: String,
     pub id: String,
 }
@@ -113,9 +109,16 @@ pub struct StreamId {
 pub const MAX_STREAM_PART: usize = 64;
 
 impl StreamId {
-    /// A stream id; each part is letters, digits, `-` or `_`.
+    /// A stream id; each part is letters, digits, `-` or `_`, at most
+    /// [`MAX_STREAM_PART`] characters: the tournament's by
+    /// [`TournamentId`]'s own rule, which is the same.
     pub fn new(tournament: &str, kind: &str, id: &str) -> Result<StreamId, LogError> {
-        for part in [tournament, kind, id] {
+        let tournament_id =
+            TournamentId::new(tournament).map_err(|e| LogError::InvalidStreamId {
+                input: format!("{}.{kind}.{id}", felt_vocabulary::ids::prefix(tournament)),
+                reason: e.to_string(),
+            })?;
+        for part in [kind, id] {
             if part.len() > MAX_STREAM_PART {
                 let start: String = part.chars().take(16).collect();
                 return Err(LogError::InvalidStreamId {
@@ -126,11 +129,7 @@ impl StreamId {
                     ),
                 });
             }
-            if part.is_empty()
-                || !part
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            {
+            if part.is_empty() || !part.bytes().all(felt_vocabulary::ids::name_byte) {
                 return Err(LogError::InvalidStreamId {
                     input: format!("{tournament}.{kind}.{id}"),
                     reason: format!("{part:?} must be letters, digits, '-' or '_'"),
@@ -138,7 +137,7 @@ impl StreamId {
             }
         }
         Ok(StreamId {
-            tournament: tournament.into(),
+            tournament: tournament_id,
             kind: kind.into(),
             id: id.into(),
         })
@@ -287,7 +286,7 @@ impl Filter {
     pub fn matches(&self, stream: &StreamId) -> bool {
         self.tournament
             .as_ref()
-            .is_none_or(|t| *t == stream.tournament)
+            .is_none_or(|t| t == stream.tournament.as_str())
             && self.kind.as_ref().is_none_or(|k| *k == stream.kind)
     }
 }

@@ -304,7 +304,7 @@ pub struct Handler<A: Aggregate, L: EventLog> {
     appended: Arc<std::sync::atomic::AtomicU64>,
     /// On a log that loads many streams better at once: the tournaments
     /// and kinds whose aggregates were loaded in one pass.
-    loaded: std::sync::Mutex<HashMap<(String, String), Loaded>>,
+    loaded: std::sync::Mutex<HashMap<(felt_vocabulary::TournamentId, String), Loaded>>,
     /// The seeds of decisions that draw ([`Aggregate::draws`]).
     draws: Draws,
 }

@@ -141,7 +141,7 @@ pub fn registry_stream() -> Result<StreamId, LogError> {
 /// A tournament in the registry.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TournamentCreated {
-    pub tournament: String,
+    pub tournament: felt_vocabulary::TournamentId,
     pub name: String,
     /// The tables' house rules, for tables opened after a restart.
     #[serde(default)]
@@ -200,14 +200,14 @@ impl Aggregate for Registry {
 /// take up from there.
 pub async fn register_tournament<L: felt_eventlog::EventLog>(
     log: &L,
-    tournament: &str,
+    tournament: &felt_vocabulary::TournamentId,
     name: &str,
     rules: felt_table::HouseRules,
     definition: Option<Definition>,
     now: i64,
 ) -> Result<(), LogError> {
     let event = TournamentCreated {
-        tournament: tournament.into(),
+        tournament: tournament.clone(),
         name: name.into(),
         rules,
         definition,

@@ -76,7 +76,7 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
         let c = Conductor::new(std::sync::Arc::new(
             EmbeddedLog::open(&dir.path().join("log.redb")).unwrap(),
         ));
-        c.create("t", &spec(), T0).await.unwrap();
+        c.create(&"t".parse().unwrap(), &spec(), T0).await.unwrap();
         for i in 1..=18 {
             c.register(
                 "t",

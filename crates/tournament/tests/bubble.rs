@@ -146,7 +146,9 @@ async fn started(
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
     let c = Conductor::new(log.clone());
-    c.create("b", &spec(rule), T0).await.unwrap();
+    c.create(&"b".parse().unwrap(), &spec(rule), T0)
+        .await
+        .unwrap();
     let players: Vec<(PlayerId, String)> = (1..=ENTRIES)
         .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();

@@ -71,7 +71,7 @@ async fn fold_out<L: EventLog + 'static>(
 
 async fn levels_follow_the_clock<L: EventLog + 'static>(open: impl Fn() -> Arc<L>) {
     let c = Conductor::new(open());
-    c.create("t", &spec(), T0).await.unwrap();
+    c.create(&"t".parse().unwrap(), &spec(), T0).await.unwrap();
     for i in 1..=18 {
         c.register(
             "t",
@@ -180,7 +180,10 @@ async fn a_break_the_clock_service_ended_ends_for_seating_too() {
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
     let seating = Conductor::new(log.clone());
     let clock = Conductor::new(log);
-    seating.create("t", &spec(), T0).await.unwrap();
+    seating
+        .create(&"t".parse().unwrap(), &spec(), T0)
+        .await
+        .unwrap();
     for i in 1..=18 {
         seating
             .register(

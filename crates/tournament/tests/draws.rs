@@ -62,7 +62,10 @@ async fn seating_draws_its_own_seeds_records_them_and_a_retry_gets_the_first_dra
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("draws.redb")).unwrap());
     // Given seating drawing from one source,
     let first = Conductor::new(log.clone()).with_draws(source(1));
-    first.create("d", &spec(), T0).await.unwrap();
+    first
+        .create(&"d".parse().unwrap(), &spec(), T0)
+        .await
+        .unwrap();
     for i in 1..=20 {
         first
             .register(

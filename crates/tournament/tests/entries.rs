@@ -39,7 +39,7 @@ fn spec() -> TournamentSpec {
 async fn created(dir: &std::path::Path) -> std::path::PathBuf {
     let file = dir.join("capped.redb");
     let c = Conductor::new(Arc::new(EmbeddedLog::open(&file).unwrap()));
-    c.create("e", &spec(), T0).await.unwrap();
+    c.create(&"e".parse().unwrap(), &spec(), T0).await.unwrap();
     for i in 1..=2 {
         register(&c, i).await.unwrap();
     }

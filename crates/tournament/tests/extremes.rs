@@ -75,7 +75,7 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
     let c = Conductor::new(log.clone());
-    if let Err(e) = c.create("x", spec, T0).await {
+    if let Err(e) = c.create(&"x".parse().unwrap(), spec, T0).await {
         // Refused: nothing of it anywhere.
         let parts = felt_tournament::aggregates::parts(log.as_ref(), "x")
             .await

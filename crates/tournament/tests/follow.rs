@@ -53,7 +53,7 @@ fn spec() -> TournamentSpec {
 /// A tournament of `n` players, started.
 async fn started(log: Arc<EmbeddedLog>, t: &str, n: u64) -> Conductor<EmbeddedLog> {
     let c = Conductor::new(log);
-    c.create(t, &spec(), T0).await.unwrap();
+    c.create(&t.parse().unwrap(), &spec(), T0).await.unwrap();
     let players: Vec<(PlayerId, String)> = (1..=n)
         .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
@@ -203,7 +203,7 @@ async fn a_table_waiting_for_its_hand_end_to_reach_seating_is_answered_without_r
     let embedded = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
     let log = Arc::new(Crashing::new(embedded, u64::MAX));
     let c = Conductor::new(log.clone());
-    c.create("w", &spec(), T0).await.unwrap();
+    c.create(&"w".parse().unwrap(), &spec(), T0).await.unwrap();
     let players: Vec<(PlayerId, String)> = (1..=6)
         .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
@@ -501,7 +501,7 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
     let c = Conductor::new(log.clone());
     let mut late = spec();
     late.seating.late_registration_level = 3;
-    c.create("s", &late, T0).await.unwrap();
+    c.create(&"s".parse().unwrap(), &late, T0).await.unwrap();
     let players: Vec<(PlayerId, String)> = (1..=11)
         .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();

@@ -58,7 +58,7 @@ fn spec() -> TournamentSpec {
 /// What the director does at seating's front door: create, register 30,
 /// start.
 async fn run_the_desk<L: EventLog + 'static>(c: &Conductor<L>) {
-    c.create("a", &spec(), T0).await.unwrap();
+    c.create(&"a".parse().unwrap(), &spec(), T0).await.unwrap();
     for i in 1..=30 {
         c.register(
             "a",

@@ -988,7 +988,7 @@ fn registered(first: u64, t: &str, definition: Option<Definition>) -> Cause<Regi
         correlation_id: None,
         recorded_at: 1_000,
         events: vec![TournamentCreated {
-            tournament: t.into(),
+            tournament: t.parse().unwrap(),
             name: "Sunday Major".into(),
             rules: HouseRules::default(),
             definition,
@@ -1013,7 +1013,7 @@ fn a_tournament_in_the_registry_configures_its_clock_and_payout() {
     assert_eq!(
         creation::to_clock(&cause),
         vec![(
-            "major".to_string(),
+            "major".parse().unwrap(),
             Order {
                 id: "tournaments-4-configure".into(),
                 command: ClockCommand::Configure {
@@ -1026,7 +1026,7 @@ fn a_tournament_in_the_registry_configures_its_clock_and_payout() {
     assert_eq!(
         creation::to_payout(&cause),
         vec![(
-            "major".to_string(),
+            "major".parse().unwrap(),
             Order {
                 id: "tournaments-4-configure".into(),
                 command: felt_payout::Command::Configure {

@@ -40,7 +40,7 @@ fn spec() -> TournamentSpec {
 async fn started(dir: &std::path::Path) -> std::path::PathBuf {
     let file = dir.join("late.redb");
     let c = Conductor::new(Arc::new(EmbeddedLog::open(&file).unwrap()));
-    c.create("r", &spec(), T0).await.unwrap();
+    c.create(&"r".parse().unwrap(), &spec(), T0).await.unwrap();
     for i in 1..=30 {
         c.register(
             "r",

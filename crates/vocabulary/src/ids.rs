@@ -141,8 +141,16 @@ impl crate::Classified for IdError {
     }
 }
 
-/// At most the first 16 characters of a refused input.
-fn start(text: &str) -> String {
+/// A byte of a name that is part of a stream's (a tournament id, a
+/// stream's kind and id, a log consumer's): a letter, a digit, '-' or
+/// '_' (no '.', which separates a NATS subject's parts).
+pub fn name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+}
+
+/// At most the first 16 characters of a refused input, to quote it in an
+/// error without echoing all of it.
+pub fn prefix(text: &str) -> String {
     match text.char_indices().nth(16) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
@@ -165,14 +173,14 @@ fn check(
             what,
             max,
             len,
-            start: start(text),
+            start: prefix(text),
         });
     }
     if !text.bytes().all(allowed.1) {
         return Err(IdError::Characters {
             what,
             allowed: allowed.0,
-            start: start(text),
+            start: prefix(text),
         });
     }
     Ok(())
@@ -290,7 +298,7 @@ text_id!(
     "a tournament id",
     64,
     "letters, digits, '-' and '_'",
-    |b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+    name_byte
 );
 
 text_id!(

@@ -315,7 +315,7 @@ async fn half_created_tournaments_in_an_older_log_are_passed_over_saying_so() {
         let rules = felt_table::HouseRules::default();
         felt_tournament::aggregates::register_tournament(
             log.as_ref(),
-            "seatless",
+            &"seatless".parse().unwrap(),
             "Seatless",
             rules,
             None,
@@ -325,7 +325,7 @@ async fn half_created_tournaments_in_an_older_log_are_passed_over_saying_so() {
         .unwrap();
         felt_tournament::aggregates::register_tournament(
             log.as_ref(),
-            "clockless",
+            &"clockless".parse().unwrap(),
             "Clockless",
             rules,
             None,

@@ -19,7 +19,7 @@ use felt_seating::{EntryId, SeatingCommand, SeatingError, SeatingEvent, SeatingS
 use felt_service::{Draws, HandleError, Handler, Outcome, Provenance};
 use felt_table::{Command, Deal, HouseRules, Rejection, Seat, TableEvent};
 use felt_tablelog::Table;
-use felt_vocabulary::{Classified, ErrorKind, PlayerId};
+use felt_vocabulary::{Classified, ErrorKind, PlayerId, TournamentId};
 
 use crate::aggregates::{
     Clock, Payout, Registry, Seating, clock_stream, payout_stream, registry_stream, seating_stream,

@@ -17,7 +17,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// three parts are in the log. A creation cut short by a crash is
     /// finished by creating it again: the registry's and seating's command
     /// ids are the same, and the reactions run from the registry's fact.
-    pub async fn create(&self, t: &str, spec: &TournamentSpec, now: Millis) -> Result<()> {
+    pub async fn create(&self, t: &TournamentId, spec: &TournamentSpec, now: Millis) -> Result<()> {
         let seating = SeatingCommand::Create {
             name: spec.name.clone(),
             settings: spec.seating.clone(),
@@ -53,7 +53,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.rules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(t.into(), spec.rules);
+            .insert(t.to_string(), spec.rules);
         let registry = log.version(&registry_stream()?).await?;
         self.react_to_registry(registry).await?;
         // Deployed apart: the clock and payout take up their parts as they
@@ -67,7 +67,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
             if tokio::time::Instant::now() >= deadline {
                 return Err(TournamentError::PartsMissing {
-                    tournament: t.into(),
+                    tournament: t.to_string(),
                     missing: parts.missing(),
                 });
             }

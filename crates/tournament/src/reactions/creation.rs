@@ -5,6 +5,7 @@
 //! cut short is finished by running the reactions again.
 
 use felt_clock::ClockCommand;
+use felt_vocabulary::TournamentId;
 
 use super::Order;
 use crate::aggregates::{Registry, TournamentCreated};
@@ -18,7 +19,7 @@ pub fn wanted(event: &TournamentCreated) -> bool {
 
 /// The clock's part: its structure and settings, for the tournament named
 /// in the entry (the first of the pair).
-pub fn to_clock(cause: &Cause<Registry>) -> Vec<(String, Order<ClockCommand>)> {
+pub fn to_clock(cause: &Cause<Registry>) -> Vec<(TournamentId, Order<ClockCommand>)> {
     cause
         .events
         .iter()
@@ -40,7 +41,7 @@ pub fn to_clock(cause: &Cause<Registry>) -> Vec<(String, Order<ClockCommand>)> {
 
 /// Payout's part: the tournament's name, money and its rule for busts in
 /// the same hand at different tables.
-pub fn to_payout(cause: &Cause<Registry>) -> Vec<(String, Order<felt_payout::Command>)> {
+pub fn to_payout(cause: &Cause<Registry>) -> Vec<(TournamentId, Order<felt_payout::Command>)> {
     cause
         .events
         .iter()

@@ -27,13 +27,7 @@ pub(crate) const PROVENANCE: usize = 400;
 /// Players in one RegisterMany.
 pub(crate) const REGISTRANTS: usize = 10_000;
 
-/// At most the first 16 characters of a refused input.
-pub(crate) fn prefix(text: &str) -> String {
-    match text.char_indices().nth(16) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
-}
+pub(crate) use felt_vocabulary::ids::prefix;
 
 fn invalid(field: &str, why: String) -> Status {
     Status::invalid_argument(format!("{field}: {why}"))

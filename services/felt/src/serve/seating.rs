@@ -14,7 +14,7 @@ use felt_seating::{
 };
 use felt_tournament::aggregates::seating_stream;
 use felt_tournament::{Begin, TournamentSpec};
-use felt_vocabulary::{ErrorKind, PlayerId};
+use felt_vocabulary::{ErrorKind, PlayerId, TournamentId};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
@@ -217,8 +217,8 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         super::limits::check(request.get_ref())?;
         director(&role(&request)?, "creating a tournament")?;
         let req = request.into_inner();
-        let t = req.tournament_id.clone();
-        seating_stream(&t).map_err(|e| invalid(format!("tournament_id: {e}")))?;
+        let t = TournamentId::new(req.tournament_id.as_str())
+            .map_err(|e| invalid(format!("tournament_id: {e}")))?;
         if req.name.is_empty() {
             return Err(invalid("name is required"));
         }
@@ -260,7 +260,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             tracing::info!(tournament = %t, name = %req.name, "tournament created");
         }
         Ok(Response::new(pb::CreateTournamentResponse {
-            tournament_id: t,
+            tournament_id: t.into(),
             existed,
         }))
     }
@@ -285,7 +285,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             }
             let s = self.state(&t.tournament).await?;
             tournaments.push(pb::TournamentSummary {
-                tournament_id: t.tournament,
+                tournament_id: t.tournament.into(),
                 name: t.name,
                 started: s.started(),
                 registration_closed: s.registration_closed(),

@@ -268,7 +268,7 @@ pub(crate) async fn follow_stream<L: EventLog + 'static>(
     mut after: u64,
 ) -> Result<mpsc::Receiver<Result<Vec<Envelope>, Status>>, Status> {
     let filter = Filter {
-        tournament: Some(stream.tournament.clone()),
+        tournament: Some(stream.tournament.to_string()),
         kind: Some(stream.kind.clone()),
     };
     let mut sub = log.subscribe(filter, 0).await.map_err(log_status)?;

@@ -497,7 +497,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                         .map_err(log_status)?;
                     Ok(pb::WatchTournamentTablesResponse {
                         table: Some(pb::TableRef {
-                            tournament_id: c.stream.tournament.clone(),
+                            tournament_id: c.stream.tournament.to_string(),
                             // (Every table stream is named by its number.)
                             table: c.stream.id.parse().unwrap_or(0),
                         }),
