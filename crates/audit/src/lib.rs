@@ -330,7 +330,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     let mut chips_total = 0u128;
     let mut in_progress = Vec::new();
     for table in 1..=seating.room().last_table {
-        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let stream = felt_tablelog::stream(t, table)?;
         let Some((events, envs)) = load::<TableEvent>(streams, &stream, report).await? else {
             continue;
         };

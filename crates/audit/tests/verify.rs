@@ -113,7 +113,7 @@ async fn a_played_tournament_passes_and_a_changed_event_fails_naming_it() {
             audit
         );
     }
-    let stream = felt_tablelog::stream("audited", "1").unwrap();
+    let stream = felt_tablelog::stream("audited", 1).unwrap();
     let changed = felt_eventlog::tamper(&path, &stream, 12, |env| env.payload.push(0xc0)).unwrap();
     assert!(changed, "table 1 has an event 12");
     let log = EmbeddedLog::open(&path).unwrap();

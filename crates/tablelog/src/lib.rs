@@ -45,8 +45,8 @@ impl felt_service::Aggregate for Table {
 pub const SCHEMA: u16 = 1;
 
 /// The stream of table `table` in `tournament`: `felt.<tournament>.table.<table>`.
-pub fn stream(tournament: &str, table: &str) -> Result<StreamId, LogError> {
-    StreamId::new(tournament, "table", table)
+pub fn stream(tournament: &str, table: felt_vocabulary::TableNo) -> Result<StreamId, LogError> {
+    StreamId::new(tournament, "table", &table.to_string())
 }
 
 /// Encodes a table event for the log.

@@ -45,7 +45,7 @@ fn start(seed: u64, button: Option<Seat>) -> Command {
 async fn a_hand_through_the_service_is_stored_once_and_survives_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("log.redb");
-    let stream = felt_tablelog::stream("t1", "3").unwrap();
+    let stream = felt_tablelog::stream("t1", 3).unwrap();
     let before = {
         let h = Tables::new(Arc::new(EmbeddedLog::open(&path).unwrap()));
         open_table(&h, &stream).await;
@@ -148,7 +148,7 @@ async fn two_replicas_racing_on_one_table_on_jetstream_append_each_action_once()
     };
     let a = Arc::new(Tables::new(connect().await));
     let b = Arc::new(Tables::new(connect().await));
-    let stream = felt_tablelog::stream("t1", "race").unwrap();
+    let stream = felt_tablelog::stream("t1", 9).unwrap();
     open_table(&a, &stream).await;
     a.handle(&stream, "start", 0, &start(7, Some(4)))
         .await

@@ -13,7 +13,7 @@ fn play(state: &mut TableState, command: Command) -> Vec<TableEvent> {
 async fn a_table_stored_and_loaded_folds_to_the_same_state_and_exports_its_hands() {
     let dir = tempfile::tempdir().unwrap();
     let log = EmbeddedLog::open(&dir.path().join("log.redb")).unwrap();
-    let stream = felt_tablelog::stream("t1", "7").unwrap();
+    let stream = felt_tablelog::stream("t1", 7).unwrap();
     let mut state = TableState::default();
     let mut commands = vec![Command::OpenTable {
         seats: 3,

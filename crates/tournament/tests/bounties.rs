@@ -35,7 +35,7 @@ async fn all_in_pair(c: &Conductor<EmbeddedLog>, hand: u64, now: Millis) -> Vec<
     for k in 0.. {
         let (state, _) = c
             .tables
-            .state(&felt_tablelog::stream("t", "1").unwrap())
+            .state(&felt_tablelog::stream("t", 1).unwrap())
             .await
             .unwrap();
         let Some(o) = state.options() else { break };
@@ -130,7 +130,7 @@ fn a_bounty_is_paid_to_the_winner_who_left_the_table_before_the_hand_end_was_han
                 .expect("a pot the loser was in");
             let (table, _) = c
                 .tables
-                .state(&felt_tablelog::stream("t", "1").unwrap())
+                .state(&felt_tablelog::stream("t", 1).unwrap())
                 .await
                 .unwrap();
             let winner = table.seat(winner_seat).unwrap().player;

@@ -47,7 +47,7 @@ async fn fold_out<L: EventLog + 'static>(
     for k in 0.. {
         let (state, _) = c
             .tables
-            .state(&felt_tablelog::stream("t", &table.to_string()).unwrap())
+            .state(&felt_tablelog::stream("t", table).unwrap())
             .await
             .unwrap();
         let Some(o) = state.options() else { break };

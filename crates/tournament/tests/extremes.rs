@@ -136,7 +136,7 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
     let mut chips = 0u128;
     let mut events = 0;
     for table in 1..=seating.room().last_table {
-        let stream = felt_tablelog::stream("x", &table.to_string()).unwrap();
+        let stream = felt_tablelog::stream("x", table).unwrap();
         let log_events = felt_tablelog::load(log.as_ref(), &stream).await.unwrap();
         events += log_events.len();
         assert!(

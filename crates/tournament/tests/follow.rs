@@ -274,7 +274,7 @@ async fn a_hand_granted_by_seating_but_never_dealt_is_dealt_on_the_next_request(
     assert_eq!(again_events, &events);
     let table = restarted
         .tables
-        .state(&felt_tablelog::stream("g", "1").unwrap())
+        .state(&felt_tablelog::stream("g", 1).unwrap())
         .await
         .unwrap()
         .0;
@@ -547,7 +547,7 @@ async fn a_seat_cut_short_by_a_crash_is_taken_when_the_table_next_asks_to_deal()
     let after = restarted.seating_state("s").await.unwrap();
     assert!(after.unconfirmed().is_empty());
     // The seat records the seating decision that gave it.
-    let stream = felt_tablelog::stream("s", &table.to_string()).unwrap();
+    let stream = felt_tablelog::stream("s", table).unwrap();
     let seated = log
         .read(&stream, 1)
         .await

@@ -70,7 +70,7 @@ fn table_log(data: &std::path::Path) {
     use felt_table::*;
     std::fs::create_dir_all(data).unwrap();
     let log = EmbeddedLog::open(&data.join("log.redb")).unwrap();
-    let stream = felt_tablelog::stream("main-event", "12").unwrap();
+    let stream = felt_tablelog::stream("main-event", 12).unwrap();
     let mut state = TableState::default();
     let mut commands = vec![Command::OpenTable {
         seats: 2,

@@ -363,7 +363,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
         .expect("the log");
     let mut carried = 0;
     for table in 1..=56 {
-        let stream = felt_tablelog::stream(T, &table.to_string()).unwrap();
+        let stream = felt_tablelog::stream(T, table).unwrap();
         for e in felt_eventlog::EventLog::read(&log, &stream, 1)
             .await
             .unwrap()

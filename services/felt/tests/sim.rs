@@ -82,7 +82,7 @@ fn a_sim_on_the_embedded_log_passes_the_audit_and_a_changed_event_fails_it() {
 
     // One hand's recorded pot given to someone else: the audit names the
     // table's stream and the event whose hash no longer follows.
-    let stream = felt_tablelog::stream(&t, "1").unwrap();
+    let stream = felt_tablelog::stream(&t, 1).unwrap();
     let path = Path::new(data).join("log.redb");
     let changed = felt_eventlog::tamper(&path, &stream, 40, |env| {
         env.payload.push(0xc0);
@@ -359,7 +359,7 @@ fn a_sims_table_events_carry_the_sims_time() {
     assert!(!ran.contains(&first) && !ran.contains(&last));
     let mut tables = 0;
     for table in 1.. {
-        let stream = felt_tablelog::stream(&t, &table.to_string()).unwrap();
+        let stream = felt_tablelog::stream(&t, table).unwrap();
         let events = runtime.block_on(log.read(&stream, 1)).unwrap();
         if events.is_empty() {
             break;

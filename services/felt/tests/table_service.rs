@@ -783,7 +783,7 @@ async fn every_deck_is_drawn_by_the_service() {
     assert!(third != first && third != second);
     drop(service);
     let log = felt_eventlog::EmbeddedLog::open(&dir.path().join("data").join("log.redb")).unwrap();
-    let stream = felt_tablelog::stream("t1", "1").unwrap();
+    let stream = felt_tablelog::stream("t1", 1).unwrap();
     let events = felt_tablelog::load(&log, &stream).await.unwrap();
     assert_eq!(felt_table::check_deals(&events).map(|n| n > 0), Ok(true));
 }
@@ -856,7 +856,7 @@ async fn a_command_from_a_felt_service_records_where_it_comes_from() {
         .unwrap();
     drop(service);
     let log = felt_eventlog::EmbeddedLog::open(&dir.path().join("data").join("log.redb")).unwrap();
-    let stream = felt_tablelog::stream("t1", "1").unwrap();
+    let stream = felt_tablelog::stream("t1", 1).unwrap();
     let envelopes = felt_eventlog::EventLog::read(&log, &stream, 1)
         .await
         .unwrap();

@@ -49,7 +49,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         let table_state = if by_seat {
             Some(
                 self.tables
-                    .state(&felt_tablelog::stream(t, &table.to_string())?)
+                    .state(&felt_tablelog::stream(t, table)?)
                     .await?
                     .0,
             )

@@ -85,7 +85,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 // it), or a crash came between seating's grant and the deal.
                 // Dealing it under the same command id tells which: a repeat
                 // changes nothing, a first deal is the hand seating granted.
-                let stream = felt_tablelog::stream(t, &table.to_string())?;
+                let stream = felt_tablelog::stream(t, table)?;
                 // Dealt and over in the table's view as this process last
                 // saw it (a view that can only be behind the log): its end
                 // is on its way to seating. Known without asking the log,
@@ -265,7 +265,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         from: &Provenance,
     ) -> Result<Outcome<Table>> {
-        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let stream = felt_tablelog::stream(t, table)?;
         let command = Command::TimeOut { seat };
         // A retry is answered with its first result, whatever the time
         // (and a command id used for another request is refused).
@@ -312,7 +312,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         if !self.clock_state(t).await?.settings().action.enabled {
             return Ok(());
         }
-        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let stream = felt_tablelog::stream(t, table)?;
         if self.tables.recorded(&stream, command_id).await? {
             return Ok(());
         }
@@ -383,7 +383,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         seat: Seat,
         now: Millis,
     ) -> Result<Option<(EntryId, Option<felt_clock::Verdict>)>> {
-        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let stream = felt_tablelog::stream(t, table)?;
         let envelopes = self.tables.log().read(&stream, 1).await?;
         let events: Vec<TableEvent> = envelopes
             .iter()

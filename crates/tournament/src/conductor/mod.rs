@@ -678,7 +678,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         c: Command,
         from: &Provenance,
     ) -> Result<Outcome<Table>> {
-        let stream = felt_tablelog::stream(t, &table.to_string())?;
+        let stream = felt_tablelog::stream(t, table)?;
         let Some(remote) = &self.remote else {
             return self
                 .send(&self.tables, &stream, id, now, &c, from)

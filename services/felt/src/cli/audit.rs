@@ -33,7 +33,7 @@ pub(crate) enum AuditCommand {
         #[arg(long)]
         tournament: String,
         #[arg(long)]
-        table: String,
+        table: felt_vocabulary::TableNo,
         #[arg(long)]
         hand: u64,
         /// Write the hand as PHH instead.
@@ -103,7 +103,7 @@ pub(crate) fn run(command: AuditCommand) -> anyhow::Result<ExitCode> {
             data,
             nats,
         } => {
-            let events = super::table_events(&data, nats.as_deref(), &tournament, &table)?;
+            let events = super::table_events(&data, nats.as_deref(), &tournament, table)?;
             let hands = felt_tablelog::hands(&events);
             let Some(chosen) = hands.iter().find(|h| h.number == hand) else {
                 anyhow::bail!(

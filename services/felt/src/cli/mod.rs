@@ -18,7 +18,7 @@ pub(crate) fn table_events(
     data: &Path,
     nats: Option<&str>,
     tournament: &str,
-    table: &str,
+    table: felt_vocabulary::TableNo,
 ) -> anyhow::Result<Vec<TableEvent>> {
     let stream = felt_tablelog::stream(tournament, table)?;
     let path = embedded_path(data);

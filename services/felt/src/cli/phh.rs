@@ -55,7 +55,7 @@ pub(crate) enum PhhCommand {
         #[arg(long)]
         tournament: String,
         #[arg(long)]
-        table: String,
+        table: felt_vocabulary::TableNo,
         /// The hand number (default: the table's last finished hand).
         #[arg(long)]
         hand: Option<u64>,
@@ -82,7 +82,7 @@ pub(crate) fn run(command: PhhCommand) -> anyhow::Result<ExitCode> {
             table,
             hand,
         } => {
-            let events = super::table_events(&data, nats.as_deref(), &tournament, &table)?;
+            let events = super::table_events(&data, nats.as_deref(), &tournament, table)?;
             let hands = felt_tablelog::hands(&events);
             let chosen = match hand {
                 Some(n) => hands.iter().find(|h| h.number == n),

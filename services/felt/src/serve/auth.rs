@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use felt_vocabulary::{TableNo, TournamentId};
 use tonic::{Request, Status};
 
 /// What a caller may do.
@@ -17,7 +18,10 @@ pub enum Role {
     /// Dealer commands at one table, and reads of that table only; hole
     /// cards only once tabled (a lost tablet exposes one table's play,
     /// never a card in the air).
-    Dealer { tournament: String, table: String },
+    Dealer {
+        tournament: TournamentId,
+        table: TableNo,
+    },
     /// Read-only, every table; hole cards only once tabled.
     Partner,
     /// Another felt service: seating's carrier sending seats and moves to
@@ -51,14 +55,14 @@ impl Role {
 
     /// Refuses a dealer reading another table than their own; every other
     /// role reads every table (with the cards `sees_all_cards` allows).
-    pub(crate) fn reads_table(&self, tournament: &str, table: &str) -> Result<(), Status> {
+    pub(crate) fn reads_table(&self, tournament: &str, table: TableNo) -> Result<(), Status> {
         match self {
             Role::Dealer {
                 tournament: t,
                 table: n,
-            } if t != tournament || n != table => Err(Status::permission_denied(format!(
-                "a dealer reads only their own table ({t}/{n})"
-            ))),
+            } if t.as_str() != tournament || *n != table => Err(Status::permission_denied(
+                format!("a dealer reads only their own table ({t}/{n})"),
+            )),
             _ => Ok(()),
         }
     }
@@ -92,11 +96,17 @@ pub fn parse_token(spec: &str) -> Result<(String, Role), String> {
             .strip_prefix("dealer:")
             .and_then(|t| t.split_once('/'))
         {
-            Some((tournament, table)) if !tournament.is_empty() && !table.is_empty() => {
-                Role::Dealer {
-                    tournament: tournament.into(),
-                    table: table.into(),
-                }
+            Some((tournament, table)) => {
+                let tournament =
+                    TournamentId::new(tournament).map_err(|e| format!("token {spec:?}: {e}"))?;
+                let table = table
+                    .parse::<TableNo>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| {
+                        format!("token {spec:?}: a dealer's table is its number, from 1")
+                    })?;
+                Role::Dealer { tournament, table }
             }
             _ => {
                 return Err(format!(
@@ -184,8 +194,8 @@ mod tests {
             Ok((
                 "abc".into(),
                 Role::Dealer {
-                    tournament: "main".into(),
-                    table: "12".into()
+                    tournament: "main".parse().unwrap(),
+                    table: 12
                 }
             ))
         );
@@ -198,6 +208,22 @@ mod tests {
             parse_token("dealer:main=abc")
                 .unwrap_err()
                 .contains("dealer:<tournament>/<table>")
+        );
+        // A dealer's table is a table's number; its tournament an id.
+        for bad in [
+            "dealer:main/twelve=abc",
+            "dealer:main/0=abc",
+            "dealer:main/=abc",
+        ] {
+            assert!(
+                parse_token(bad).unwrap_err().contains("its number, from 1"),
+                "{bad}"
+            );
+        }
+        assert!(
+            parse_token("dealer:main.event/1=abc")
+                .unwrap_err()
+                .contains("a tournament id is letters, digits")
         );
         assert!(parse_token("floor").unwrap_err().contains("ROLE=TOKEN"));
         assert!(parse_token("floor=").unwrap_err().contains("empty"));

@@ -499,7 +499,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         match &role {
             Role::Director | Role::Floor => {}
             Role::Dealer { tournament, table }
-                if *tournament == req.tournament_id && *table == req.table.to_string() => {}
+                if tournament.as_str() == req.tournament_id && *table == req.table => {}
             _ => {
                 return Err(Status::permission_denied(
                     "a hand is begun by its table's dealer or the floor",

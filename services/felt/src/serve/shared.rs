@@ -49,7 +49,7 @@ pub enum Draw<'a> {
     /// or a misdeal's re-deal), by the command's id.
     TableDeal {
         tournament: &'a str,
-        table: &'a str,
+        table: u32,
         command_id: &'a str,
     },
     /// Seating's draws, by the id of the command seating decides when it

@@ -62,13 +62,11 @@ impl<L: EventLog> TableApi<L> {
     }
 }
 
-/// A table a request names: its tournament, its number, and the number
-/// as the table's stream and a dealer's token write it.
+/// A table a request names: its tournament and its number.
 #[derive(Clone)]
 struct TableAt {
     tournament_id: String,
-    number: u32,
-    table_id: String,
+    number: felt_vocabulary::TableNo,
 }
 
 impl TableAt {
@@ -87,15 +85,13 @@ fn stream_of(table: Option<&pb::TableRef>) -> Result<(StreamId, TableAt), Status
             "table.table: tables are numbered from 1",
         ));
     }
-    let table_id = table.table.to_string();
-    let stream = felt_tablelog::stream(&table.tournament_id, &table_id)
+    let stream = felt_tablelog::stream(&table.tournament_id, table.table)
         .map_err(|e| Status::invalid_argument(format!("table: {e}")))?;
     Ok((
         stream,
         TableAt {
             tournament_id: table.tournament_id.clone(),
             number: table.table,
-            table_id,
         },
     ))
 }
@@ -196,7 +192,7 @@ impl<L: EventLog + 'static> TableApi<L> {
         role: &Role,
     ) -> Result<(Vec<(u64, TableEvent)>, bool, bool), Status> {
         let (stream, table) = stream_of(table)?;
-        role.reads_table(&table.tournament_id, &table.table_id)?;
+        role.reads_table(&table.tournament_id, table.number)?;
         let (events, times) = self.load(&stream).await?;
         if events.is_empty() {
             return Err(never_opened(&table));
@@ -244,7 +240,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         let command = convert::command(&req, &|| {
             self.seeds.draw(Draw::TableDeal {
                 tournament: &table.tournament_id,
-                table: &table.table_id,
+                table: table.number,
                 command_id: &req.command_id,
             })
         })?;
@@ -254,7 +250,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             Role::Dealer {
                 tournament,
                 table: t,
-            } if *tournament == table.tournament_id && *t == table.table_id => {
+            } if tournament.as_str() == table.tournament_id && *t == table.number => {
                 if convert::is_floor_command(&command) {
                     return Err(Status::permission_denied(
                         "rulings, misdeals and penalties are the floor's (TDA 1)",
@@ -274,7 +270,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         let span = tracing::info_span!(
             "command",
             tournament = %table.tournament_id,
-            table = %table.table_id,
+            table = table.number,
             command_id = %req.command_id,
             hand = tracing::field::Empty,
         );
@@ -353,7 +349,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         super::limits::check(request.get_ref())?;
         let role = role(&request)?;
         let (stream, table) = stream_of(request.get_ref().table.as_ref())?;
-        role.reads_table(&table.tournament_id, &table.table_id)?;
+        role.reads_table(&table.tournament_id, table.number)?;
         Ok(Response::new(pb::GetTableResponse {
             table: Some(self.view(&stream, table, &role).await?),
         }))
@@ -413,7 +409,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         let role = role(&request)?;
         let req = request.into_inner();
         let (stream, table) = stream_of(req.table.as_ref())?;
-        role.reads_table(&table.tournament_id, &table.table_id)?;
+        role.reads_table(&table.tournament_id, table.number)?;
         let mut after = req.after_version;
         let (tx, rx) = mpsc::channel(256);
         let (state, version) = self.handler.state(&stream).await.map_err(log_status)?;

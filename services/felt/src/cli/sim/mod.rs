@@ -210,7 +210,8 @@ fn sim_seeds(master: u64) -> felt::serve::Seeds {
             } => (
                 6,
                 tournament,
-                text(table) ^ text(command_id).rotate_left(17),
+                // (The table's number as its stream names it.)
+                text(&table.to_string()) ^ text(command_id).rotate_left(17),
             ),
             Draw::Seating {
                 tournament,
