@@ -423,6 +423,12 @@ fn structure(name: &str) -> anyhow::Result<pb::create_tournament_request::Struct
 const PRESALES_PER_CALL: u32 = 2_000;
 
 async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow::Result<()> {
+    // The services' own log lines, on stderr, when asked for (`RUST_LOG`).
+    let _telemetry = if std::env::var_os("RUST_LOG").is_some() {
+        Some(felt::telemetry::init("felt-sim", None)?)
+    } else {
+        None
+    };
     // The services, on simulated time.
     let clock = Arc::new(SimClock {
         now: AtomicI64::new(START),
