@@ -138,6 +138,26 @@ pub fn registry_stream() -> Result<StreamId, LogError> {
     StreamId::new("_registry", "tournaments", "all")
 }
 
+/// How a tournament's cards are dealt, at every table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum DealMode {
+    /// Dealers deal real cards: a hand starts with no card known, the
+    /// dealer enters the board as it is dealt and the hands tabled at
+    /// showdown (hole cards may be entered, never have to be).
+    Physical,
+    /// The table service deals from a deck shuffled with a seed it draws
+    /// (committed to at the hand's start, revealed at its end).
+    Digital,
+}
+
+impl DealMode {
+    /// Tournaments recorded before a tournament had a deal mode were all
+    /// dealt digitally.
+    fn before_modes() -> DealMode {
+        DealMode::Digital
+    }
+}
+
 /// A tournament in the registry.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TournamentCreated {
@@ -146,6 +166,9 @@ pub struct TournamentCreated {
     /// The tables' house rules, for tables opened after a restart.
     #[serde(default)]
     pub rules: felt_table::HouseRules,
+    /// How its hands are dealt.
+    #[serde(default = "DealMode::before_modes")]
+    pub deal: DealMode,
     /// The clock's and payout's parts of the definition, which each takes
     /// up as a reaction ([`crate::reactions::creation`]). Absent in logs
     /// written when seating's front door wrote them there itself.
@@ -203,6 +226,7 @@ pub async fn register_tournament<L: felt_eventlog::EventLog>(
     tournament: &felt_vocabulary::TournamentId,
     name: &str,
     rules: felt_table::HouseRules,
+    deal: DealMode,
     definition: Option<Definition>,
     now: i64,
 ) -> Result<(), LogError> {
@@ -210,6 +234,7 @@ pub async fn register_tournament<L: felt_eventlog::EventLog>(
         tournament: tournament.clone(),
         name: name.into(),
         rules,
+        deal,
         definition,
     };
     let decision = felt_eventlog::Decision {

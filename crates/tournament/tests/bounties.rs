@@ -24,6 +24,7 @@ fn spec() -> TournamentSpec {
         money,
         busts: SimultaneousBusts::ByStartingStack,
         rules: HouseRules::default(),
+        deal: felt_tournament::DealMode::Digital,
     }
 }
 

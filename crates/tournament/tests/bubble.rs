@@ -56,6 +56,7 @@ fn spec(busts: SimultaneousBusts) -> TournamentSpec {
         money,
         busts,
         rules: HouseRules::default(),
+        deal: felt_tournament::DealMode::Digital,
     }
 }
 

@@ -23,6 +23,7 @@ fn spec() -> TournamentSpec {
         money: MoneySettings::club(),
         busts: SimultaneousBusts::ByStartingStack,
         rules: HouseRules::default(),
+        deal: felt_tournament::DealMode::Digital,
     }
 }
 

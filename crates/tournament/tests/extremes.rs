@@ -41,6 +41,7 @@ fn spec(stack: u64, buy_in: u64, fee: u64, guarantee: u64) -> TournamentSpec {
         money,
         busts: SimultaneousBusts::ShareAcrossTables,
         rules: HouseRules::default(),
+        deal: felt_tournament::DealMode::Digital,
     }
 }
 

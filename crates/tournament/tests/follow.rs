@@ -47,6 +47,7 @@ fn spec() -> TournamentSpec {
         money: MoneySettings::club(),
         busts: SimultaneousBusts::ShareAcrossTables,
         rules: HouseRules::default(),
+        deal: felt_tournament::DealMode::Digital,
     }
 }
 

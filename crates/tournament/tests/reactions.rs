@@ -991,6 +991,7 @@ fn registered(first: u64, t: &str, definition: Option<Definition>) -> Cause<Regi
             tournament: t.parse().unwrap(),
             name: "Sunday Major".into(),
             rules: HouseRules::default(),
+            deal: felt_tournament::DealMode::Digital,
             definition,
         }],
         state: (),

@@ -32,6 +32,7 @@ fn spec() -> TournamentSpec {
         money: MoneySettings::club(),
         busts: SimultaneousBusts::ByStartingStack,
         rules: HouseRules::default(),
+        deal: felt_tournament::DealMode::Digital,
     }
 }
 
@@ -182,4 +183,57 @@ async fn each_step_of_the_close_records_its_cause_and_the_tick_that_started_it()
     );
     assert_eq!(chain[3].1, format!("tick-{LATE}"));
     assert_eq!(at.correlation_id, None, "the tick started the chain");
+}
+
+/// A tournament the registry recorded before tournaments had a deal mode
+/// was dealt digitally, and reads back so; one created now keeps its mode.
+#[tokio::test]
+async fn a_registry_entry_from_before_deal_modes_reads_as_the_digital_deal_it_was() {
+    use felt_eventlog::{Decision, EventLog, Expected, NewEvent};
+    use felt_tournament::DealMode;
+    use felt_tournament::aggregates::{registry_stream, tournaments};
+    #[derive(serde::Serialize)]
+    struct Before {
+        tournament: String,
+        name: String,
+        rules: HouseRules,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let before = Before {
+        tournament: "old".into(),
+        name: "Old".into(),
+        rules: HouseRules::default(),
+    };
+    let decision = Decision {
+        command_id: "create-old".into(),
+        causation_id: None,
+        correlation_id: None,
+        recorded_at: T0,
+        events: vec![NewEvent::encode("TournamentCreated", 1, &before).unwrap()],
+        trace: None,
+        request: None,
+    };
+    log.append(&registry_stream().unwrap(), Expected::Any, decision)
+        .await
+        .unwrap();
+    let c = Conductor::new(log.clone());
+    let mut physical = spec();
+    physical.deal = DealMode::Physical;
+    c.create(&"new".parse().unwrap(), &physical, T0)
+        .await
+        .unwrap();
+    let read: Vec<(String, DealMode)> = tournaments(log.as_ref())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.tournament.to_string(), t.deal))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("old".to_string(), DealMode::Digital),
+            ("new".to_string(), DealMode::Physical)
+        ]
+    );
 }

@@ -16,6 +16,7 @@ use common::{Up, presales, with};
 
 fn create(id: &str) -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
+        deal: pb::DealMode::Digital.into(),
         tournament_id: id.into(),
         name: format!("Probe {id}"),
         structure: Some(pb::create_tournament_request::Structure::Preset(
@@ -318,6 +319,7 @@ async fn half_created_tournaments_in_an_older_log_are_passed_over_saying_so() {
             &"seatless".parse().unwrap(),
             "Seatless",
             rules,
+            felt_tournament::DealMode::Digital,
             None,
             1,
         )
@@ -328,6 +330,7 @@ async fn half_created_tournaments_in_an_older_log_are_passed_over_saying_so() {
             &"clockless".parse().unwrap(),
             "Clockless",
             rules,
+            felt_tournament::DealMode::Digital,
             None,
             2,
         )

@@ -192,6 +192,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
     seating
         .create_tournament(with(
             pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
                 tournament_id: T.into(),
                 name: "Main Event".into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(
@@ -494,6 +495,7 @@ async fn the_floors_hand_for_hand_at_a_clock_apart_from_seating_is_decided_by_se
     seating
         .create_tournament(with(
             pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
                 tournament_id: t.into(),
                 name: "Apart".into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(
@@ -696,6 +698,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
     seating
         .create_tournament(with(
             pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
                 tournament_id: t.into(),
                 name: "Shot clock".into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(

@@ -138,13 +138,18 @@ fn two_sims_on_nats_pass_the_audit_together_and_each_alone() {
 
 /// `felt audit hand` on table 1 of the tournament "small" in `data`.
 fn audit_hand(data: &str, hand: &str, extra: &[&str]) -> (bool, String, String) {
+    audit_hand_of(data, "small", hand, extra)
+}
+
+/// `felt audit hand` on table 1 of tournament `t` in `data`.
+fn audit_hand_of(data: &str, t: &str, hand: &str, extra: &[&str]) -> (bool, String, String) {
     let mut args = vec![
         "audit",
         "hand",
         "--data",
         data,
         "--tournament",
-        "small",
+        t,
         "--table",
         "1",
         "--hand",
@@ -152,6 +157,42 @@ fn audit_hand(data: &str, hand: &str, extra: &[&str]) -> (bool, String, String) 
     ];
     args.extend_from_slice(extra);
     felt(&args)
+}
+
+/// A live room's deal: every table's dealer deals real cards from a deck
+/// of the simulation's own, and enters through the table service what a
+/// dealer's tablet would (the actions, each street's cards, the hands
+/// tabled at showdown). The tournament reaches its winner with the money
+/// exact, the audit passes on what it wrote, and a hand's history shows
+/// hole cards nobody knew until they were tabled.
+#[test]
+fn a_physical_deal_is_played_to_a_winner_by_dealers_entering_what_a_tablet_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    sim(&["--data", data, "--deal", "physical"], "40", "live");
+    let (ok, out) = audit(&["--data", data]);
+    assert!(ok, "{out}");
+    assert!(out.contains(" 0 failed"), "{out}");
+    // Table 1's first hands as PHH: dealt face down to everyone (no card
+    // known to the service), boards entered, hands tabled with their cards.
+    let hands: Vec<String> = (1..=30)
+        .filter_map(|n| {
+            let (ok, phh, _) = audit_hand_of(data, "live", &n.to_string(), &["--phh"]);
+            ok.then_some(phh)
+        })
+        .collect();
+    assert!(hands.len() >= 10, "{hands:?}");
+    for phh in &hands {
+        assert!(phh.contains("d dh p1 ????"), "{phh}");
+    }
+    assert!(
+        hands.iter().any(|h| h.contains("d db ")),
+        "no board: {hands:?}"
+    );
+    assert!(
+        hands.iter().any(|h| h.contains(" sm ")),
+        "no showdown: {hands:?}"
+    );
 }
 
 #[test]

@@ -20,6 +20,7 @@ const T: &str = "thursday";
 
 fn create() -> pb::CreateTournamentRequest {
     pb::CreateTournamentRequest {
+        deal: pb::DealMode::Digital.into(),
         tournament_id: T.into(),
         name: "Thursday Turbo".into(),
         structure: Some(pb::create_tournament_request::Structure::Preset(
@@ -885,6 +886,7 @@ async fn every_service_says_not_found_and_already_exists() {
     seating
         .create_tournament(with(
             pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
                 tournament_id: sunday.into(),
                 name: "Sunday".into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(
@@ -1069,6 +1071,7 @@ async fn every_service_says_not_found_and_already_exists() {
     let e = seating
         .create_tournament(with(
             pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
                 tournament_id: t.into(),
                 name: "Weekday".into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(

@@ -263,26 +263,38 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// The tournament's house rules: as created, or after a restart as the
     /// registry recorded them.
     pub(super) async fn rules(&self, t: &str) -> Result<HouseRules> {
+        Ok(self.terms(t).await?.0)
+    }
+
+    /// How the tournament's hands are dealt.
+    pub(super) async fn deal_mode(&self, t: &str) -> Result<DealMode> {
+        Ok(self.terms(t).await?.1)
+    }
+
+    /// The tournament's house rules and deal mode: as created, or after a
+    /// restart as the registry recorded them.
+    async fn terms(&self, t: &str) -> Result<(HouseRules, DealMode)> {
         let known = self
             .rules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(t)
             .copied();
-        if let Some(rules) = known {
-            return Ok(rules);
+        if let Some(terms) = known {
+            return Ok(terms);
         }
-        let rules = crate::aggregates::tournaments(self.seating.log().as_ref())
+        let terms = crate::aggregates::tournaments(self.seating.log().as_ref())
             .await?
             .into_iter()
             .find(|c| c.tournament == t)
-            .map(|c| c.rules)
-            .unwrap_or_default();
+            .map_or((HouseRules::default(), DealMode::Digital), |c| {
+                (c.rules, c.deal)
+            });
         self.rules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(t.into(), rules);
-        Ok(rules)
+            .insert(t.into(), terms);
+        Ok(terms)
     }
 }
 

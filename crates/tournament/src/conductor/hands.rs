@@ -170,9 +170,13 @@ impl<L: EventLog + 'static> Conductor<L> {
         } else {
             None
         };
+        let deal = match self.deal_mode(t).await? {
+            DealMode::Digital => Deal::Digital { seed: deck(hand) },
+            DealMode::Physical => Deal::Physical,
+        };
         let start = Command::StartHand {
             level,
-            deal: Deal::Digital { seed: deck(hand) },
+            deal,
             button,
         };
         match self

@@ -21,6 +21,7 @@ use felt_table::{Command, Deal, HouseRules, Rejection, Seat, TableEvent};
 use felt_tablelog::Table;
 use felt_vocabulary::{Classified, ErrorKind, PlayerId, TournamentId};
 
+pub use crate::aggregates::DealMode;
 use crate::aggregates::{
     Clock, Payout, Registry, Seating, clock_stream, payout_stream, registry_stream, seating_stream,
 };
@@ -255,6 +256,8 @@ pub struct TournamentSpec {
     pub money: MoneySettings,
     pub busts: SimultaneousBusts,
     pub rules: HouseRules,
+    /// How every table's hands are dealt.
+    pub deal: DealMode,
 }
 
 impl TournamentSpec {
@@ -416,7 +419,9 @@ pub struct Conductor<L: EventLog> {
     /// Runs the reactions to a tournament's creation (the clock's and
     /// payout's parts).
     registry_reactions: crate::runner::Runner<Registry>,
-    rules: std::sync::Mutex<BTreeMap<String, HouseRules>>,
+    /// Each tournament's house rules and deal mode, as created (or read
+    /// back from the registry after a restart).
+    rules: std::sync::Mutex<BTreeMap<String, (HouseRules, DealMode)>>,
     /// Events the table service elsewhere appended for this conductor.
     appended: std::sync::atomic::AtomicU64,
     /// The table service over the network, when deployed apart.

@@ -45,6 +45,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             t,
             &spec.name,
             spec.rules,
+            spec.deal,
             Some(definition),
             now,
         )
@@ -53,7 +54,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.rules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(t.to_string(), spec.rules);
+            .insert(t.to_string(), (spec.rules, spec.deal));
         let registry = log.version(&registry_stream()?).await?;
         self.react_to_registry(registry).await?;
         // Deployed apart: the clock and payout take up their parts as they

@@ -319,6 +319,13 @@ pub(crate) fn view(
                     eligible_seats: seats.into_iter().map(u32::from).collect(),
                 })
                 .collect(),
+            phase: match h.phase {
+                felt_table::Phase::Dealing => pb::HandPhase::Dealing,
+                felt_table::Phase::Betting => pb::HandPhase::Betting,
+                felt_table::Phase::AwaitingBoard => pb::HandPhase::AwaitingBoard,
+                felt_table::Phase::Showdown => pb::HandPhase::Showdown,
+            }
+            .into(),
         }),
         hands_played: state.hands_started(),
         version,

@@ -13,7 +13,7 @@ use felt_seating::{
     Balance, EntryId, EntryInfo, EntryStatus, SeatingEvent, SeatingState, Settings,
 };
 use felt_tournament::aggregates::seating_stream;
-use felt_tournament::{Begin, TournamentSpec};
+use felt_tournament::{Begin, DealMode, TournamentSpec};
 use felt_vocabulary::{ErrorKind, PlayerId, TournamentId};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
@@ -189,6 +189,16 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
         money,
         busts,
         rules: convert::rules(req.rules.as_ref()),
+        deal: match pb::DealMode::try_from(req.deal) {
+            Ok(pb::DealMode::Unspecified | pb::DealMode::Physical) => DealMode::Physical,
+            Ok(pb::DealMode::Digital) => DealMode::Digital,
+            Err(_) => {
+                return Err(invalid(format!(
+                    "deal: no deal mode is numbered {} (DEAL_MODE_PHYSICAL or DEAL_MODE_DIGITAL)",
+                    req.deal
+                )));
+            }
+        },
     })
 }
 
@@ -201,6 +211,7 @@ fn defines(
 ) -> bool {
     created.name == spec.name
         && created.rules == spec.rules
+        && created.deal == spec.deal
         && created
             .definition
             .as_ref()

@@ -199,6 +199,7 @@ pub(crate) async fn open_tournament(
     seating
         .create_tournament(with(
             pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
                 tournament_id: id.into(),
                 name: name.into(),
                 structure: Some(pb::create_tournament_request::Structure::Preset(

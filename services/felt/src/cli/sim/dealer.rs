@@ -138,6 +138,57 @@ pub(super) fn busted(event: &pb::Event) -> Vec<u64> {
     }
 }
 
+/// What a physical table's dealer enters when nobody is to act: the next
+/// street from the deck, or the first hand still to be tabled at showdown
+/// (`None`: neither is due). The deck is the simulation's own, one per
+/// table and hand: seat `s` holds its cards `2(s-1)` and `2(s-1)+1`, the
+/// board follows from card 20; the table service never sees it.
+fn dealt(
+    master: u64,
+    table: u32,
+    view: &pb::TableView,
+) -> Option<(String, pb::execute_request::Command)> {
+    use pb::execute_request::Command as C;
+    let hand = view.hand.as_ref()?;
+    let deck = felt_cards::Deck::shuffled(Seed::from_u64(
+        master.rotate_left(32) ^ (u64::from(table) << 40) ^ hand.number,
+    ));
+    let cards = deck.order();
+    match hand.phase() {
+        pb::HandPhase::AwaitingBoard => {
+            let dealt = hand.board.len();
+            let street = if dealt == 0 { 3 } else { 1 };
+            let board = cards.get(20 + dealt..20 + dealt + street)?;
+            Some((
+                format!("h{}-board-{dealt}", hand.number),
+                C::DealBoard(pb::DealBoard {
+                    cards: board.iter().map(ToString::to_string).collect(),
+                }),
+            ))
+        }
+        pb::HandPhase::Showdown => {
+            let seat = view
+                .seats
+                .iter()
+                .find(|s| s.in_hand && !s.folded && s.hole_cards.is_empty())?
+                .seat;
+            let at = usize::try_from(seat.checked_sub(1)?).ok()? * 2;
+            Some((
+                format!("h{}-show-s{seat}", hand.number),
+                C::Show(pb::Show {
+                    seat,
+                    cards: cards
+                        .get(at..at + 2)?
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect(),
+                }),
+            ))
+        }
+        _ => None,
+    }
+}
+
 impl Sim {
     /// One table's dealer and its players' bots: ask seating to deal, play
     /// the hand at the table service; until the table closes or the
@@ -200,10 +251,36 @@ impl Sim {
             let mut out = Vec::new();
             while let Some(hand) = view.hand.as_ref() {
                 let Some(seat) = hand.to_act else {
-                    anyhow::bail!(
-                        "table {table}, hand {}: nobody to act and the hand not over",
-                        hand.number
-                    );
+                    // A physical deal: the dealer enters the next street,
+                    // or a hand tabled at showdown.
+                    let Some(command) = self
+                        .physical
+                        .then(|| dealt(self.master, table, &view))
+                        .flatten()
+                    else {
+                        anyhow::bail!(
+                            "table {table}, hand {}: nobody to act and the hand not over",
+                            hand.number
+                        );
+                    };
+                    let execute = pb::ExecuteRequest {
+                        provenance: None,
+                        table: Some(pb::TableRef {
+                            tournament_id: t.into(),
+                            table,
+                        }),
+                        command_id: command.0,
+                        command: Some(command.1),
+                    };
+                    let answer = again("deal", || {
+                        let mut c = self.tables(table);
+                        let req = self.request(execute.clone());
+                        async move { c.execute(req).await }
+                    })
+                    .await?;
+                    out.extend(answer.events.iter().flat_map(busted));
+                    view = answer.table.unwrap_or_default();
+                    continue;
                 };
                 let facing = bot::Facing {
                     to_call: hand.to_call,

@@ -97,6 +97,19 @@ pub(crate) struct SimArgs {
     /// break to this many seconds (a rehearsal on the real clock).
     #[arg(long)]
     level_seconds: Option<u32>,
+    /// How the cards are dealt: `digital` (the table service shuffles) or
+    /// `physical` (each table's dealer deals from a deck of the
+    /// simulation's own and enters the board and the hands tabled at
+    /// showdown, as a dealer's tablet would).
+    #[arg(long, value_enum, default_value_t = DealArg::Digital)]
+    deal: DealArg,
+}
+
+/// `felt sim --deal`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum DealArg {
+    Digital,
+    Physical,
 }
 
 /// Where the services are, as the simulation reaches them.
@@ -240,6 +253,8 @@ struct Sim {
     simulated: bool,
     /// A dealer's rest after each hand.
     pace: Duration,
+    /// The dealers deal real cards (from the simulation's own decks).
+    physical: bool,
     /// Entries by number: the player's id and name (for re-entries), and
     /// whether they re-entered already.
     entries: std::sync::Mutex<std::collections::HashMap<u64, (String, String)>>,
@@ -511,6 +526,7 @@ async fn play(
         token,
         simulated,
         pace: Duration::from_millis(args.pace_ms),
+        physical: args.deal == DealArg::Physical,
         entries: std::sync::Mutex::new(std::collections::HashMap::new()),
     });
     let began = Instant::now();
@@ -532,6 +548,11 @@ async fn play(
         re_entries: 1,
         final_table_size: u32::from(args.table_size),
         money: Some(money),
+        deal: match args.deal {
+            DealArg::Digital => pb::DealMode::Digital,
+            DealArg::Physical => pb::DealMode::Physical,
+        }
+        .into(),
         ..Default::default()
     };
     once_more("create the tournament", || {
