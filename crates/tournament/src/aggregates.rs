@@ -153,7 +153,7 @@ pub enum DealMode {
 impl DealMode {
     /// Tournaments recorded before a tournament had a deal mode were all
     /// dealt digitally.
-    fn before_modes() -> DealMode {
+    pub(crate) fn before_modes() -> DealMode {
         DealMode::Digital
     }
 }

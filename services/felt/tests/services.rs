@@ -775,7 +775,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
     let before = clock_view(&clock_channel, t).await.version;
     // Past the shot clock and the one card: out of time, the card used.
     tokio::time::sleep(Duration::from_millis(900)).await;
-    let time_out = |table: &Service| {
+    let time_out_of = |table: &Service, seat: u32| {
         let mut client = TableServiceClient::new(channel(&table.addr()));
         async move {
             client
@@ -795,6 +795,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
                 .map(tonic::Response::into_inner)
         }
     };
+    let time_out = |table: &Service| time_out_of(table, seat);
     let refused = time_out(&lost).await.unwrap_err();
     assert_eq!(
         refused.code(),
@@ -810,21 +811,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
     assert!(again.duplicate);
     // The command id again for another seat's time-out: refused, naming
     // the first request's fingerprint.
-    let reused = TableServiceClient::new(channel(&told.addr()))
-        .execute(with(
-            pb::ExecuteRequest {
-                provenance: None,
-                table: Some(pb::TableRef {
-                    tournament_id: t.into(),
-                    table: 1,
-                }),
-                command_id: "to-1".into(),
-                command: Some(C::TimeOut(pb::TimeOut { seat: seat % 9 + 1 })),
-            },
-            "floor",
-        ))
-        .await
-        .unwrap_err();
+    let reused = time_out_of(&told, seat % 9 + 1).await.unwrap_err();
     assert_eq!(reused.code(), tonic::Code::AlreadyExists, "{reused:?}");
     assert!(reused.message().contains("fingerprint"), "{reused:?}");
     // The clock recorded the card.

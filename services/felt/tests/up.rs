@@ -883,28 +883,7 @@ async fn every_service_says_not_found_and_already_exists() {
     // still registering. The same request again is answered as the first
     // time.
     let sunday = "sunday";
-    seating
-        .create_tournament(with(
-            pb::CreateTournamentRequest {
-                deal: pb::DealMode::Digital.into(),
-                tournament_id: sunday.into(),
-                name: "Sunday".into(),
-                structure: Some(pb::create_tournament_request::Structure::Preset(
-                    pb::StructurePreset::Turbo.into(),
-                )),
-                table_size: 9,
-                money: Some(pb::MoneySettings {
-                    currency: "USD".into(),
-                    buy_in: 10_000,
-                    fee: 1_000,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
-            &director,
-        ))
-        .await
-        .expect("create");
+    common::create_tournament(&mut seating, sunday, "Sunday", "USD", &director).await;
     common::presales(&mut seating, sunday, 4, &director).await;
     let register = |command_id: &str, player: &str| pb::RegisterRequest {
         tournament_id: sunday.into(),

@@ -275,7 +275,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// restart as the registry recorded them.
     async fn terms(&self, t: &str) -> Result<(HouseRules, DealMode)> {
         let known = self
-            .rules
+            .terms
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(t)
@@ -287,10 +287,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             .await?
             .into_iter()
             .find(|c| c.tournament == t)
-            .map_or((HouseRules::default(), DealMode::Digital), |c| {
+            .map_or((HouseRules::default(), DealMode::before_modes()), |c| {
                 (c.rules, c.deal)
             });
-        self.rules
+        self.terms
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(t.into(), terms);

@@ -421,7 +421,7 @@ pub struct Conductor<L: EventLog> {
     registry_reactions: crate::runner::Runner<Registry>,
     /// Each tournament's house rules and deal mode, as created (or read
     /// back from the registry after a restart).
-    rules: std::sync::Mutex<BTreeMap<String, (HouseRules, DealMode)>>,
+    terms: std::sync::Mutex<BTreeMap<String, (HouseRules, DealMode)>>,
     /// Events the table service elsewhere appended for this conductor.
     appended: std::sync::atomic::AtomicU64,
     /// The table service over the network, when deployed apart.
@@ -522,7 +522,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             clock_reactions: runners::clock(Hosts::ALL),
             payout_reactions: runners::payout(Hosts::ALL),
             registry_reactions: runners::registry(Hosts::ALL),
-            rules: std::sync::Mutex::new(BTreeMap::new()),
+            terms: std::sync::Mutex::new(BTreeMap::new()),
             appended: std::sync::atomic::AtomicU64::new(0),
             remote: None,
             remote_clock: None,

@@ -51,7 +51,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         )
         .await?;
         self.seat_cmd(t, "create", now, seating).await?;
-        self.rules
+        self.terms
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(t.to_string(), (spec.rules, spec.deal));

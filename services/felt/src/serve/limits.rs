@@ -44,22 +44,27 @@ fn length(field: &str, value: &str, max: usize) -> Result<(), Status> {
     Ok(())
 }
 
-/// A tournament id by [`TournamentId`]'s rule (empty passes: "required"
-/// is the handler's to say).
-pub(crate) fn id(field: &str, value: &str) -> Result<(), Status> {
+/// An id by its type's own rule (empty passes: "required" is the
+/// handler's to say).
+fn by_rule(
+    field: &str,
+    value: &str,
+    check: fn(&str) -> Result<(), felt_vocabulary::IdError>,
+) -> Result<(), Status> {
     if value.is_empty() {
         return Ok(());
     }
-    TournamentId::check(value).map_err(|e| invalid(field, e.to_string()))
+    check(value).map_err(|e| invalid(field, e.to_string()))
 }
 
-/// A player id by [`PlayerId`]'s rule (empty passes: "required" is the
-/// handler's to say).
+/// A tournament id, by [`TournamentId`]'s rule.
+pub(crate) fn id(field: &str, value: &str) -> Result<(), Status> {
+    by_rule(field, value, TournamentId::check)
+}
+
+/// A player id, by [`PlayerId`]'s rule.
 fn player(field: &str, value: &str) -> Result<(), Status> {
-    if value.is_empty() {
-        return Ok(());
-    }
-    PlayerId::check(value).map_err(|e| invalid(field, e.to_string()))
+    by_rule(field, value, PlayerId::check)
 }
 
 /// Printable ASCII without spaces.

@@ -196,6 +196,29 @@ pub(crate) async fn open_tournament(
     players: u32,
     token: &str,
 ) -> pb::StartTournamentResponse {
+    create_tournament(seating, id, name, currency, token).await;
+    presales(seating, id, players, token).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: id.into(),
+            },
+            token,
+        ))
+        .await
+        .expect("start")
+        .into_inner()
+}
+
+/// A turbo, tables of 9, a buy-in of 100.00 and a fee of 10.00 in
+/// `currency`, dealt digitally: created, not started.
+pub(crate) async fn create_tournament(
+    seating: &mut SeatingServiceClient<Channel>,
+    id: &str,
+    name: &str,
+    currency: &str,
+    token: &str,
+) {
     seating
         .create_tournament(with(
             pb::CreateTournamentRequest {
@@ -218,17 +241,6 @@ pub(crate) async fn open_tournament(
         ))
         .await
         .expect("create");
-    presales(seating, id, players, token).await;
-    seating
-        .start_tournament(with(
-            pb::StartTournamentRequest {
-                tournament_id: id.into(),
-            },
-            token,
-        ))
-        .await
-        .expect("start")
-        .into_inner()
 }
 
 /// Presold entries "Player 01" … (player ids p1 …) registered in one list.

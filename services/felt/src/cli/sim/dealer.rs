@@ -250,70 +250,57 @@ impl Sim {
             };
             let mut out = Vec::new();
             while let Some(hand) = view.hand.as_ref() {
-                let Some(seat) = hand.to_act else {
+                let (what, command_id, command) = if let Some(seat) = hand.to_act {
+                    let facing = bot::Facing {
+                        to_call: hand.to_call,
+                        min_to: hand.min_raise_to,
+                        max_to: hand.max_raise_to,
+                        bet: hand.current_bet > 0,
+                        preflop: hand.board.is_empty(),
+                    };
+                    let action = bot::choose(&facing, &mut rng);
+                    // The command id names the decision (a seat acts once per
+                    // street and bet): the same whether the hand was dealt to
+                    // this dealer or given back after a restart.
+                    let id = format!(
+                        "h{}-{}-s{seat}-b{}-p{}",
+                        hand.number,
+                        hand.street().as_str_name(),
+                        hand.current_bet,
+                        hand.pot
+                    );
+                    let act = pb::execute_request::Command::Act(pb::Act {
+                        seat,
+                        action: Some(pb::Action {
+                            kind: Some(wire_action(action)),
+                        }),
+                    });
+                    ("act", id, act)
+                } else if let Some((id, entered)) =
                     // A physical deal: the dealer enters the next street,
                     // or a hand tabled at showdown.
-                    let Some(command) = self
+                    self
                         .physical
                         .then(|| dealt(self.master, table, &view))
                         .flatten()
-                    else {
-                        anyhow::bail!(
-                            "table {table}, hand {}: nobody to act and the hand not over",
-                            hand.number
-                        );
-                    };
-                    let execute = pb::ExecuteRequest {
-                        provenance: None,
-                        table: Some(pb::TableRef {
-                            tournament_id: t.into(),
-                            table,
-                        }),
-                        command_id: command.0,
-                        command: Some(command.1),
-                    };
-                    let answer = again("deal", || {
-                        let mut c = self.tables(table);
-                        let req = self.request(execute.clone());
-                        async move { c.execute(req).await }
-                    })
-                    .await?;
-                    out.extend(answer.events.iter().flat_map(busted));
-                    view = answer.table.unwrap_or_default();
-                    continue;
+                {
+                    ("deal", id, entered)
+                } else {
+                    anyhow::bail!(
+                        "table {table}, hand {}: nobody to act and the hand not over",
+                        hand.number
+                    );
                 };
-                let facing = bot::Facing {
-                    to_call: hand.to_call,
-                    min_to: hand.min_raise_to,
-                    max_to: hand.max_raise_to,
-                    bet: hand.current_bet > 0,
-                    preflop: hand.board.is_empty(),
-                };
-                let action = bot::choose(&facing, &mut rng);
-                // The command id names the decision (a seat acts once per
-                // street and bet): the same whether the hand was dealt to
-                // this dealer or given back after a restart.
                 let execute = pb::ExecuteRequest {
                     provenance: None,
                     table: Some(pb::TableRef {
                         tournament_id: t.into(),
                         table,
                     }),
-                    command_id: format!(
-                        "h{}-{}-s{seat}-b{}-p{}",
-                        hand.number,
-                        hand.street().as_str_name(),
-                        hand.current_bet,
-                        hand.pot
-                    ),
-                    command: Some(pb::execute_request::Command::Act(pb::Act {
-                        seat,
-                        action: Some(pb::Action {
-                            kind: Some(wire_action(action)),
-                        }),
-                    })),
+                    command_id,
+                    command: Some(command),
                 };
-                let answer = again("act", || {
+                let answer = again(what, || {
                     let mut c = self.tables(table);
                     let req = self.request(execute.clone());
                     async move { c.execute(req).await }
