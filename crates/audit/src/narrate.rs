@@ -89,6 +89,13 @@ pub fn narrate(state: &mut TableState, events: &[TableEvent]) -> String {
             TableEvent::UncalledBetReturned { seat, amount } => {
                 format!("{amount} uncalled returned to seat {seat}")
             }
+            TableEvent::CardsMucked { seat } => format!("seat {seat} mucks"),
+            TableEvent::ShowAsked { seat, by } => {
+                format!("seat {by} asks to see seat {seat}'s hand, which it called (TDA 18)")
+            }
+            TableEvent::HandVoided { number } => {
+                format!("hand {number} is void: every chip put in goes back (TDA 35)")
+            }
             TableEvent::ClockCalled { seat } => {
                 format!("the floor calls the clock on seat {seat} (TDA 29)")
             }

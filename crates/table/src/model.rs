@@ -95,8 +95,20 @@ pub enum Declaration {
 pub enum Ruling {
     /// The seat's hand is declared dead.
     KillHand { seat: Seat },
-    /// The whole pot goes to this seat and the hand ends.
-    AwardPot { seat: Seat },
+    /// A pot (0: the main pot, then the side pots in order, as
+    /// [`crate::HandState::pots`] lists them) goes whole to this seat,
+    /// which must be eligible for it (TDA 21). Once no pot is left, the
+    /// hand ends. A ruling recorded before pots were named awarded the
+    /// whole pot: it reads as pot 0.
+    AwardPot {
+        seat: Seat,
+        #[serde(default)]
+        pot: usize,
+    },
+    /// The deck is fouled or foreign (a duplicated or missing card, a card
+    /// of another deck): the hand is void and every chip put in goes back,
+    /// whatever the action so far (TDA 35).
+    FouledDeck,
     /// An undercall the floor did not make binding (TDA 51): the chips put
     /// out stay in the pot and the hand is folded.
     ForfeitUndercall { seat: Seat, amount: Chips },
@@ -199,6 +211,23 @@ pub enum Command {
     },
     Muck {
         seat: Seat,
+    },
+    /// At a showdown the dealer reads without entering the cards: the
+    /// dealer pushes a pot (0: the main pot, as [`crate::HandState::pots`]
+    /// lists them) to its winners, who must be eligible for it (TDA 21);
+    /// the engine splits it exactly (TDA 20). Only in a physical deal: a
+    /// digital deal's cards speak by themselves.
+    PushPot {
+        pot: usize,
+        winners: Vec<Seat>,
+    },
+    /// A player who called the river bet and still holds their cards asks
+    /// to see the hand they called (TDA 18): the last aggressor's hand is
+    /// tabled. `cards` as for [`Command::Show`].
+    AskToSee {
+        seat: Seat,
+        of: Seat,
+        cards: Option<[Card; 2]>,
     },
 }
 
@@ -414,6 +443,18 @@ pub enum TableEvent {
     CardsMucked {
         seat: Seat,
     },
+    /// A caller asked to see the hand they called on the river (TDA 18);
+    /// the hand is tabled as its own `CardsShown`.
+    ShowAsked {
+        seat: Seat,
+        by: Seat,
+    },
+    /// The hand is void (a fouled deck, TDA 35): every chip put in goes
+    /// back to whoever put it in, and the blinds are where they were before
+    /// it; the hand ends with the stacks it started with.
+    HandVoided {
+        number: u64,
+    },
     UncalledBetReturned {
         seat: Seat,
         amount: Chips,
@@ -459,6 +500,8 @@ impl TableEvent {
             TableEvent::StreetDealt { .. } => "StreetDealt",
             TableEvent::CardsShown { .. } => "CardsShown",
             TableEvent::CardsMucked { .. } => "CardsMucked",
+            TableEvent::ShowAsked { .. } => "ShowAsked",
+            TableEvent::HandVoided { .. } => "HandVoided",
             TableEvent::UncalledBetReturned { .. } => "UncalledBetReturned",
             TableEvent::PotAwarded { .. } => "PotAwarded",
             TableEvent::HandEnded { .. } => "HandEnded",

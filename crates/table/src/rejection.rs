@@ -136,6 +136,50 @@ pub enum Rejection {
     AlreadyActedOutOfTurn { seat: Seat },
     #[error("seat {seat} has no action to take: it is all in or out of the hand")]
     CannotAct { seat: Seat },
+    #[error(
+        "seat {seat} cannot muck: a player is all in and betting is over, so every live hand is tabled (TDA 16)"
+    )]
+    #[strum(message = "TDA 16")]
+    MustTable { seat: Seat },
+    #[error("seat {seat}'s hand is tabled: the cards speak, it is neither mucked nor killed (TDA 12, 13)")]
+    #[strum(message = "TDA 12, 13")]
+    HandTabled { seat: Seat },
+    #[error("there is no pot {pot}: the hand has {pots} (0 is the main pot)")]
+    NoSuchPot { pot: usize, pots: usize },
+    #[error("pot {pot} is already awarded")]
+    PotAlreadyAwarded { pot: usize },
+    #[error("seat {seat} is not eligible for pot {pot}: the pot goes only to {eligible:?} (TDA 21)")]
+    #[strum(message = "TDA 21")]
+    NotEligible {
+        seat: Seat,
+        pot: usize,
+        eligible: Vec<Seat>,
+    },
+    #[error(
+        "pot {pot} can still grow: the floor awards a pot once betting is over, or between streets when it is the only pot (TDA 21)"
+    )]
+    #[strum(message = "TDA 21")]
+    PotStillOpen { pot: usize },
+    #[error("a pot is pushed to one or more winners, each named once")]
+    InvalidWinners,
+    #[error("pots are pushed at the showdown, once betting is over and the board is complete")]
+    NotAtShowdown,
+    #[error("a digital deal's pots go by its cards: a dealer pushes pots only in a physical deal (TDA 12)")]
+    #[strum(message = "TDA 12")]
+    DigitalCardsSpeak,
+    #[error("seat {better}'s hand beats seat {winner}'s for pot {pot}: the cards speak (TDA 12)")]
+    #[strum(message = "TDA 12")]
+    CardsSpeak {
+        pot: usize,
+        winner: Seat,
+        better: Seat,
+    },
+    #[error("the pots are being awarded: a hand is no longer killed or the deck fouled (TDA 22)")]
+    #[strum(message = "TDA 22")]
+    PotsBeingAwarded,
+    #[error("seat {seat} may not ask to see seat {of}'s hand: {why} (TDA 18)")]
+    #[strum(message = "TDA 18")]
+    CannotAskToSee { seat: Seat, of: Seat, why: String },
 }
 
 impl Classified for Rejection {
@@ -150,6 +194,7 @@ impl Classified for Rejection {
             | R::InvalidLevel { .. }
             | R::WrongBoardCount { .. }
             | R::NoChipsPushed { .. }
+            | R::InvalidWinners
             | R::InvalidPenalty => ErrorKind::Malformed,
             R::SeatOccupied { .. }
             | R::SeatEmpty { .. }
@@ -186,7 +231,18 @@ impl Classified for Rejection {
             | R::NotInHand { .. }
             | R::NotOutOfTurn { .. }
             | R::AlreadyActedOutOfTurn { .. }
-            | R::CannotAct { .. } => ErrorKind::Refused,
+            | R::CannotAct { .. }
+            | R::MustTable { .. }
+            | R::HandTabled { .. }
+            | R::NoSuchPot { .. }
+            | R::PotAlreadyAwarded { .. }
+            | R::NotEligible { .. }
+            | R::PotStillOpen { .. }
+            | R::NotAtShowdown
+            | R::DigitalCardsSpeak
+            | R::CardsSpeak { .. }
+            | R::PotsBeingAwarded
+            | R::CannotAskToSee { .. } => ErrorKind::Refused,
         }
     }
 

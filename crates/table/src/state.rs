@@ -78,6 +78,8 @@ pub struct HandState {
     pub phase: Phase,
     /// Chips already awarded from the pots.
     pub awarded: Chips,
+    /// The pots already awarded, by number (0: the main pot).
+    pub pots_awarded: Vec<usize>,
     /// The first bet of the street (preflop, the big blind): an undercall
     /// facing it is a call (TDA 51).
     pub opening_bet: Chips,
@@ -191,6 +193,38 @@ impl TableState {
             min_to: open,
             max_to: open.map(|_| all_in_to),
         })
+    }
+
+    /// The seat due to table its hand at a showdown without an all-in
+    /// (TDA 17): the last aggressor on the river first, else the first live
+    /// seat left of the button, then each live hand in turn that is neither
+    /// tabled nor mucked. `None` outside the showdown, or when every live
+    /// hand must be tabled at once (an all-in, TDA 16).
+    pub fn to_show(&self) -> Option<Seat> {
+        let h = self.hand.as_ref()?;
+        if h.phase != Phase::Showdown || h.all_in_showdown() {
+            return None;
+        }
+        self.showdown_order()
+            .into_iter()
+            .find(|&s| h.player(s).is_some_and(|p| !p.shown))
+    }
+
+    /// The live seats in the order they table their hands (TDA 17).
+    pub(crate) fn showdown_order(&self) -> Vec<Seat> {
+        let Some(h) = self.hand.as_ref() else {
+            return Vec::new();
+        };
+        let live = |s: Seat| h.player(s).is_some_and(|p| !p.folded);
+        let first = h
+            .aggressor
+            .filter(|&a| live(a))
+            .unwrap_or(h.button % self.size.max(1) + 1);
+        std::iter::once(first)
+            .chain(self.seats_after(first))
+            .take(usize::from(self.size))
+            .filter(|&s| live(s))
+            .collect()
     }
 
     /// Total chips on the table: stacks behind plus everything in the pot.
@@ -343,6 +377,12 @@ impl HandState {
         self.actions >= 3 || (self.actions >= 2 && self.chip_actions >= 1)
     }
 
+    /// Betting is over with a player all in: every live hand is tabled and
+    /// none may be mucked (TDA 16).
+    pub fn all_in_showdown(&self) -> bool {
+        self.live().count() >= 2 && self.betting_over() && self.live().any(|(_, p)| p.all_in)
+    }
+
     /// True when no more betting can happen in this hand.
     pub fn betting_over(&self) -> bool {
         self.live().count() <= 1
@@ -458,6 +498,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 aggressor: None,
                 phase: Phase::Dealing,
                 awarded: 0,
+                pots_awarded: Vec::new(),
                 opening_bet: 0,
                 actions: 0,
                 chip_actions: 0,
@@ -602,19 +643,38 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             }
         }
         TableEvent::UncalledBetReturned { seat, amount } => {
+            let full_blind = state.rules.short_big_blind == ShortBigBlind::CallFullBlind;
             if let Some(h) = state.hand.as_mut()
                 && let Some(p) = h.player_mut(*seat)
             {
                 p.total = p.total.saturating_sub(*amount);
                 p.street = p.street.saturating_sub(*amount);
+                if h.phase == Phase::Betting {
+                    // A killed hand's bet back while betting goes on
+                    // (TDA 15, 65): the others face the biggest bet left,
+                    // and before the flop at least the big blind.
+                    let left = h.players.iter().flatten().map(|p| p.street).max();
+                    let blind = if h.street == Street::Preflop && full_blind {
+                        h.level.big_blind
+                    } else {
+                        0
+                    };
+                    h.current_bet = left.unwrap_or(0).max(blind).min(h.current_bet);
+                }
             }
             if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
                 s.stack += amount;
             }
         }
-        TableEvent::PotAwarded { amount, shares, .. } => {
+        TableEvent::PotAwarded {
+            pot,
+            amount,
+            shares,
+            ..
+        } => {
             if let Some(h) = state.hand.as_mut() {
                 h.awarded += amount;
+                h.pots_awarded.push(*pot);
             }
             for share in shares {
                 if let Some(Some(s)) = state.seats.get_mut(idx(share.seat)) {
@@ -626,9 +686,11 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         | TableEvent::UndercallForfeited { .. }
         | TableEvent::OutOfTurnAction { .. }
         | TableEvent::OutOfTurnVoided { .. }
+        | TableEvent::HandVoided { .. }
         | TableEvent::PenaltyGiven { .. } => apply_ruling(state, event),
         // Records of how a ruling was reached; their effects are events of their own.
         TableEvent::ChipsRead { .. }
+        | TableEvent::ShowAsked { .. }
         | TableEvent::FloorRuled { .. }
         | TableEvent::ClockCalled { .. }
         | TableEvent::TimedOut { .. } => {}
@@ -664,6 +726,23 @@ fn apply_ruling(state: &mut TableState, event: &TableEvent) {
                         s.stack += p.total;
                     }
                 }
+                (state.last_big_blind, state.last_small_blind_position) = h.previous_blinds;
+            }
+        }
+        TableEvent::HandVoided { .. } => {
+            // Every chip goes back; the hand stays until its end is
+            // recorded, with nothing left in the middle.
+            if let Some(h) = state.hand.as_mut() {
+                for (i, p) in h.players.iter_mut().enumerate() {
+                    if let (Some(p), Some(Some(s))) = (p.as_mut(), state.seats.get_mut(i)) {
+                        s.stack += p.total;
+                        p.total = 0;
+                        p.street = 0;
+                    }
+                }
+                h.current_bet = 0;
+                h.to_act = None;
+                h.phase = Phase::Showdown;
                 (state.last_big_blind, state.last_small_blind_position) = h.previous_blinds;
             }
         }

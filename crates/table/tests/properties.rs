@@ -71,7 +71,22 @@ fn push_chips(seat: Seat, choice: u64) -> Command {
 /// by `choice`.
 fn ruling(seat: Seat, choice: u64, physical: bool) -> Command {
     let reason = "random ruling".to_string();
-    match choice / 9 % 7 {
+    match choice / 9 % 10 {
+        7 => Command::Rule {
+            ruling: Ruling::FouledDeck,
+            reason,
+        },
+        8 => Command::PushPot {
+            pot: (choice / 90 % 3) as usize,
+            winners: (0..1 + choice / 270 % 2)
+                .map(|k| ((choice / 540 + k) % 11) as Seat)
+                .collect(),
+        },
+        9 => Command::AskToSee {
+            seat,
+            of: (choice / 90 % 11) as Seat,
+            cards: None,
+        },
         5 | 6 => Command::ActOutOfTurn {
             seat: (choice / 63 % 11) as Seat,
             action: match choice / 693 % 4 {
@@ -100,6 +115,7 @@ fn ruling(seat: Seat, choice: u64, physical: bool) -> Command {
         2 => Command::Rule {
             ruling: Ruling::AwardPot {
                 seat: (choice % 11) as Seat,
+                pot: (choice / 99 % 3) as usize,
             },
             reason,
         },

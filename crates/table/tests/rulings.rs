@@ -225,14 +225,14 @@ fn the_floor_awards_a_contested_pot() {
     t.act(1, Call);
     t.act(2, Check);
     let events = t.ok(Command::Rule {
-        ruling: Ruling::AwardPot { seat: 3 },
+        ruling: Ruling::AwardPot { seat: 3, pot: 0 },
         reason: "seat 1 and 2 agreed to check it down (collusion)".into(),
     });
     assert!(matches!(events[0], TableEvent::FloorRuled { .. }));
     assert!(events.contains(&TableEvent::PotAwarded {
         pot: 0,
         amount: 300,
-        eligible: vec![3],
+        eligible: vec![1, 2, 3],
         shares: vec![Share {
             seat: 3,
             amount: 300,

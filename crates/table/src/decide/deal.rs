@@ -82,13 +82,116 @@ impl Decider<'_> {
 
     pub(super) fn muck(&mut self, seat: Seat) -> Result<(), Rejection> {
         let h = self.hand()?;
-        h.player(seat)
+        let p = h
+            .player(seat)
             .filter(|p| !p.folded)
             .ok_or(Rejection::NotLive { seat })?;
         if !h.betting_over() {
             return Err(Rejection::BettingNotOver);
         }
+        if p.shown {
+            return Err(Rejection::HandTabled { seat });
+        }
+        if h.all_in_showdown() {
+            return Err(Rejection::MustTable { seat });
+        }
         self.emit(TableEvent::CardsMucked { seat });
+        Ok(())
+    }
+
+    /// A pot pushed by the dealer at a showdown read without entering the
+    /// cards: to eligible seats only (TDA 21), and never against the
+    /// cards the table knows (TDA 12).
+    pub(super) fn push_pot(&mut self, pot: usize, winners: &[Seat]) -> Result<(), Rejection> {
+        let h = self.hand()?;
+        if h.deal != Deal::Physical {
+            return Err(Rejection::DigitalCardsSpeak);
+        }
+        if h.phase != Phase::Showdown || h.live().count() < 2 {
+            return Err(Rejection::NotAtShowdown);
+        }
+        let mut named = winners.to_vec();
+        named.sort_unstable();
+        named.dedup();
+        if named.is_empty() || named.len() != winners.len() {
+            return Err(Rejection::InvalidWinners);
+        }
+        let eligible = pot_for_award(h, pot)?;
+        for &seat in winners {
+            if !eligible.contains(&seat) {
+                return Err(Rejection::NotEligible {
+                    seat,
+                    pot,
+                    eligible,
+                });
+            }
+        }
+        let rank = |s: Seat| showdown::rank_of(h, h.player(s).and_then(|p| p.hole));
+        for &winner in winners {
+            let Some(mine) = rank(winner) else { continue };
+            if let Some(&better) = eligible
+                .iter()
+                .find(|&&o| rank(o).is_some_and(|r| r > mine))
+            {
+                return Err(Rejection::CardsSpeak {
+                    pot,
+                    winner,
+                    better,
+                });
+            }
+        }
+        self.award_named(pot, winners, true);
+        Ok(())
+    }
+
+    /// A caller asks to see the hand they called on the river (TDA 18).
+    pub(super) fn ask_to_see(
+        &mut self,
+        seat: Seat,
+        of: Seat,
+        cards: Option<&[Card; 2]>,
+    ) -> Result<(), Rejection> {
+        let h = self.hand()?;
+        let refuse = |why: &str| {
+            Err(Rejection::CannotAskToSee {
+                seat,
+                of,
+                why: why.into(),
+            })
+        };
+        if h.phase != Phase::Showdown {
+            return refuse("the hand is not at its showdown");
+        }
+        if h.player(seat).is_none_or(|p| p.folded) {
+            return refuse("they no longer hold their cards");
+        }
+        if seat == of {
+            return refuse("it is their own hand");
+        }
+        let Some(p) = h.player(of).filter(|p| !p.folded) else {
+            return refuse("that hand is no longer live");
+        };
+        if h.aggressor != Some(of) {
+            return refuse(
+                "only the last aggressor's hand on the river was called; any other request is the director's to grant",
+            );
+        }
+        if p.shown {
+            return refuse("it is already tabled");
+        }
+        let cards = match (p.hole, cards) {
+            (Some(dealt), Some(shown)) if !same_cards(&dealt, shown) => {
+                return Err(Rejection::CardsDiffer { seat: of });
+            }
+            (Some(dealt), _) => dealt,
+            (None, Some(shown)) => {
+                check_new_cards(h, shown)?;
+                *shown
+            }
+            (None, None) => return Err(Rejection::CardsUnknown { seat: of }),
+        };
+        self.emit(TableEvent::ShowAsked { seat: of, by: seat });
+        self.emit(TableEvent::CardsShown { seat: of, cards });
         Ok(())
     }
 
@@ -324,29 +427,68 @@ impl Decider<'_> {
         };
         match *ruling {
             Ruling::KillHand { seat } => {
-                h.player(seat)
+                let p = h
+                    .player(seat)
                     .filter(|p| !p.folded)
                     .ok_or(Rejection::NotLive { seat })?;
+                if p.shown {
+                    return Err(Rejection::HandTabled { seat });
+                }
+                if !h.pots_awarded.is_empty() {
+                    return Err(Rejection::PotsBeingAwarded);
+                }
+                // A bet or raise nobody has called yet goes back to the
+                // killed hand (TDA 15, 65); before the flop the blind to
+                // call stays in.
+                let others = (1..=self.state.size)
+                    .filter(|&s| s != seat)
+                    .filter_map(|s| h.player(s).map(|o| o.street))
+                    .max()
+                    .unwrap_or(0);
+                let blind = if h.street == Street::Preflop {
+                    h.opening_bet
+                } else {
+                    0
+                };
+                let uncalled = p.street.saturating_sub(others.max(blind));
                 self.emit(ruled);
+                if uncalled > 0 {
+                    self.emit(TableEvent::UncalledBetReturned {
+                        seat,
+                        amount: uncalled,
+                    });
+                }
                 self.emit(TableEvent::HandKilled {
                     seat,
                     reason: format!("killed by the floor: {reason} (TDA 1)"),
                 });
             }
-            Ruling::AwardPot { seat } => {
-                h.player(seat).ok_or(Rejection::NotInHand { seat })?;
-                let amount = h.pot();
-                self.emit(ruled);
-                self.emit(TableEvent::PotAwarded {
-                    pot: 0,
-                    amount,
-                    eligible: vec![seat],
-                    shares: vec![Share {
+            Ruling::AwardPot { seat, pot } => {
+                let eligible = pot_for_award(h, pot)?;
+                if !eligible.contains(&seat) {
+                    return Err(Rejection::NotEligible {
                         seat,
-                        amount,
-                        rank: None,
-                    }],
-                });
+                        pot,
+                        eligible,
+                    });
+                }
+                let pots = showdown::settled_pots(h).1.len();
+                let settled = h.to_act.is_none()
+                    && h.phase != Phase::Dealing
+                    && (h.betting_over() || pots == 1);
+                if !settled {
+                    return Err(Rejection::PotStillOpen { pot });
+                }
+                self.emit(ruled);
+                self.award_named(pot, &[seat], false);
+            }
+            Ruling::FouledDeck => {
+                if !h.pots_awarded.is_empty() {
+                    return Err(Rejection::PotsBeingAwarded);
+                }
+                let number = h.number;
+                self.emit(ruled);
+                self.emit(TableEvent::HandVoided { number });
                 self.end_hand();
             }
             Ruling::ForfeitUndercall { seat, amount } => {
@@ -371,6 +513,20 @@ impl Decider<'_> {
         }
         Ok(())
     }
+}
+
+/// The seats that can win pot `pot` once betting is over, if it exists
+/// and is still to award.
+fn pot_for_award(h: &HandState, pot: usize) -> Result<Vec<Seat>, Rejection> {
+    let pots = showdown::settled_pots(h).1;
+    let (_, eligible) = pots.get(pot).ok_or(Rejection::NoSuchPot {
+        pot,
+        pots: pots.len(),
+    })?;
+    if h.pots_awarded.contains(&pot) {
+        return Err(Rejection::PotAlreadyAwarded { pot });
+    }
+    Ok(eligible.clone())
 }
 
 pub(super) fn commitment_of(deal: &Deal) -> Option<felt_cards::Commitment> {

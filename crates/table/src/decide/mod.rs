@@ -99,6 +99,8 @@ impl Decider<'_> {
             Command::Penalize { seat, orbits } => self.penalize(*seat, *orbits),
             Command::Show { seat, cards } => self.show(*seat, cards.as_ref()),
             Command::Muck { seat } => self.muck(*seat),
+            Command::PushPot { pot, winners } => self.push_pot(*pot, winners),
+            Command::AskToSee { seat, of, cards } => self.ask_to_see(*seat, *of, cards.as_ref()),
         }
     }
 

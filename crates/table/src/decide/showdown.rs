@@ -50,7 +50,13 @@ impl Decider<'_> {
                 }
                 Phase::Showdown => {
                     if h.deck.is_some() {
-                        self.show_all();
+                        // Every hand tabled at an all-in (TDA 16); else in
+                        // order, a losing hand mucked (TDA 17).
+                        if h.all_in_showdown() {
+                            self.show_all();
+                        } else {
+                            self.show_in_order();
+                        }
                     }
                     let h = self.state.hand.as_ref();
                     if h.is_some_and(|h| h.live().all(|(_, p)| p.shown)) {
@@ -96,16 +102,13 @@ impl Decider<'_> {
         let Some(h) = self.state.hand.as_ref() else {
             return;
         };
-        let first = match h.aggressor {
-            Some(a) => a,
-            None => h.button % self.state.size.max(1) + 1,
-        };
-        let order: Vec<(Seat, [Card; 2])> = std::iter::once(first)
-            .chain(self.state.seats_after(first))
-            .take(self.state.size as usize)
+        let order: Vec<(Seat, [Card; 2])> = self
+            .state
+            .showdown_order()
+            .into_iter()
             .filter_map(|s| {
                 let p = h.player(s)?;
-                (!p.folded && !p.shown).then_some((s, p.hole?))
+                (!p.shown).then_some((s, p.hole?))
             })
             .collect();
         for (seat, cards) in order {
@@ -113,8 +116,33 @@ impl Decider<'_> {
         }
     }
 
-    /// Returns the uncalled bet, awards the pots from the last side pot to
-    /// the main pot (TDA 21), and ends the hand.
+    /// Tables the live hands in showdown order (TDA 17) at a digital deal
+    /// without an all-in: each hand that beats or ties every hand tabled
+    /// before it is tabled, any other is mucked unseen.
+    pub(super) fn show_in_order(&mut self) {
+        let mut best: Option<HandRank> = None;
+        for seat in self.state.showdown_order() {
+            let Some(h) = self.state.hand.as_ref() else {
+                return;
+            };
+            let Some(p) = h.player(seat) else { continue };
+            let rank = rank_of(h, p.hole);
+            if p.shown {
+                best = best.max(rank);
+                continue;
+            }
+            let Some(cards) = p.hole else { continue };
+            if best.is_none() || rank >= best {
+                best = best.max(rank);
+                self.emit(TableEvent::CardsShown { seat, cards });
+            } else {
+                self.emit(TableEvent::CardsMucked { seat });
+            }
+        }
+    }
+
+    /// Returns the uncalled bet, awards the pots not yet awarded from the
+    /// last side pot to the main pot (TDA 21), and ends the hand.
     pub(super) fn award(&mut self) {
         let Some(h) = self.state.hand.clone() else {
             return;
@@ -134,37 +162,21 @@ impl Decider<'_> {
             self.end_hand();
             return;
         }
-        let (mut bets, antes) = h.contributions();
-        // The uncalled part of the biggest bet goes back.
-        let mut sorted: Vec<Chips> = bets.iter().map(|c| c.1).collect();
-        sorted.sort_unstable_by(|a, b| b.cmp(a));
-        let (top, second) = (
-            sorted.first().copied().unwrap_or(0),
-            sorted.get(1).copied().unwrap_or(0),
-        );
-        if top > second
-            && let Some(c) = bets.iter_mut().find(|c| c.1 == top && c.2)
-        {
-            let seat = c.0;
-            c.1 = second;
-            self.emit(TableEvent::UncalledBetReturned {
-                seat,
-                amount: top - second,
-            });
+        let (uncalled, pots) = settled_pots(&h);
+        if let Some((seat, amount)) = uncalled {
+            self.emit(TableEvent::UncalledBetReturned { seat, amount });
         }
-        let pots = build_pots(&bets, antes);
         let ranks: Vec<(Seat, Option<HandRank>)> = (1..=size)
             .filter_map(|s| h.player(s).map(|p| (s, rank_of(&h, p.hole))))
             .collect();
         let rank = |s: &Seat| ranks.iter().find(|r| r.0 == *s).and_then(|r| r.1);
-        // Seats in order from the first left of the button: odd chips (TDA 20).
-        let order: Vec<Seat> = self.state.seats_after(h.button).collect();
         let mut awards: Vec<Award> = pots
             .into_iter()
             .enumerate()
+            .filter(|(pot, _)| !h.pots_awarded.contains(pot))
             .map(|(pot, (amount, eligible))| {
                 let best = eligible.iter().filter_map(rank).max();
-                let mut winners: Vec<Seat> = if eligible.len() > 1 && best.is_some() {
+                let winners: Vec<Seat> = if eligible.len() > 1 && best.is_some() {
                     eligible
                         .iter()
                         .copied()
@@ -173,13 +185,12 @@ impl Decider<'_> {
                 } else {
                     eligible.clone()
                 };
-                winners.sort_by_key(|w| order.iter().position(|s| s == w));
                 Award {
                     pot,
                     amount,
                     contested: eligible.len() > 1,
                     eligible,
-                    winners,
+                    winners: self.from_the_button(&winners),
                 }
             })
             .collect();
@@ -187,27 +198,9 @@ impl Decider<'_> {
         if odd_chips == OddChips::AllToTheFirstWinner {
             awards = merge_alike(awards);
         }
-        let chip = h.level.smallest_chip.max(1);
         for award in awards.into_iter().rev() {
-            let n = award.winners.len() as Chips;
-            let each = award.amount / (n * chip) * chip;
-            let mut rest = award.amount - each * n;
-            let shares = award
-                .winners
-                .iter()
-                .map(|&seat| {
-                    let odd = match odd_chips {
-                        OddChips::OneEachFromTheButton => rest.min(chip),
-                        OddChips::AllToTheFirstWinner => rest,
-                    };
-                    rest -= odd;
-                    Share {
-                        seat,
-                        amount: each + odd,
-                        rank: if award.contested { rank(&seat) } else { None },
-                    }
-                })
-                .collect();
+            let rank = |s: Seat| if award.contested { rank(&s) } else { None };
+            let shares = self.split(award.amount, &award.winners, rank);
             self.emit(TableEvent::PotAwarded {
                 pot: award.pot,
                 amount: award.amount,
@@ -216,6 +209,88 @@ impl Decider<'_> {
             });
         }
         self.end_hand();
+    }
+
+    /// `seats` in order from the first left of the button: who gets the
+    /// odd chips first (TDA 20).
+    pub(super) fn from_the_button(&self, seats: &[Seat]) -> Vec<Seat> {
+        let button = self.state.hand.as_ref().map_or(0, |h| h.button);
+        self.state
+            .seats_after(button)
+            .filter(|s| seats.contains(s))
+            .collect()
+    }
+
+    /// A pot's shares among its winners (in order from the button): as
+    /// evenly as the smallest chip in play allows, the odd chips by the
+    /// house's rule (TDA 20).
+    pub(super) fn split(
+        &self,
+        amount: Chips,
+        winners: &[Seat],
+        rank: impl Fn(Seat) -> Option<HandRank>,
+    ) -> Vec<Share> {
+        let chip = self
+            .state
+            .hand
+            .as_ref()
+            .map_or(1, |h| h.level.smallest_chip.max(1));
+        let odd_chips = self.state.rules.odd_chips;
+        let n = (winners.len() as Chips).max(1);
+        let each = amount / (n * chip) * chip;
+        let mut rest = amount - each * n;
+        winners
+            .iter()
+            .map(|&seat| {
+                let odd = match odd_chips {
+                    OddChips::OneEachFromTheButton => rest.min(chip),
+                    OddChips::AllToTheFirstWinner => rest,
+                };
+                rest -= odd;
+                Share {
+                    seat,
+                    amount: each + odd,
+                    rank: rank(seat),
+                }
+            })
+            .collect()
+    }
+
+    /// A pot (or the floor's award, `by_floor`) to named seats: the uncalled
+    /// bet back first, the pot split exactly among them, and the hand ended
+    /// once no pot is left.
+    pub(super) fn award_named(&mut self, pot: usize, winners: &[Seat], ranked: bool) {
+        let Some(h) = self.state.hand.clone() else {
+            return;
+        };
+        let (uncalled, pots) = settled_pots(&h);
+        let Some((amount, eligible)) = pots.get(pot).cloned() else {
+            return;
+        };
+        if let Some((seat, amount)) = uncalled {
+            self.emit(TableEvent::UncalledBetReturned { seat, amount });
+        }
+        let winners = self.from_the_button(winners);
+        let contested = ranked && eligible.len() > 1;
+        let shares = self.split(amount, &winners, |s| {
+            contested
+                .then(|| rank_of(&h, h.player(s).and_then(|p| p.hole)))
+                .flatten()
+        });
+        self.emit(TableEvent::PotAwarded {
+            pot,
+            amount,
+            eligible,
+            shares,
+        });
+        let done = self
+            .state
+            .hand
+            .as_ref()
+            .is_some_and(|h| (0..pots.len()).all(|p| h.pots_awarded.contains(&p)));
+        if done {
+            self.end_hand();
+        }
     }
 
     /// Ends the hand once every chip is awarded: stacks and busts.
@@ -313,6 +388,27 @@ pub(super) fn merge_alike(awards: Vec<Award>) -> Vec<Award> {
         }
     }
     merged.into_iter().map(|(_, a)| a).collect()
+}
+
+/// The pots once betting is over: the uncalled part of the biggest bet,
+/// which goes back first, and the pots built without it, the main pot
+/// first (what [`build_pots`] makes of the bets).
+pub(super) fn settled_pots(h: &HandState) -> (Option<(Seat, Chips)>, Vec<(Chips, Vec<Seat>)>) {
+    let (mut bets, antes) = h.contributions();
+    let mut sorted: Vec<Chips> = bets.iter().map(|c| c.1).collect();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let (top, second) = (
+        sorted.first().copied().unwrap_or(0),
+        sorted.get(1).copied().unwrap_or(0),
+    );
+    let mut uncalled = None;
+    if top > second
+        && let Some(c) = bets.iter_mut().find(|c| c.1 == top && c.2)
+    {
+        uncalled = Some((c.0, top - second));
+        c.1 = second;
+    }
+    (uncalled, build_pots(&bets, antes))
 }
 
 /// Main pot first: each level of the live players' bets makes a pot that

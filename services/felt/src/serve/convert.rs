@@ -120,13 +120,27 @@ pub(crate) fn ruling(r: Option<&pb::Ruling>, field: &str) -> Result<Ruling, Stat
         },
         Some(pb::ruling::Kind::AwardPotSeat(s)) => Ruling::AwardPot {
             seat: seat(*s, &format!("{field}.award_pot_seat"))?,
+            pot: 0,
         },
+        Some(pb::ruling::Kind::AwardPot(a)) => Ruling::AwardPot {
+            seat: seat(a.seat, &format!("{field}.award_pot.seat"))?,
+            pot: pot(a.pot, &format!("{field}.award_pot.pot"))?,
+        },
+        Some(pb::ruling::Kind::FouledDeck(_)) => Ruling::FouledDeck,
         Some(pb::ruling::Kind::ForfeitUndercall(f)) => Ruling::ForfeitUndercall {
             seat: seat(f.seat, &format!("{field}.forfeit_undercall.seat"))?,
             amount: f.amount,
         },
         None => return Err(invalid(format!("{field} is required"))),
     })
+}
+
+/// A pot's number from the wire: a hand has at most one pot per seat.
+fn pot(n: u32, field: &str) -> Result<usize, Status> {
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| n < felt_table::MAX_SEATS)
+        .ok_or_else(|| invalid(format!("{field}: a pot is 0 to 9, not {n}")))
 }
 
 /// The domain command an `ExecuteRequest` carries; a digital deal's seed
@@ -215,6 +229,31 @@ pub(crate) fn command(
         },
         C::TimeOut(t) => Command::TimeOut {
             seat: seat(t.seat, "time_out.seat")?,
+        },
+        C::PushPot(p) => Command::PushPot {
+            pot: pot(p.pot, "push_pot.pot")?,
+            winners: {
+                if p.winners.len() > felt_table::MAX_SEATS {
+                    return Err(invalid(format!(
+                        "push_pot.winners: at most {} seats, not {}",
+                        felt_table::MAX_SEATS,
+                        p.winners.len()
+                    )));
+                }
+                p.winners
+                    .iter()
+                    .map(|&w| seat(w, "push_pot.winners"))
+                    .collect::<Result<_, _>>()?
+            },
+        },
+        C::AskToSee(a) => Command::AskToSee {
+            seat: seat(a.seat, "ask_to_see.seat")?,
+            of: seat(a.of_seat, "ask_to_see.of_seat")?,
+            cards: if a.cards.is_empty() {
+                None
+            } else {
+                Some(two(&a.cards, "ask_to_see.cards")?)
+            },
         },
     })
 }
@@ -326,6 +365,7 @@ pub(crate) fn view(
                 felt_table::Phase::Showdown => pb::HandPhase::Showdown,
             }
             .into(),
+            to_show: state.to_show().map(u32::from),
         }),
         hands_played: state.hands_started(),
         version,

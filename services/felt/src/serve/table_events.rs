@@ -154,7 +154,12 @@ fn ruling(r: &Ruling) -> pb::Ruling {
     use pb::ruling::Kind;
     let kind = match *r {
         Ruling::KillHand { seat } => Kind::KillHandSeat(seat.into()),
-        Ruling::AwardPot { seat } => Kind::AwardPotSeat(seat.into()),
+        Ruling::AwardPot { seat, pot } => Kind::AwardPot(pb::AwardPot {
+            seat: seat.into(),
+            // (A hand has at most ten pots.)
+            pot: u32::try_from(pot).unwrap_or(u32::MAX),
+        }),
+        Ruling::FouledDeck => Kind::FouledDeck(pb::FouledDeck {}),
         Ruling::ForfeitUndercall { seat, amount } => Kind::ForfeitUndercall(pb::ForfeitUndercall {
             seat: seat.into(),
             amount,
@@ -404,6 +409,11 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
         TableEvent::CardsMucked { seat } => Kind::CardsMucked(te::CardsMucked {
             seat: (*seat).into(),
         }),
+        TableEvent::ShowAsked { seat, by } => Kind::ShowAsked(te::ShowAsked {
+            seat: (*seat).into(),
+            by: (*by).into(),
+        }),
+        TableEvent::HandVoided { number } => Kind::HandVoided(te::HandVoided { number: *number }),
         TableEvent::UncalledBetReturned { seat, amount } => {
             Kind::UncalledBetReturned(te::UncalledBetReturned {
                 seat: (*seat).into(),
@@ -638,6 +648,11 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
         Kind::CardsMucked(c) => TableEvent::CardsMucked {
             seat: seat(c.seat, "cards_mucked.seat")?,
         },
+        Kind::ShowAsked(a) => TableEvent::ShowAsked {
+            seat: seat(a.seat, "show_asked.seat")?,
+            by: seat(a.by, "show_asked.by")?,
+        },
+        Kind::HandVoided(v) => TableEvent::HandVoided { number: v.number },
         Kind::UncalledBetReturned(u) => TableEvent::UncalledBetReturned {
             seat: seat(u.seat, "uncalled_bet_returned.seat")?,
             amount: u.amount,
@@ -853,6 +868,16 @@ mod tests {
                 cards: [c("Ah"), c("Kd")],
             },
             TableEvent::CardsMucked { seat: 4 },
+            TableEvent::ShowAsked { seat: 3, by: 5 },
+            TableEvent::FloorRuled {
+                ruling: Ruling::AwardPot { seat: 4, pot: 1 },
+                reason: "TDA 21".into(),
+            },
+            TableEvent::FloorRuled {
+                ruling: Ruling::FouledDeck,
+                reason: "two aces of spades (TDA 35)".into(),
+            },
+            TableEvent::HandVoided { number: 12 },
             TableEvent::UncalledBetReturned {
                 seat: 3,
                 amount: 200,
@@ -893,8 +918,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 26 kinds of event a table records.)
-        assert_eq!(kinds.len(), 26);
+        // (All 28 kinds of event a table records.)
+        assert_eq!(kinds.len(), 28);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());
