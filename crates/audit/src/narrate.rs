@@ -105,10 +105,10 @@ pub fn narrate(state: &mut TableState, events: &[TableEvent]) -> String {
             TableEvent::PotAwarded {
                 pot,
                 amount,
+                eligible,
                 shares,
-                ..
             } => format!(
-                "{} of {amount} to {}",
+                "{} of {amount} to {}{}",
                 if *pot == 0 {
                     "main pot".to_string()
                 } else {
@@ -118,7 +118,12 @@ pub fn narrate(state: &mut TableState, events: &[TableEvent]) -> String {
                     .iter()
                     .map(|s| format!("seat {} ({})", s.seat, s.amount))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                if eligible.len() > 1 && shares.iter().all(|s| s.rank.is_none()) {
+                    " — contested, no winning hand entered: pushed by the dealer or awarded by the floor"
+                } else {
+                    ""
+                }
             ),
             TableEvent::HandEnded { stacks, busted, .. } => format!(
                 "hand over — stacks: {}{}",

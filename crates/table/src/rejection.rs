@@ -141,14 +141,18 @@ pub enum Rejection {
     )]
     #[strum(message = "TDA 16")]
     MustTable { seat: Seat },
-    #[error("seat {seat}'s hand is tabled: the cards speak, it is neither mucked nor killed (TDA 12, 13)")]
+    #[error(
+        "seat {seat}'s hand is tabled: the cards speak, it is neither mucked nor killed (TDA 12, 13)"
+    )]
     #[strum(message = "TDA 12, 13")]
     HandTabled { seat: Seat },
     #[error("there is no pot {pot}: the hand has {pots} (0 is the main pot)")]
     NoSuchPot { pot: usize, pots: usize },
     #[error("pot {pot} is already awarded")]
     PotAlreadyAwarded { pot: usize },
-    #[error("seat {seat} is not eligible for pot {pot}: the pot goes only to {eligible:?} (TDA 21)")]
+    #[error(
+        "seat {seat} is not eligible for pot {pot}: the pot goes only to {eligible:?} (TDA 21)"
+    )]
     #[strum(message = "TDA 21")]
     NotEligible {
         seat: Seat,
@@ -164,7 +168,9 @@ pub enum Rejection {
     InvalidWinners,
     #[error("pots are pushed at the showdown, once betting is over and the board is complete")]
     NotAtShowdown,
-    #[error("a digital deal's pots go by its cards: a dealer pushes pots only in a physical deal (TDA 12)")]
+    #[error(
+        "a digital deal's pots go by its cards: a dealer pushes pots only in a physical deal (TDA 12)"
+    )]
     #[strum(message = "TDA 12")]
     DigitalCardsSpeak,
     #[error("seat {better}'s hand beats seat {winner}'s for pot {pot}: the cards speak (TDA 12)")]

@@ -311,6 +311,28 @@ impl HandState {
         pots
     }
 
+    /// The pots once betting is over: the uncalled part of the biggest bet,
+    /// which goes back first, and the pots built without it, the main pot
+    /// first, each with the seats that can win it: the pots a showdown
+    /// awards, numbered as `PushPot` and `AwardPot` name them.
+    pub fn settled_pots(&self) -> (Option<(Seat, Chips)>, Vec<(Chips, Vec<Seat>)>) {
+        let (mut bets, antes) = self.contributions();
+        let mut sorted: Vec<Chips> = bets.iter().map(|c| c.1).collect();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let (top, second) = (
+            sorted.first().copied().unwrap_or(0),
+            sorted.get(1).copied().unwrap_or(0),
+        );
+        let mut uncalled = None;
+        if top > second
+            && let Some(c) = bets.iter_mut().find(|c| c.1 == top && c.2)
+        {
+            uncalled = Some((c.0, top - second));
+            c.1 = second;
+        }
+        (uncalled, crate::decide::build_pots(&bets, antes))
+    }
+
     /// Seats still holding cards.
     pub fn live(&self) -> impl Iterator<Item = (Seat, &InHand)> {
         self.players

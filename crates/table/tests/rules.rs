@@ -354,7 +354,12 @@ fn a_digital_deal_is_repeatable_and_plays_to_a_showdown() {
     let settled = a
         .log
         .iter()
-        .filter(|e| matches!(e, TableEvent::CardsShown { .. } | TableEvent::CardsMucked { .. }))
+        .filter(|e| {
+            matches!(
+                e,
+                TableEvent::CardsShown { .. } | TableEvent::CardsMucked { .. }
+            )
+        })
         .count();
     assert_eq!(settled, 3);
     let total: Chips = (1..=3).map(|s| a.stack(s)).sum();

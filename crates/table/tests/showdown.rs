@@ -99,7 +99,11 @@ fn a_digital_showdown_without_an_all_in_tables_in_order_and_mucks_what_cannot_wi
         }
         let shown = showdown(&t.log);
         let board = board_of(&t.log);
-        assert_eq!(shown.len(), 3, "seed {seed}: every live hand tabled or mucked");
+        assert_eq!(
+            shown.len(),
+            3,
+            "seed {seed}: every live hand tabled or mucked"
+        );
         assert_eq!(
             shown.iter().map(|s| s.0).collect::<Vec<_>>(),
             [1, 2, 3],
@@ -114,11 +118,17 @@ fn a_digital_showdown_without_an_all_in_tables_in_order_and_mucks_what_cannot_wi
             let r = rank(&board, dealt.expect("dealt cards"));
             match cards {
                 Some(_) => {
-                    assert!(best.is_none_or(|b| r >= b), "seed {seed}: seat {seat} tabled a loser");
+                    assert!(
+                        best.is_none_or(|b| r >= b),
+                        "seed {seed}: seat {seat} tabled a loser"
+                    );
                     best = best.max(Some(r));
                 }
                 None => {
-                    assert!(best.is_some_and(|b| r < b), "seed {seed}: seat {seat} mucked a winner");
+                    assert!(
+                        best.is_some_and(|b| r < b),
+                        "seed {seed}: seat {seat} mucked a winner"
+                    );
                     mucked += 1;
                 }
             }
@@ -217,7 +227,8 @@ fn a_tabled_hand_is_neither_mucked_nor_killed() {
     t.act(2, Check);
     t.act(3, Check);
     t.show(1, "Ah Ad");
-    let tabled = "seat 1's hand is tabled: the cards speak, it is neither mucked nor killed (TDA 12, 13)";
+    let tabled =
+        "seat 1's hand is tabled: the cards speak, it is neither mucked nor killed (TDA 12, 13)";
     assert_eq!(t.refused(Command::Muck { seat: 1 }), tabled);
     assert_eq!(
         t.refused(rule(Ruling::KillHand { seat: 1 }, "slow roll")),
@@ -243,7 +254,11 @@ fn the_showdown_order_starts_with_the_river_aggressor_then_goes_clockwise() {
     for s in [1, 2, 3] {
         t.act(s, Check);
     }
-    assert_eq!(t.state.to_show(), Some(1), "no river bet: left of the button");
+    assert_eq!(
+        t.state.to_show(),
+        Some(1),
+        "no river bet: left of the button"
+    );
     t.show(3, "Kh Kd");
     assert_eq!(t.state.to_show(), Some(1));
 }
@@ -341,10 +356,7 @@ fn a_dealer_pushes_each_pot_to_winners_eligible_for_it_split_exactly() {
     // TDA 21: side pots are awarded to the players in them; TDA 20: a
     // split as even as the smallest chip allows.
     let mut t = with_a_side_pot();
-    assert_eq!(
-        t.hand().pots(),
-        [(900, vec![1, 2, 3]), (600, vec![2, 3])]
-    );
+    assert_eq!(t.hand().pots(), [(900, vec![1, 2, 3]), (600, vec![2, 3])]);
     assert_eq!(
         t.refused(Command::PushPot {
             pot: 1,

@@ -143,6 +143,17 @@ fn audit_hand(data: &str, hand: &str, extra: &[&str]) -> (bool, String, String) 
 
 /// `felt audit hand` on table 1 of tournament `t` in `data`.
 fn audit_hand_of(data: &str, t: &str, hand: &str, extra: &[&str]) -> (bool, String, String) {
+    audit_hand_at(data, t, "1", hand, extra)
+}
+
+/// `felt audit hand` on a table of tournament `t` in `data`.
+fn audit_hand_at(
+    data: &str,
+    t: &str,
+    table: &str,
+    hand: &str,
+    extra: &[&str],
+) -> (bool, String, String) {
     let mut args = vec![
         "audit",
         "hand",
@@ -151,7 +162,7 @@ fn audit_hand_of(data: &str, t: &str, hand: &str, extra: &[&str]) -> (bool, Stri
         "--tournament",
         t,
         "--table",
-        "1",
+        table,
         "--hand",
         hand,
     ];
@@ -162,7 +173,8 @@ fn audit_hand_of(data: &str, t: &str, hand: &str, extra: &[&str]) -> (bool, Stri
 /// A live room's deal: every table's dealer deals real cards from a deck
 /// of the simulation's own, and enters through the table service what a
 /// dealer's tablet would (the actions, each street's cards, the hands
-/// tabled at showdown). The tournament reaches its winner with the money
+/// tabled or mucked at showdown in the rules' order, or at even tables
+/// each pot pushed to its winners without the cards entered). The tournament reaches its winner with the money
 /// exact, the audit passes on what it wrote, and a hand's history shows
 /// hole cards nobody knew until they were tabled.
 #[test]
@@ -193,6 +205,16 @@ fn a_physical_deal_is_played_to_a_winner_by_dealers_entering_what_a_tablet_would
         hands.iter().any(|h| h.contains(" sm ")),
         "no showdown: {hands:?}"
     );
+    // Table 2's dealer reads the hands without entering them and pushes
+    // each pot to its winners.
+    let pushed = (1..=60)
+        .filter_map(|n| {
+            let (ok, hand, _) = audit_hand_at(data, "live", "2", &n.to_string(), &[]);
+            ok.then_some(hand)
+        })
+        .filter(|h| h.contains("no winning hand entered: pushed by the dealer"))
+        .count();
+    assert!(pushed > 0, "no pot pushed at table 2");
 }
 
 #[test]

@@ -409,20 +409,35 @@ async fn a_physical_showdown_and_the_floors_rulings_go_by_the_rules_over_grpc() 
         run(c, &format!("seat-{seat}"), sit, "boss").await.unwrap();
     }
     // Hand 1: seat 1 all in for 300, seats 2 and 3 check it down.
-    run(c, "start-1", physical_hand(Some(3)), "dealer-1").await.unwrap();
-    run(c, "h1-1", act(3, A::RaiseTo(600)), "dealer-1").await.unwrap();
-    run(c, "h1-2", act(1, A::AllIn(pb::AllIn {})), "dealer-1").await.unwrap();
-    run(c, "h1-3", act(2, A::Call(pb::Call {})), "dealer-1").await.unwrap();
+    run(c, "start-1", physical_hand(Some(3)), "dealer-1")
+        .await
+        .unwrap();
+    run(c, "h1-1", act(3, A::RaiseTo(600)), "dealer-1")
+        .await
+        .unwrap();
+    run(c, "h1-2", act(1, A::AllIn(pb::AllIn {})), "dealer-1")
+        .await
+        .unwrap();
+    run(c, "h1-3", act(2, A::Call(pb::Call {})), "dealer-1")
+        .await
+        .unwrap();
     for (i, street) in ["2c 7d 9h", "Js", "3s"].into_iter().enumerate() {
-        run(c, &format!("h1-b{i}"), board(street), "dealer-1").await.unwrap();
+        run(c, &format!("h1-b{i}"), board(street), "dealer-1")
+            .await
+            .unwrap();
         for seat in [2, 3] {
             let check = act(seat, A::Check(pb::Check {}));
-            run(c, &format!("h1-c{i}-{seat}"), check, "dealer-1").await.unwrap();
+            run(c, &format!("h1-c{i}-{seat}"), check, "dealer-1")
+                .await
+                .unwrap();
         }
     }
     let hand = get_table(c, "dealer-1").await.hand.expect("a hand");
     assert_eq!(hand.phase(), pb::HandPhase::Showdown);
-    assert_eq!(hand.to_show, None, "at an all-in every hand is tabled at once");
+    assert_eq!(
+        hand.to_show, None,
+        "at an all-in every hand is tabled at once"
+    );
     assert_eq!(
         hand.pots
             .iter()
@@ -438,28 +453,54 @@ async fn a_physical_showdown_and_the_floors_rulings_go_by_the_rules_over_grpc() 
     assert!(err.message().ends_with("(TDA 16)"), "{}", err.message());
     // The dealer reads the hands without entering them and pushes each pot.
     let push = |pot: u32, winners: Vec<u32>| C::PushPot(pb::PushPot { pot, winners });
-    let err = run(c, "push-x", push(1, vec![1]), "dealer-1").await.unwrap_err();
+    let err = run(c, "push-x", push(1, vec![1]), "dealer-1")
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::FailedPrecondition);
     assert_eq!(
         err.message(),
         "seat 1 is not eligible for pot 1: the pot goes only to [2, 3] (TDA 21)"
     );
-    let err = run(c, "push-y", push(12, vec![1]), "dealer-1").await.unwrap_err();
+    let err = run(c, "push-y", push(12, vec![1]), "dealer-1")
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
-    run(c, "push-1", push(1, vec![2]), "dealer-1").await.unwrap();
-    let events = run(c, "push-0", push(0, vec![1, 3]), "dealer-1").await.unwrap();
+    run(c, "push-1", push(1, vec![2]), "dealer-1")
+        .await
+        .unwrap();
+    let pots = get_table(c, "dealer-1").await.hand.expect("a hand").pots;
+    assert_eq!(
+        pots.iter().map(|p| p.awarded).collect::<Vec<_>>(),
+        [false, true]
+    );
+    let events = run(c, "push-0", push(0, vec![1, 3]), "dealer-1")
+        .await
+        .unwrap();
     assert_eq!(events.last().map(|e| e.r#type.as_str()), Some("HandEnded"));
     let stacks = |v: &pb::TableView| v.seats.iter().map(|s| s.stack).collect::<Vec<_>>();
     assert_eq!(stacks(&get_table(c, "tv").await), [450, 1000, 850]);
 
     // Hand 2: a fouled deck found after substantial action voids it.
-    run(c, "start-2", physical_hand(None), "dealer-1").await.unwrap();
+    run(c, "start-2", physical_hand(None), "dealer-1")
+        .await
+        .unwrap();
     let before = get_table(c, "tv").await.hand.expect("hand 2");
     let seat = before.to_act.expect("someone to act");
-    run(c, "h2-1", act(seat, A::RaiseTo(300)), "dealer-1").await.unwrap();
-    let fouled = ruling(pb::ruling::Kind::FouledDeck(pb::FouledDeck {}), "two aces of spades");
-    let err = run(c, "void", fouled.clone(), "dealer-1").await.unwrap_err();
-    assert_eq!(err.code(), Code::PermissionDenied, "a ruling is the floor's");
+    run(c, "h2-1", act(seat, A::RaiseTo(300)), "dealer-1")
+        .await
+        .unwrap();
+    let fouled = ruling(
+        pb::ruling::Kind::FouledDeck(pb::FouledDeck {}),
+        "two aces of spades",
+    );
+    let err = run(c, "void", fouled.clone(), "dealer-1")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code(),
+        Code::PermissionDenied,
+        "a ruling is the floor's"
+    );
     let events = run(c, "void", fouled, "floor").await.unwrap();
     let types: Vec<&str> = events.iter().map(|e| e.r#type.as_str()).collect();
     assert_eq!(types, ["FloorRuled", "HandVoided", "HandEnded"]);
@@ -468,9 +509,14 @@ async fn a_physical_showdown_and_the_floors_rulings_go_by_the_rules_over_grpc() 
     assert!(view.hand.is_none());
 
     // Hand 3, dealt from the same button: the floor awards the pot by name.
-    run(c, "start-3", physical_hand(None), "dealer-1").await.unwrap();
+    run(c, "start-3", physical_hand(None), "dealer-1")
+        .await
+        .unwrap();
     let again = get_table(c, "tv").await.hand.expect("hand 3");
-    assert_eq!((again.button, again.big_blind), (before.button, before.big_blind));
+    assert_eq!(
+        (again.button, again.big_blind),
+        (before.button, before.big_blind)
+    );
     let mut k = 0;
     while let Some(hand) = get_table(c, "tv").await.hand.filter(|h| h.to_act.is_some()) {
         let seat = hand.to_act.unwrap_or_default();
@@ -479,7 +525,9 @@ async fn a_physical_showdown_and_the_floors_rulings_go_by_the_rules_over_grpc() 
         } else {
             A::Check(pb::Check {})
         };
-        run(c, &format!("h3-{k}"), act(seat, kind), "dealer-1").await.unwrap();
+        run(c, &format!("h3-{k}"), act(seat, kind), "dealer-1")
+            .await
+            .unwrap();
         k += 1;
     }
     let award = |seat: u32, pot: u32| {
@@ -489,9 +537,15 @@ async fn a_physical_showdown_and_the_floors_rulings_go_by_the_rules_over_grpc() 
         )
     };
     let err = run(c, "award-x", award(2, 1), "floor").await.unwrap_err();
-    assert_eq!(err.message(), "there is no pot 1: the hand has 1 (0 is the main pot)");
+    assert_eq!(
+        err.message(),
+        "there is no pot 1: the hand has 1 (0 is the main pot)"
+    );
     let events = run(c, "award", award(2, 0), "floor").await.unwrap();
-    let ruled = events.first().and_then(|e| e.event.clone()).and_then(|e| e.kind);
+    let ruled = events
+        .first()
+        .and_then(|e| e.event.clone())
+        .and_then(|e| e.kind);
     assert!(
         matches!(
             &ruled,

@@ -472,7 +472,7 @@ impl Decider<'_> {
                         eligible,
                     });
                 }
-                let pots = showdown::settled_pots(h).1.len();
+                let pots = h.settled_pots().1.len();
                 let settled = h.to_act.is_none()
                     && h.phase != Phase::Dealing
                     && (h.betting_over() || pots == 1);
@@ -518,7 +518,7 @@ impl Decider<'_> {
 /// The seats that can win pot `pot` once betting is over, if it exists
 /// and is still to award.
 fn pot_for_award(h: &HandState, pot: usize) -> Result<Vec<Seat>, Rejection> {
-    let pots = showdown::settled_pots(h).1;
+    let pots = h.settled_pots().1;
     let (_, eligible) = pots.get(pot).ok_or(Rejection::NoSuchPot {
         pot,
         pots: pots.len(),

@@ -10,6 +10,7 @@ use crate::state::{HandState, Phase, TableState, apply};
 mod action;
 mod deal;
 mod showdown;
+pub(crate) use showdown::build_pots;
 
 pub use showdown::eliminators;
 

@@ -162,7 +162,7 @@ impl Decider<'_> {
             self.end_hand();
             return;
         }
-        let (uncalled, pots) = settled_pots(&h);
+        let (uncalled, pots) = h.settled_pots();
         if let Some((seat, amount)) = uncalled {
             self.emit(TableEvent::UncalledBetReturned { seat, amount });
         }
@@ -263,7 +263,7 @@ impl Decider<'_> {
         let Some(h) = self.state.hand.clone() else {
             return;
         };
-        let (uncalled, pots) = settled_pots(&h);
+        let (uncalled, pots) = h.settled_pots();
         let Some((amount, eligible)) = pots.get(pot).cloned() else {
             return;
         };
@@ -388,27 +388,6 @@ pub(super) fn merge_alike(awards: Vec<Award>) -> Vec<Award> {
         }
     }
     merged.into_iter().map(|(_, a)| a).collect()
-}
-
-/// The pots once betting is over: the uncalled part of the biggest bet,
-/// which goes back first, and the pots built without it, the main pot
-/// first (what [`build_pots`] makes of the bets).
-pub(super) fn settled_pots(h: &HandState) -> (Option<(Seat, Chips)>, Vec<(Chips, Vec<Seat>)>) {
-    let (mut bets, antes) = h.contributions();
-    let mut sorted: Vec<Chips> = bets.iter().map(|c| c.1).collect();
-    sorted.sort_unstable_by(|a, b| b.cmp(a));
-    let (top, second) = (
-        sorted.first().copied().unwrap_or(0),
-        sorted.get(1).copied().unwrap_or(0),
-    );
-    let mut uncalled = None;
-    if top > second
-        && let Some(c) = bets.iter_mut().find(|c| c.1 == top && c.2)
-    {
-        uncalled = Some((c.0, top - second));
-        c.1 = second;
-    }
-    (uncalled, build_pots(&bets, antes))
 }
 
 /// Main pot first: each level of the live players' bets makes a pot that

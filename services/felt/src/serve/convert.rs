@@ -350,14 +350,19 @@ pub(crate) fn view(
                 Deal::Digital { seed } => seed.commitment().to_string(),
                 Deal::Physical => String::new(),
             },
-            pots: h
-                .pots()
-                .into_iter()
-                .map(|(amount, seats)| pb::Pot {
-                    amount,
-                    eligible_seats: seats.into_iter().map(u32::from).collect(),
-                })
-                .collect(),
+            pots: if h.phase == felt_table::Phase::Showdown {
+                h.settled_pots().1
+            } else {
+                h.pots()
+            }
+            .into_iter()
+            .enumerate()
+            .map(|(pot, (amount, seats))| pb::Pot {
+                amount,
+                eligible_seats: seats.into_iter().map(u32::from).collect(),
+                awarded: h.pots_awarded.contains(&pot),
+            })
+            .collect(),
             phase: match h.phase {
                 felt_table::Phase::Dealing => pb::HandPhase::Dealing,
                 felt_table::Phase::Betting => pb::HandPhase::Betting,

@@ -139,8 +139,9 @@ pub(super) fn busted(event: &pb::Event) -> Vec<u64> {
 }
 
 /// What a physical table's dealer enters when nobody is to act: the next
-/// street from the deck, or the first hand still to be tabled at showdown
-/// (`None`: neither is due). The deck is the simulation's own, one per
+/// street from the deck, or at showdown the next hand tabled or mucked
+/// (odd tables) or the next pot pushed (even tables, which read the hands
+/// without entering them); `None`: nothing is due. The deck is the simulation's own, one per
 /// table and hand: seat `s` holds its cards `2(s-1)` and `2(s-1)+1`, the
 /// board follows from card 20; the table service never sees it.
 fn dealt(
@@ -167,21 +168,70 @@ fn dealt(
             ))
         }
         pb::HandPhase::Showdown => {
-            let seat = view
+            let hole = |seat: u32| -> Option<[felt_cards::Card; 2]> {
+                let at = usize::try_from(seat.checked_sub(1)?).ok()? * 2;
+                Some([*cards.get(at)?, *cards.get(at + 1)?])
+            };
+            let board: Vec<felt_cards::Card> =
+                hand.board.iter().filter_map(|c| c.parse().ok()).collect();
+            let rank = |seat: u32| {
+                hole(seat).map(|h| {
+                    board
+                        .iter()
+                        .chain(h.iter())
+                        .fold(felt_cards::Hand::EMPTY, |a, &c| a.with(c))
+                        .rank()
+                })
+            };
+            if table.is_multiple_of(2) {
+                // This table's dealer reads the hands without entering
+                // them, and pushes each pot, side pots first (TDA 21), to
+                // its best hands.
+                let (pot, p) = hand
+                    .pots
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find(|(_, p)| !p.awarded)?;
+                let best = p.eligible_seats.iter().filter_map(|&s| rank(s)).max()?;
+                let winners = p
+                    .eligible_seats
+                    .iter()
+                    .copied()
+                    .filter(|&s| rank(s) == Some(best))
+                    .collect();
+                return Some((
+                    format!("h{}-push-{pot}", hand.number),
+                    C::PushPot(pb::PushPot {
+                        pot: u32::try_from(pot).ok()?,
+                        winners,
+                    }),
+                ));
+            }
+            // The others table the hands in the order the rules ask (TDA
+            // 17; all at once at an all-in, TDA 16), and a hand that cannot
+            // beat one tabled before it is mucked.
+            let unshown = |s: &&pb::SeatView| s.in_hand && !s.folded && s.hole_cards.is_empty();
+            let seat = hand
+                .to_show
+                .or_else(|| view.seats.iter().find(unshown).map(|s| s.seat))?;
+            let best = view
                 .seats
                 .iter()
-                .find(|s| s.in_hand && !s.folded && s.hole_cards.is_empty())?
-                .seat;
-            let at = usize::try_from(seat.checked_sub(1)?).ok()? * 2;
+                .filter(|s| s.in_hand && !s.folded && !s.hole_cards.is_empty())
+                .filter_map(|s| rank(s.seat))
+                .max();
+            if hand.to_show.is_some() && best.is_some_and(|b| rank(seat) < Some(b)) {
+                return Some((
+                    format!("h{}-muck-s{seat}", hand.number),
+                    C::Muck(pb::Muck { seat }),
+                ));
+            }
             Some((
                 format!("h{}-show-s{seat}", hand.number),
                 C::Show(pb::Show {
                     seat,
-                    cards: cards
-                        .get(at..at + 2)?
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect(),
+                    cards: hole(seat)?.iter().map(ToString::to_string).collect(),
                 }),
             ))
         }
