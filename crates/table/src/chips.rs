@@ -6,7 +6,7 @@
 //! to, with the rule that says so; the action is then validated like any
 //! other.
 
-use crate::model::{Chips, Declaration, PlayerAction, Seat};
+use crate::model::{Bound, Chips, Declaration, PlayerAction, Seat};
 use crate::rejection::Rejection;
 use crate::state::{HandState, InHand};
 
@@ -20,12 +20,28 @@ pub(crate) struct Push<'a> {
 
 /// The action the chips bind the player to, and why.
 pub(crate) struct Reading {
-    pub action: PlayerAction,
+    pub action: Read,
     pub rule: &'static str,
 }
 
+/// What a push means: an action, or a bound on the action still to come.
+pub(crate) enum Read {
+    Action(PlayerAction),
+    Bound(Bound),
+}
+
 fn read(action: PlayerAction, rule: &'static str) -> Result<Reading, Rejection> {
-    Ok(Reading { action, rule })
+    Ok(Reading {
+        action: Read::Action(action),
+        rule,
+    })
+}
+
+fn bind(bound: Bound, rule: &'static str) -> Result<Reading, Rejection> {
+    Ok(Reading {
+        action: Read::Bound(bound),
+        rule,
+    })
 }
 
 /// Reads a push by the player to act, who has `stack` behind.
@@ -104,7 +120,38 @@ pub(crate) fn read_push(
                 "a declared raise is the chips' total, at least the minimum raise (TDA 43, 44)",
             );
         }
+        Some(Declaration::Check) if bet <= p.street => {
+            return read(
+                PlayerAction::Check,
+                "\"check\" with no bet to face (TDA 55)",
+            );
+        }
+        Some(Declaration::Check) if added == 0 => {
+            return bind(
+                Bound::CallOrFold,
+                "\"check\" facing a bet: the player may call or fold, not raise (TDA 55)",
+            );
+        }
+        Some(Declaration::Check) => {
+            return read(
+                PlayerAction::Call,
+                "\"check\" facing a bet, then chips: a call, never a raise (TDA 55)",
+            );
+        }
         Some(Declaration::Amount(_)) | None => {}
+    }
+    if p.bound == Some(Bound::CallOrFold) && bet > p.street && amount > 0 {
+        return read(
+            PlayerAction::Call,
+            "chips after \"check\" facing a bet are a call, the excess returned (TDA 55)",
+        );
+    }
+    let pulled_back = push.in_front.is_some() && front < p.street;
+    if amount == 0 && pulled_back && bet > p.street && push.declaration.is_none() {
+        return bind(
+            Bound::CallOrRaise,
+            "the chips of an earlier bet pulled back facing a raise: a call or a raise, not a fold (TDA 46)",
+        );
     }
     if amount == 0 {
         return Err(Rejection::NoChipsPushed { seat });

@@ -88,6 +88,20 @@ pub enum Declaration {
     /// Only an amount ("fourteen hundred"): the same as silently pushing that
     /// much in chips (TDA 40), read by the 50% standard (TDA 43).
     Amount(Chips),
+    /// "Check": with no bet to face, a check; facing a bet, the player may
+    /// call or fold but not raise (TDA 55).
+    Check,
+}
+
+/// What a player's words or gestures bind them to before they act.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Bound {
+    /// "Check" declared facing a bet: a call or a fold, never a raise
+    /// (TDA 55).
+    CallOrFold,
+    /// The chips of an earlier bet pulled back facing a raise: a call or a
+    /// raise, never a fold (TDA 46).
+    CallOrRaise,
 }
 
 /// A floor person's decision (TDA 1), recorded with its reason.
@@ -385,6 +399,13 @@ pub enum TableEvent {
         seat: Seat,
         reason: String,
     },
+    /// What the player said or did binds their action, before they take it
+    /// (TDA 46, 55).
+    ActionBound {
+        seat: Seat,
+        bound: Bound,
+        rule: String,
+    },
     /// How silently pushed chips (or a declaration) were read, and by which
     /// rule; the action follows as its own event.
     ChipsRead {
@@ -490,6 +511,7 @@ impl TableEvent {
             TableEvent::OutOfTurnAction { .. } => "OutOfTurnAction",
             TableEvent::OutOfTurnVoided { .. } => "OutOfTurnVoided",
             TableEvent::ChipsRead { .. } => "ChipsRead",
+            TableEvent::ActionBound { .. } => "ActionBound",
             TableEvent::MisdealDeclared { .. } => "MisdealDeclared",
             TableEvent::FloorRuled { .. } => "FloorRuled",
             TableEvent::UndercallForfeited { .. } => "UndercallForfeited",

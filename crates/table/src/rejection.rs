@@ -183,6 +183,14 @@ pub enum Rejection {
     #[error("the pots are being awarded: a hand is no longer killed or the deck fouled (TDA 22)")]
     #[strum(message = "TDA 22")]
     PotsBeingAwarded,
+    #[error("seat {seat} declared \"check\" facing a bet: it may call or fold, not raise (TDA 55)")]
+    #[strum(message = "TDA 55")]
+    BoundToCallOrFold { seat: Seat },
+    #[error(
+        "seat {seat} pulled back the chips of its earlier bet facing a raise: it must call or raise, not fold (TDA 46)"
+    )]
+    #[strum(message = "TDA 46")]
+    BoundToCallOrRaise { seat: Seat },
     #[error("seat {seat} may not ask to see seat {of}'s hand: {why} (TDA 18)")]
     #[strum(message = "TDA 18")]
     CannotAskToSee { seat: Seat, of: Seat, why: String },
@@ -248,7 +256,9 @@ impl Classified for Rejection {
             | R::DigitalCardsSpeak
             | R::CardsSpeak { .. }
             | R::PotsBeingAwarded
-            | R::CannotAskToSee { .. } => ErrorKind::Refused,
+            | R::CannotAskToSee { .. }
+            | R::BoundToCallOrFold { .. }
+            | R::BoundToCallOrRaise { .. } => ErrorKind::Refused,
         }
     }
 

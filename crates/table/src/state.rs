@@ -42,6 +42,9 @@ pub struct InHand {
     pub dead: bool,
     /// Dealt while the player serves a penalty: the hand counts towards it.
     pub penalized: bool,
+    /// What the player's words or gestures bound their next action to
+    /// (TDA 46, 55), until they act.
+    pub bound: Option<Bound>,
 }
 
 /// Where a hand is.
@@ -491,6 +494,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                         shown: false,
                         dead: false,
                         penalized,
+                        bound: None,
                     });
                 }
             }
@@ -617,6 +621,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             }
             let bet = h.current_bet;
             if let Some(p) = h.player_mut(*seat) {
+                p.bound = None;
                 p.acted = true;
                 p.bet_when_acted = bet;
                 p.all_in = p.all_in || *all_in;
@@ -709,6 +714,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         | TableEvent::OutOfTurnAction { .. }
         | TableEvent::OutOfTurnVoided { .. }
         | TableEvent::HandVoided { .. }
+        | TableEvent::ActionBound { .. }
         | TableEvent::PenaltyGiven { .. } => apply_ruling(state, event),
         // Records of how a ruling was reached; their effects are events of their own.
         TableEvent::ChipsRead { .. }
@@ -789,6 +795,11 @@ fn apply_ruling(state: &mut TableState, event: &TableEvent) {
         } => {
             if let Some(h) = state.hand.as_mut() {
                 h.out_of_turn.push((*seat, *action, *facing));
+            }
+        }
+        TableEvent::ActionBound { seat, bound, .. } => {
+            if let Some(p) = state.hand.as_mut().and_then(|h| h.player_mut(*seat)) {
+                p.bound = Some(*bound);
             }
         }
         TableEvent::OutOfTurnVoided { seat, .. } => {

@@ -35,6 +35,11 @@ impl Decider<'_> {
         if h.out_of_turn.iter().any(|o| o.0 == seat) {
             return Err(Rejection::AlreadyActedOutOfTurn { seat });
         }
+        // "Call" with nothing to call binds as a check (TDA 53, 55).
+        let action = &match *action {
+            PlayerAction::Call if h.to_call(seat) == 0 => PlayerAction::Check,
+            other => other,
+        };
         // Valid for what the seat faces now.
         self.act_as(seat, action)?;
         let facing = h.current_bet;
@@ -60,13 +65,24 @@ impl Decider<'_> {
             in_front: in_front.as_deref(),
         };
         let reading = self.read_chips(&push)?;
-        let event = self.act(seat, &reading.action)?;
+        let action = match reading.action {
+            crate::chips::Read::Action(action) => action,
+            crate::chips::Read::Bound(bound) => {
+                self.emit(TableEvent::ActionBound {
+                    seat,
+                    bound,
+                    rule: reading.rule.into(),
+                });
+                return Ok(());
+            }
+        };
+        let event = self.act(seat, &action)?;
         self.emit(TableEvent::ChipsRead {
             seat,
             chips: chips.to_vec(),
             declaration,
             in_front: in_front.clone(),
-            read_as: reading.action,
+            read_as: action,
             rule: reading.rule.into(),
         });
         self.emit(event);
@@ -81,10 +97,12 @@ impl Decider<'_> {
 
     pub(super) fn time_out(&mut self, seat: Seat) -> Result<(), Rejection> {
         let to_call = self.turn_of(seat)?;
-        let action = if to_call > 0 {
-            PlayerAction::Fold
-        } else {
-            PlayerAction::Check
+        let bound = self.hand()?.player(seat).and_then(|p| p.bound);
+        let action = match (to_call > 0, bound) {
+            // Bound not to fold (TDA 46): out of time, the call stands.
+            (true, Some(Bound::CallOrRaise)) => PlayerAction::Call,
+            (true, _) => PlayerAction::Fold,
+            (false, _) => PlayerAction::Check,
         };
         let event = self.act(seat, &action)?;
         self.emit(TableEvent::TimedOut { seat });
@@ -137,12 +155,30 @@ impl Decider<'_> {
         self.act_as(seat, action)
     }
 
-    /// An action by `seat` as if it were its turn.
+    /// An action by `seat` as if it were its turn, within what its words
+    /// or gestures bound it to (TDA 46, 55).
     pub(super) fn act_as(
         &self,
         seat: Seat,
         action: &PlayerAction,
     ) -> Result<TableEvent, Rejection> {
+        let event = self.act_unbound(seat, action)?;
+        let bound = self.hand()?.player(seat).and_then(|p| p.bound);
+        if let TableEvent::ActionTaken { action: taken, .. } = &event {
+            match (bound, taken) {
+                (Some(Bound::CallOrFold), ActionTaken::Bet { .. } | ActionTaken::Raise { .. }) => {
+                    return Err(Rejection::BoundToCallOrFold { seat });
+                }
+                (Some(Bound::CallOrRaise), ActionTaken::Fold) => {
+                    return Err(Rejection::BoundToCallOrRaise { seat });
+                }
+                _ => {}
+            }
+        }
+        Ok(event)
+    }
+
+    fn act_unbound(&self, seat: Seat, action: &PlayerAction) -> Result<TableEvent, Rejection> {
         let h = self.hand()?;
         let p = h
             .player(seat)
@@ -252,7 +288,9 @@ impl Decider<'_> {
                 }
             }
             // Rewritten above to a call, bet or raise; kept total without a panic.
-            PlayerAction::AllIn => return self.act_as(seat, &PlayerAction::Raise { to: max_to }),
+            PlayerAction::AllIn => {
+                return self.act_unbound(seat, &PlayerAction::Raise { to: max_to });
+            }
         })
     }
 }

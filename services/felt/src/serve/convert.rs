@@ -109,6 +109,7 @@ pub(crate) fn declaration(k: &pb::declaration::Kind) -> Declaration {
         pb::declaration::Kind::Raise(_) => Declaration::Raise,
         pb::declaration::Kind::AllIn(_) => Declaration::AllIn,
         pb::declaration::Kind::Amount(n) => Declaration::Amount(*n),
+        pb::declaration::Kind::Check(_) => Declaration::Check,
     }
 }
 

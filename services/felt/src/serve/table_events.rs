@@ -8,7 +8,7 @@ use felt_cards::{Card, Category, Commitment, HandRank, Seed};
 use felt_proto::v1 as pb;
 use felt_proto::v1::table_event as te;
 use felt_table::{
-    ActionTaken, Blind, Bust, Deal, Declaration, EntryId, HouseRules, Level, OddChips,
+    ActionTaken, Blind, Bound, Bust, Deal, Declaration, EntryId, HouseRules, Level, OddChips,
     PlayerAction, Ruling, Seat, Share, ShortBigBlind, Street, TableEvent,
 };
 
@@ -139,6 +139,7 @@ fn declaration(d: &Declaration) -> pb::Declaration {
         Declaration::Raise => Kind::Raise(pb::RaiseDeclared {}),
         Declaration::AllIn => Kind::AllIn(pb::AllIn {}),
         Declaration::Amount(n) => Kind::Amount(n),
+        Declaration::Check => Kind::Check(pb::Check {}),
     };
     pb::Declaration { kind: Some(kind) }
 }
@@ -414,6 +415,15 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             by: (*by).into(),
         }),
         TableEvent::HandVoided { number } => Kind::HandVoided(te::HandVoided { number: *number }),
+        TableEvent::ActionBound { seat, bound, rule } => Kind::ActionBound(te::ActionBound {
+            seat: (*seat).into(),
+            bound: match bound {
+                Bound::CallOrFold => pb::Bound::CallOrFold,
+                Bound::CallOrRaise => pb::Bound::CallOrRaise,
+            }
+            .into(),
+            rule: rule.clone(),
+        }),
         TableEvent::UncalledBetReturned { seat, amount } => {
             Kind::UncalledBetReturned(te::UncalledBetReturned {
                 seat: (*seat).into(),
@@ -653,6 +663,17 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             by: seat(a.by, "show_asked.by")?,
         },
         Kind::HandVoided(v) => TableEvent::HandVoided { number: v.number },
+        Kind::ActionBound(b) => TableEvent::ActionBound {
+            seat: seat(b.seat, "action_bound.seat")?,
+            bound: match b.bound() {
+                pb::Bound::CallOrFold => Bound::CallOrFold,
+                pb::Bound::CallOrRaise => Bound::CallOrRaise,
+                pb::Bound::Unspecified => {
+                    return Err(bad("action_bound.bound", "a bound is required"));
+                }
+            },
+            rule: b.rule.clone(),
+        },
         Kind::UncalledBetReturned(u) => TableEvent::UncalledBetReturned {
             seat: seat(u.seat, "uncalled_bet_returned.seat")?,
             amount: u.amount,
@@ -878,6 +899,24 @@ mod tests {
                 reason: "two aces of spades (TDA 35)".into(),
             },
             TableEvent::HandVoided { number: 12 },
+            TableEvent::ActionBound {
+                seat: 2,
+                bound: Bound::CallOrFold,
+                rule: "TDA 55".into(),
+            },
+            TableEvent::ActionBound {
+                seat: 3,
+                bound: Bound::CallOrRaise,
+                rule: "TDA 46".into(),
+            },
+            TableEvent::ChipsRead {
+                seat: 2,
+                chips: vec![500],
+                declaration: Some(Declaration::Check),
+                in_front: None,
+                read_as: PlayerAction::Call,
+                rule: "TDA 55".into(),
+            },
             TableEvent::UncalledBetReturned {
                 seat: 3,
                 amount: 200,
@@ -918,8 +957,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 28 kinds of event a table records.)
-        assert_eq!(kinds.len(), 28);
+        // (All 29 kinds of event a table records.)
+        assert_eq!(kinds.len(), 29);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());
