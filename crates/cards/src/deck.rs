@@ -37,6 +37,20 @@ impl Seed {
         h.update(self.0);
         Commitment(h.finalize().into())
     }
+
+    /// The seed of a deck neither side chooses: this secret (committed to
+    /// before the other side spoke) mixed with `entropy` (chosen by the
+    /// other side after seeing only the commitment). SHA-256 of the ASCII
+    /// bytes `felt-deck-mix-v1`, the 32 secret bytes and the 32 entropy
+    /// bytes.
+    pub fn mixed(&self, entropy: &Seed) -> Seed {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(b"felt-deck-mix-v1");
+        h.update(self.0);
+        h.update(entropy.0);
+        Seed(h.finalize().into())
+    }
 }
 
 /// A SHA-256 commitment to a deck's seed, written as 64 hex digits.
@@ -210,6 +224,19 @@ mod tests {
             Seed::from_u64(7).commitment(),
             Seed::from_u64(8).commitment()
         );
+    }
+
+    #[test]
+    fn a_mixed_seed_is_sha256_of_the_tag_the_secret_and_the_entropy() {
+        // Cross-checked with Python: hashlib.sha256(b"felt-deck-mix-v1" +
+        // secret + entropy), so a partner re-derives a deck without felt.
+        let (secret, entropy) = (Seed::from_u64(7), Seed::from_u64(9));
+        assert_eq!(
+            secret.mixed(&entropy).to_string(),
+            "0038285b21b439a088fbe752132c187cb5e1018d28bdc54df61f0e8954a8edb9"
+        );
+        assert_ne!(secret.mixed(&entropy), entropy.mixed(&secret));
+        assert_ne!(secret.mixed(&entropy), secret.mixed(&Seed::from_u64(10)));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Checking a digital deal after the fact: the seed matches the commitment
 //! published when the hand started, and every card dealt, burnt and turned
-//! came off the deck that seed shuffles, in order.
+//! came off the deck that seed shuffles (a shared deal's: the secret mixed
+//! with the table's entropy), in order.
 
 use felt_cards::{Card, Commitment, Deck};
 
@@ -27,6 +28,8 @@ pub enum DealError {
     },
     #[error("hand {hand}: {what} was dealt from an empty deck")]
     DeckExhausted { hand: u64, what: String },
+    #[error("hand {hand}: the secret revealed is not the one the hand was dealt from")]
+    SecretMismatch { hand: u64 },
 }
 
 /// Checks every digital deal in a table's events; returns how many deals
@@ -36,8 +39,23 @@ pub fn check_deals<'a>(
 ) -> Result<usize, DealError> {
     let mut checked = 0;
     let mut deck: Option<(u64, Deck)> = None;
+    // A shared deal's hand and secret, until its entropy is added.
+    let mut shared: Option<(u64, felt_cards::Seed)> = None;
     for event in events {
         match event {
+            TableEvent::EntropyAdded { entropy } => {
+                if let Some((hand, secret)) = shared {
+                    deck = Some((hand, Deck::shuffled(secret.mixed(entropy))));
+                    checked += 1;
+                }
+            }
+            TableEvent::SecretRevealed { secret } => {
+                if let Some((hand, dealt)) = shared
+                    && dealt != *secret
+                {
+                    return Err(DealError::SecretMismatch { hand });
+                }
+            }
             TableEvent::HandStarted {
                 number,
                 deal,
@@ -45,7 +63,8 @@ pub fn check_deals<'a>(
                 ..
             } => {
                 deck = None;
-                if let Deal::Digital { seed } = deal {
+                shared = None;
+                if let Deal::Digital { seed } | Deal::Shared { seed } = deal {
                     let expected = seed.commitment();
                     match commitment {
                         None => return Err(DealError::MissingCommitment { hand: *number }),
@@ -58,8 +77,12 @@ pub fn check_deals<'a>(
                         }
                         Some(_) => {}
                     }
-                    deck = Some((*number, Deck::shuffled(*seed)));
-                    checked += 1;
+                    if matches!(deal, Deal::Shared { .. }) {
+                        shared = Some((*number, *seed));
+                    } else {
+                        deck = Some((*number, Deck::shuffled(*seed)));
+                        checked += 1;
+                    }
                 }
             }
             TableEvent::HoleCardsDealt { cards } => {

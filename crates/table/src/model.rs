@@ -55,6 +55,12 @@ pub enum Deal {
     /// A dealer deals real cards: hole cards are unknown until tabled or
     /// entered, and the dealer enters the board.
     Physical,
+    /// A deck neither side chooses: the engine deals from this secret (the
+    /// service's, committed to when the hand starts) mixed with the
+    /// entropy the table's device adds after seeing the commitment
+    /// ([`Seed::mixed`]); no card is dealt before it. The secret is
+    /// revealed when the hand ends.
+    Shared { seed: Seed },
 }
 
 /// A betting action as the dealer records it.
@@ -225,6 +231,11 @@ pub enum Command {
     },
     Muck {
         seat: Seat,
+    },
+    /// The table's device adds its entropy to a shared deal, after seeing
+    /// the hand's commitment: the cards are dealt.
+    AddEntropy {
+        entropy: Seed,
     },
     /// At a showdown the dealer reads without entering the cards: the
     /// dealer pushes a pot (0: the main pot, as [`crate::HandState::pots`]
@@ -464,6 +475,16 @@ pub enum TableEvent {
     CardsMucked {
         seat: Seat,
     },
+    /// The table's device added its entropy to a shared deal: the deck is
+    /// the secret mixed with it, and the hole cards follow.
+    EntropyAdded {
+        entropy: Seed,
+    },
+    /// A shared deal's secret, revealed as the hand ends: with the
+    /// commitment and the entropy, anyone deals the hand again.
+    SecretRevealed {
+        secret: Seed,
+    },
     /// A caller asked to see the hand they called on the river (TDA 18);
     /// the hand is tabled as its own `CardsShown`.
     ShowAsked {
@@ -523,6 +544,8 @@ impl TableEvent {
             TableEvent::CardsShown { .. } => "CardsShown",
             TableEvent::CardsMucked { .. } => "CardsMucked",
             TableEvent::ShowAsked { .. } => "ShowAsked",
+            TableEvent::EntropyAdded { .. } => "EntropyAdded",
+            TableEvent::SecretRevealed { .. } => "SecretRevealed",
             TableEvent::HandVoided { .. } => "HandVoided",
             TableEvent::UncalledBetReturned { .. } => "UncalledBetReturned",
             TableEvent::PotAwarded { .. } => "PotAwarded",

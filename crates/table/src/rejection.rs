@@ -191,6 +191,10 @@ pub enum Rejection {
     )]
     #[strum(message = "TDA 46")]
     BoundToCallOrRaise { seat: Seat },
+    #[error("entropy is added only to a shared deal, before its cards are dealt")]
+    EntropyNotDue,
+    #[error("the table's device already added its entropy to this hand")]
+    EntropyAlreadyAdded,
     #[error("seat {seat} may not ask to see seat {of}'s hand: {why} (TDA 18)")]
     #[strum(message = "TDA 18")]
     CannotAskToSee { seat: Seat, of: Seat, why: String },
@@ -258,6 +262,8 @@ impl Classified for Rejection {
             | R::PotsBeingAwarded
             | R::CannotAskToSee { .. }
             | R::BoundToCallOrFold { .. }
+            | R::EntropyNotDue
+            | R::EntropyAlreadyAdded
             | R::BoundToCallOrRaise { .. } => ErrorKind::Refused,
         }
     }

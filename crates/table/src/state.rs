@@ -513,7 +513,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 deal: *deal,
                 deck: match deal {
                     Deal::Digital { seed } => Some(Deck::shuffled(*seed)),
-                    Deal::Physical => None,
+                    Deal::Physical | Deal::Shared { .. } => None,
                 },
                 street: Street::Preflop,
                 board: Vec::with_capacity(5),
@@ -715,10 +715,12 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         | TableEvent::OutOfTurnVoided { .. }
         | TableEvent::HandVoided { .. }
         | TableEvent::ActionBound { .. }
+        | TableEvent::EntropyAdded { .. }
         | TableEvent::PenaltyGiven { .. } => apply_ruling(state, event),
         // Records of how a ruling was reached; their effects are events of their own.
         TableEvent::ChipsRead { .. }
         | TableEvent::ShowAsked { .. }
+        | TableEvent::SecretRevealed { .. }
         | TableEvent::FloorRuled { .. }
         | TableEvent::ClockCalled { .. }
         | TableEvent::TimedOut { .. } => {}
@@ -795,6 +797,13 @@ fn apply_ruling(state: &mut TableState, event: &TableEvent) {
         } => {
             if let Some(h) = state.hand.as_mut() {
                 h.out_of_turn.push((*seat, *action, *facing));
+            }
+        }
+        TableEvent::EntropyAdded { entropy } => {
+            if let Some(h) = state.hand.as_mut()
+                && let Deal::Shared { seed } = h.deal
+            {
+                h.deck = Some(Deck::shuffled(seed.mixed(entropy)));
             }
         }
         TableEvent::ActionBound { seat, bound, .. } => {

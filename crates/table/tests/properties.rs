@@ -71,7 +71,10 @@ fn push_chips(seat: Seat, choice: u64) -> Command {
 /// by `choice`.
 fn ruling(seat: Seat, choice: u64, physical: bool) -> Command {
     let reason = "random ruling".to_string();
-    match choice / 9 % 10 {
+    match choice / 9 % 11 {
+        10 => Command::AddEntropy {
+            entropy: Seed::from_u64(choice),
+        },
         7 => Command::Rule {
             ruling: Ruling::FouledDeck,
             reason,
@@ -184,6 +187,10 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
             level,
             deal: if physical {
                 Deal::Physical
+            } else if choice.is_multiple_of(4) {
+                Deal::Shared {
+                    seed: Seed::from_u64(choice),
+                }
             } else {
                 Deal::Digital {
                     seed: Seed::from_u64(choice),
@@ -192,6 +199,12 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
             button: None,
         };
     };
+    if h.phase == Phase::Dealing && !choice.is_multiple_of(7) {
+        // A shared deal waits for the table's entropy.
+        return Command::AddEntropy {
+            entropy: Seed::from_u64(choice / 7),
+        };
+    }
     if let Some(o) = state.options() {
         if choice % 9 == 7 {
             return push_chips(o.seat, choice);
@@ -246,7 +259,12 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
         return Command::DealBoard { cards: take(n) };
     }
     let live: Vec<Seat> = h.live().map(|(s, _)| s).collect();
-    let seat = live[(choice as usize) % live.len().max(1)];
+    // (No live hand: a shared deal whose every hand is dead waits for
+    // its entropy; any seat's show is refused meanwhile.)
+    let seat = live
+        .get((choice as usize) % live.len().max(1))
+        .copied()
+        .unwrap_or(1);
     if choice.is_multiple_of(5) {
         Command::Muck { seat }
     } else {

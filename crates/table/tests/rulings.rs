@@ -455,3 +455,149 @@ fn a_ruling_names_the_rule_it_applies() {
     assert!(late.to_string().ends_with("(TDA 35, 36)"));
     assert_eq!(Rejection::TableNotOpen.rule(), None);
 }
+
+fn shared(n: u64) -> Deal {
+    Deal::Shared {
+        seed: Seed::from_u64(n),
+    }
+}
+
+fn hole_cards(events: &[TableEvent]) -> Option<Vec<(Seat, Option<[felt_cards::Card; 2]>)>> {
+    events.iter().find_map(|e| match e {
+        TableEvent::HoleCardsDealt { cards } => Some(cards.clone()),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_shared_deal_waits_for_the_tables_entropy_and_neither_side_alone_chooses_the_cards() {
+    // The service commits to its secret when the hand starts; the table's
+    // device adds entropy after seeing only the commitment; the deck is
+    // the secret mixed with it.
+    let deal = |secret: u64, entropy: u64| {
+        let mut t = table(&[1000, 1000, 1000]);
+        let started = t.ok(Command::StartHand {
+            level: level(50, 100),
+            deal: shared(secret),
+            button: Some(3),
+        });
+        assert!(started.iter().any(|e| matches!(
+            e,
+            TableEvent::HandStarted { commitment: Some(c), .. } if *c == Seed::from_u64(secret).commitment()
+        )));
+        assert_eq!(hole_cards(&started), None, "no card before the entropy");
+        assert_eq!(t.to_act(), None);
+        assert_eq!(
+            t.refused(Command::Act {
+                seat: 3,
+                action: Fold
+            }),
+            "no player is to act: betting on the preflop is over"
+        );
+        let events = t.ok(Command::AddEntropy {
+            entropy: Seed::from_u64(entropy),
+        });
+        assert_eq!(
+            events[0],
+            TableEvent::EntropyAdded {
+                entropy: Seed::from_u64(entropy)
+            }
+        );
+        assert_eq!(t.to_act(), Some(3));
+        (t, hole_cards(&events).expect("the cards go out"))
+    };
+    let (mut t, cards) = deal(9, 1);
+    let deck = felt_cards::Deck::shuffled(Seed::from_u64(9).mixed(&Seed::from_u64(1)));
+    let top = deck.order();
+    assert_eq!(
+        cards,
+        [
+            (1, Some([top[0], top[3]])),
+            (2, Some([top[1], top[4]])),
+            (3, Some([top[2], top[5]]))
+        ]
+    );
+    assert_ne!(deal(9, 2).1, cards, "the same secret, other entropy");
+    assert_ne!(deal(8, 1).1, cards, "other secret, the same entropy");
+    assert_eq!(
+        t.refused(Command::AddEntropy {
+            entropy: Seed::from_u64(5)
+        }),
+        "the table's device already added its entropy to this hand"
+    );
+    // The secret is revealed as the hand ends, and the deal checks out.
+    fold_around(&mut t);
+    let n = t.log.len();
+    assert_eq!(
+        t.log[n - 2],
+        TableEvent::SecretRevealed {
+            secret: Seed::from_u64(9)
+        }
+    );
+    assert_eq!(check_deals(&t.log), Ok(1));
+    let mut forged = t.log.clone();
+    forged[n - 2] = TableEvent::SecretRevealed {
+        secret: Seed::from_u64(10),
+    };
+    assert_eq!(
+        check_deals(&forged).unwrap_err().to_string(),
+        "hand 1: the secret revealed is not the one the hand was dealt from"
+    );
+    let mut forged = t.log.clone();
+    for e in &mut forged {
+        if let TableEvent::EntropyAdded { entropy } = e {
+            *entropy = Seed::from_u64(2);
+        }
+    }
+    assert!(check_deals(&forged).is_err(), "other entropy, other cards");
+    assert_eq!(replay(&t.log), t.state);
+
+    // Entropy has no place in the other deals.
+    let mut t = table(&[1000, 1000]);
+    t.ok(Command::StartHand {
+        level: level(50, 100),
+        deal: digital(3),
+        button: Some(1),
+    });
+    assert_eq!(
+        t.refused(Command::AddEntropy {
+            entropy: Seed::from_u64(5)
+        }),
+        "entropy is added only to a shared deal, before its cards are dealt"
+    );
+}
+
+#[test]
+fn a_shared_deal_misdealt_is_dealt_again_from_a_new_secret_and_new_entropy() {
+    // TDA 35: an exact copy, only the cards new.
+    let mut t = table(&[1000, 1000, 1000]);
+    t.ok(Command::SetAbsent {
+        seat: 2,
+        absent: true,
+    });
+    t.ok(Command::StartHand {
+        level: level(50, 100),
+        deal: shared(4),
+        button: Some(3),
+    });
+    assert_eq!(
+        killed(&t.log).len(),
+        1,
+        "the absent player's hand is dead before any card"
+    );
+    t.ok(Command::AddEntropy {
+        entropy: Seed::from_u64(1),
+    });
+    assert_eq!(
+        t.refused(misdeal(shared(4))),
+        "the re-deal of a misdeal needs a new seed: the old one deals the same cards (TDA 35)"
+    );
+    let events = t.ok(misdeal(shared(5)));
+    assert_eq!(hole_cards(&events), None);
+    assert_eq!(killed(&events).len(), 1, "dead again in the re-deal");
+    t.ok(Command::AddEntropy {
+        entropy: Seed::from_u64(1),
+    });
+    assert_eq!(t.to_act(), Some(3));
+    assert_eq!(check_deals(&t.log), Ok(2));
+}

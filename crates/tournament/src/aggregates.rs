@@ -146,8 +146,14 @@ pub enum DealMode {
     /// showdown (hole cards may be entered, never have to be).
     Physical,
     /// The table service deals from a deck shuffled with a seed it draws
-    /// (committed to at the hand's start, revealed at its end).
+    /// alone (committed to at the hand's start, revealed at its end): how
+    /// tournaments created before the shared deck are dealt.
     Digital,
+    /// A digital deck neither side chooses ([`felt_table::Deal::Shared`]):
+    /// the table service commits to a secret as each hand starts, the
+    /// table's device adds entropy, and the cards are dealt from both;
+    /// what a digital tournament created over gRPC is dealt with.
+    Shared,
 }
 
 impl DealMode {

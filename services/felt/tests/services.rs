@@ -769,7 +769,9 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let hand = dealt.expect("a hand dealt").hand.expect("a hand");
+    let dealt = dealt.expect("a hand dealt");
+    let dealt = common::add_entropy(channel(&told.addr()), t, 1, dealt, "boss").await;
+    let hand = dealt.hand.expect("a hand");
     let seat = hand.to_act.expect("someone to act");
     let clock_channel = channel(&clock_service.addr());
     let before = clock_view(&clock_channel, t).await.version;

@@ -559,6 +559,161 @@ async fn a_physical_showdown_and_the_floors_rulings_go_by_the_rules_over_grpc() 
     assert_eq!(stacks(&get_table(c, "tv").await), [350, 1200, 750]);
 }
 
+/// A deck neither side chooses, checked by a partner from what its own
+/// token reads alone: the commitment published as the hand starts, the
+/// table's entropy, and the secret revealed as it ends give the deck, off
+/// which every board card and tabled hand came.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partner_verifies_a_shared_deal_from_the_commitment_the_entropy_and_the_secret() {
+    use felt_cards::{Card, Deck, Seed};
+    use pb::action::Kind as A;
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    let c = &mut client;
+    let open = C::OpenTable(pb::OpenTable {
+        seats: 3,
+        rules: None,
+    });
+    run(c, "open", open, "boss").await.unwrap();
+    for seat in 1..=3 {
+        let sit = C::SeatPlayer(pb::SeatPlayer {
+            seat,
+            entry: 100 + u64::from(seat),
+            stack: 5000,
+        });
+        run(c, &format!("seat-{seat}"), sit, "boss").await.unwrap();
+    }
+    let mut start = physical_hand(Some(3));
+    if let C::StartHand(s) = &mut start {
+        s.deal = Some(pb::Deal {
+            kind: Some(pb::deal::Kind::Shared(pb::SharedDeal {})),
+        });
+    }
+    let started = run(c, "start-1", start, "dealer-1").await.unwrap();
+    let types: Vec<&str> = started.iter().map(|e| e.r#type.as_str()).collect();
+    assert!(
+        !types.contains(&"HoleCardsDealt"),
+        "no card before the entropy: {types:?}"
+    );
+    let sealed = started.iter().find_map(deal_of).cloned();
+    assert_eq!(
+        sealed,
+        Some(pb::deal_record::Kind::Shared(pb::SharedDealRecord {
+            secret: vec![]
+        })),
+        "the dealer's device sees the commitment, never the secret"
+    );
+    let hand = get_table(c, "tv").await.hand.expect("a hand");
+    assert_eq!(hand.phase(), pb::HandPhase::Dealing);
+    assert_eq!(hand.to_act, None);
+    assert_eq!(hand.deck_commitment.len(), 64);
+
+    // The entropy is the table's: not a felt service's, and 32 bytes.
+    let entropy = |bytes: Vec<u8>| C::AddEntropy(pb::AddEntropy { entropy: bytes });
+    let err = run(c, "e0", entropy(vec![1; 32]), "peer")
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    let err = run(c, "e1", entropy(vec![1; 31]), "dealer-1")
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(
+        err.message().contains("exactly 32 bytes"),
+        "{}",
+        err.message()
+    );
+    let mine: Vec<u8> = (0..32).map(|i| i * 7 + 3).collect();
+    let dealt = run(c, "e2", entropy(mine.clone()), "dealer-1")
+        .await
+        .unwrap();
+    let types: Vec<&str> = dealt.iter().map(|e| e.r#type.as_str()).collect();
+    assert_eq!(types, ["EntropyAdded", "HoleCardsDealt"]);
+    // Everyone calls and checks down: a showdown.
+    let mut k = 0;
+    while let Some(hand) = get_table(c, "tv").await.hand {
+        let seat = hand.to_act.expect("someone to act");
+        let kind = if hand.to_call > 0 {
+            A::Call(pb::Call {})
+        } else {
+            A::Check(pb::Check {})
+        };
+        run(c, &format!("a{k}"), act(seat, kind), "dealer-1")
+            .await
+            .unwrap();
+        k += 1;
+    }
+
+    // The partner's own reading of the hand.
+    let events = partner_history(c).await.events;
+    let kinds: Vec<pb::table_event::Kind> = events
+        .iter()
+        .filter_map(|e| e.event.clone().and_then(|e| e.kind))
+        .collect();
+    use pb::table_event::Kind as K;
+    let (commitment, order) = kinds
+        .iter()
+        .find_map(|k| match k {
+            K::HandStarted(h) => Some((h.commitment.clone(), h.button)),
+            _ => None,
+        })
+        .expect("the hand's start");
+    let secret = kinds
+        .iter()
+        .find_map(|k| match k {
+            K::SecretRevealed(r) => Some(r.secret.clone()),
+            _ => None,
+        })
+        .expect("the secret, revealed as the hand ended");
+    let added = kinds
+        .iter()
+        .find_map(|k| match k {
+            K::EntropyAdded(e) => Some(e.entropy.clone()),
+            _ => None,
+        })
+        .expect("the table's entropy");
+    assert_eq!(added, mine);
+    let secret = Seed(secret.try_into().expect("32 bytes"));
+    assert_eq!(
+        secret.commitment().0.to_vec(),
+        commitment,
+        "the secret was committed to"
+    );
+    let deck = Deck::shuffled(secret.mixed(&Seed(added.try_into().unwrap())));
+    let cards = deck.order();
+    // Dealt two rounds from the seat after the button (3): seats 1, 2, 3.
+    assert_eq!(order, 3);
+    let hole = |seat: u32| [cards[seat as usize - 1], cards[seat as usize + 2]];
+    // The flop after a burn, the turn and river each after one.
+    let board: Vec<Card> = kinds
+        .iter()
+        .filter_map(|k| match k {
+            K::StreetDealt(s) => Some(s.cards.clone()),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| c.parse().unwrap())
+        .collect();
+    assert_eq!(board, [cards[7], cards[8], cards[9], cards[11], cards[13]]);
+    let shown: Vec<(u32, Vec<String>)> = kinds
+        .iter()
+        .filter_map(|k| match k {
+            K::CardsShown(s) => Some((s.seat, s.cards.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(!shown.is_empty(), "a hand tabled");
+    for (seat, tabled) in shown {
+        let tabled: Vec<Card> = tabled.iter().map(|c| c.parse().unwrap()).collect();
+        assert_eq!(
+            tabled,
+            hole(seat),
+            "seat {seat}'s tabled hand came off the deck"
+        );
+    }
+}
+
 /// No card of `secret` in `text`, as a proto string ("Ah") or inside an
 /// event's JSON (\"Ah\").
 fn assert_secret(text: &str, secret: &[String]) {

@@ -637,7 +637,9 @@ async fn the_table_service_times_players_out_by_the_action_clock_and_a_called_cl
                 .expect("begin")
                 .into_inner();
             if let Some(pb::begin_hand_response::Outcome::Dealt(d)) = out.outcome {
-                return d.table.unwrap();
+                let view = d.table.unwrap();
+                let director = up.token("director");
+                return common::add_entropy(up.channel.clone(), t, 1, view, director).await;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

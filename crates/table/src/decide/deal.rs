@@ -307,6 +307,7 @@ impl Decider<'_> {
         else {
             return;
         };
+        let started_kind = started.clone();
         let st = &self.state;
         let kills: Vec<(Seat, &str)> = stacks
             .iter()
@@ -365,6 +366,33 @@ impl Decider<'_> {
             blind: Blind::Big,
             amount,
         });
+        if let TableEvent::HandStarted {
+            deal: Deal::Shared { .. },
+            ..
+        } = started_kind
+        {
+            // No card before the table's entropy: the dead hands are
+            // known already.
+            for (seat, reason) in kills {
+                self.emit(TableEvent::HandKilled {
+                    seat,
+                    reason: reason.into(),
+                });
+            }
+            return;
+        }
+        self.deal_hole_cards(&order);
+        for (seat, reason) in kills {
+            self.emit(TableEvent::HandKilled {
+                seat,
+                reason: reason.into(),
+            });
+        }
+    }
+
+    /// The hole cards, two rounds from the deck in dealing order (a
+    /// physical deal's unknown).
+    fn deal_hole_cards(&mut self, order: &[Seat]) {
         let cards = match self.state.hand.as_ref().and_then(|h| h.deck.as_ref()) {
             Some(deck) => {
                 let top = deck.remaining();
@@ -378,12 +406,26 @@ impl Decider<'_> {
             None => order.iter().map(|&s| (s, None)).collect(),
         };
         self.emit(TableEvent::HoleCardsDealt { cards });
-        for (seat, reason) in kills {
-            self.emit(TableEvent::HandKilled {
-                seat,
-                reason: reason.into(),
-            });
+    }
+
+    /// The table's entropy for a shared deal: the deck is the committed
+    /// secret mixed with it, and the cards go out.
+    pub(super) fn add_entropy(&mut self, entropy: &felt_cards::Seed) -> Result<(), Rejection> {
+        let h = self.hand()?;
+        if !matches!(h.deal, Deal::Shared { .. }) {
+            return Err(Rejection::EntropyNotDue);
         }
+        if h.deck.is_some() {
+            return Err(Rejection::EntropyAlreadyAdded);
+        }
+        let order: Vec<Seat> = self
+            .state
+            .seats_after(h.button)
+            .filter(|&s| h.player(s).is_some())
+            .collect();
+        self.emit(TableEvent::EntropyAdded { entropy: *entropy });
+        self.deal_hole_cards(&order);
+        Ok(())
     }
 
     /// A misdeal (TDA 35): all chips back, and an exact copy dealt again —
@@ -393,7 +435,7 @@ impl Decider<'_> {
         if h.substantial_action() || h.street != Street::Preflop {
             return Err(Rejection::MisdealTooLate);
         }
-        if matches!(deal, Deal::Digital { .. }) && *deal == h.deal {
+        if !matches!(deal, Deal::Physical) && *deal == h.deal {
             return Err(Rejection::SameSeed);
         }
         let dead: Vec<Seat> = (1..=self.state.size)
@@ -531,7 +573,7 @@ fn pot_for_award(h: &HandState, pot: usize) -> Result<Vec<Seat>, Rejection> {
 
 pub(super) fn commitment_of(deal: &Deal) -> Option<felt_cards::Commitment> {
     match deal {
-        Deal::Digital { seed } => Some(seed.commitment()),
+        Deal::Digital { seed } | Deal::Shared { seed } => Some(seed.commitment()),
         Deal::Physical => None,
     }
 }

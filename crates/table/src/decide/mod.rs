@@ -101,6 +101,7 @@ impl Decider<'_> {
             Command::Show { seat, cards } => self.show(*seat, cards.as_ref()),
             Command::Muck { seat } => self.muck(*seat),
             Command::PushPot { pot, winners } => self.push_pot(*pot, winners),
+            Command::AddEntropy { entropy } => self.add_entropy(entropy),
             Command::AskToSee { seat, of, cards } => self.ask_to_see(*seat, *of, cards.as_ref()),
         }
     }

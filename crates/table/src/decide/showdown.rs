@@ -299,6 +299,12 @@ impl Decider<'_> {
             return;
         };
         let number = h.number;
+        if let Deal::Shared { seed } = h.deal {
+            self.emit(TableEvent::SecretRevealed { secret: seed });
+        }
+        let Some(h) = self.state.hand.as_ref() else {
+            return;
+        };
         let stacks: Vec<(Seat, Chips)> = (1..=self.state.size)
             .filter(|&s| h.player(s).is_some())
             .map(|s| (s, self.state.seat(s).map_or(0, |p| p.stack)))

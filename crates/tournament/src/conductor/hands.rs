@@ -172,6 +172,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         };
         let deal = match self.deal_mode(t).await? {
             DealMode::Digital => Deal::Digital { seed: deck(hand) },
+            DealMode::Shared => Deal::Shared { seed: deck(hand) },
             DealMode::Physical => Deal::Physical,
         };
         let start = Command::StartHand {

@@ -41,6 +41,7 @@ fn deal(d: Option<&pb::Deal>, field: &str, deck: &dyn Fn() -> Seed) -> Result<De
     match d.and_then(|d| d.kind.as_ref()) {
         Some(pb::deal::Kind::Digital(_)) => Ok(Deal::Digital { seed: deck() }),
         Some(pb::deal::Kind::Physical(_)) => Ok(Deal::Physical),
+        Some(pb::deal::Kind::Shared(_)) => Ok(Deal::Shared { seed: deck() }),
         None => Err(invalid(format!("{field}: digital or physical is required"))),
     }
 }
@@ -247,6 +248,14 @@ pub(crate) fn command(
                     .collect::<Result<_, _>>()?
             },
         },
+        C::AddEntropy(a) => Command::AddEntropy {
+            entropy: Seed(<[u8; 32]>::try_from(a.entropy.as_slice()).map_err(|_| {
+                invalid(format!(
+                    "add_entropy.entropy: exactly 32 bytes, not {}",
+                    a.entropy.len()
+                ))
+            })?),
+        },
         C::AskToSee(a) => Command::AskToSee {
             seat: seat(a.seat, "ask_to_see.seat")?,
             of: seat(a.of_seat, "ask_to_see.of_seat")?,
@@ -348,7 +357,7 @@ pub(crate) fn view(
             min_raise_to: options.and_then(|o| o.min_to),
             max_raise_to: options.and_then(|o| o.max_to),
             deck_commitment: match h.deal {
-                Deal::Digital { seed } => seed.commitment().to_string(),
+                Deal::Digital { seed } | Deal::Shared { seed } => seed.commitment().to_string(),
                 Deal::Physical => String::new(),
             },
             pots: if h.phase == felt_table::Phase::Showdown {

@@ -93,15 +93,19 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
         Command::RemovePlayer { seat } => C::RemovePlayer(pb::RemovePlayer {
             seat: u32::from(*seat),
         }),
-        // The table service draws the deck's seed itself.
+        // The table service draws a digital deck's seed itself.
         Command::StartHand {
             level: l,
-            deal: Deal::Digital { .. },
+            deal,
             button,
         } => C::StartHand(pb::StartHand {
             level: Some(level(l)),
             deal: Some(pb::Deal {
-                kind: Some(pb::deal::Kind::Digital(pb::DigitalDeal {})),
+                kind: Some(match deal {
+                    Deal::Digital { .. } => pb::deal::Kind::Digital(pb::DigitalDeal {}),
+                    Deal::Shared { .. } => pb::deal::Kind::Shared(pb::SharedDeal {}),
+                    Deal::Physical => pb::deal::Kind::Physical(pb::PhysicalDeal {}),
+                }),
             }),
             button: button.map(u32::from),
         }),
@@ -359,6 +363,19 @@ mod tests {
                     seed: felt_cards::Seed::from_u64(7),
                 },
                 button: Some(3),
+            },
+            // A physical tournament's hands, deployed apart.
+            Command::StartHand {
+                level: Level::blinds(50, 100),
+                deal: Deal::Physical,
+                button: None,
+            },
+            Command::StartHand {
+                level: Level::blinds(50, 100),
+                deal: Deal::Shared {
+                    seed: felt_cards::Seed::from_u64(7),
+                },
+                button: None,
             },
         ];
         for c in commands {

@@ -191,7 +191,8 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
         rules: convert::rules(req.rules.as_ref()),
         deal: match pb::DealMode::try_from(req.deal) {
             Ok(pb::DealMode::Unspecified | pb::DealMode::Physical) => DealMode::Physical,
-            Ok(pb::DealMode::Digital) => DealMode::Digital,
+            // A deck neither side chooses: the table's device adds entropy.
+            Ok(pb::DealMode::Digital) => DealMode::Shared,
             Err(_) => {
                 return Err(invalid(format!(
                     "deal: no deal mode is numbered {} (DEAL_MODE_PHYSICAL or DEAL_MODE_DIGITAL)",

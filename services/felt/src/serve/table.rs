@@ -245,6 +245,13 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             })
         })?;
         match &role {
+            // A shared deck's entropy is the table's: a felt service adding
+            // it would choose the cards with its own secret.
+            Role::Service if matches!(command, felt_table::Command::AddEntropy { .. }) => {
+                return Err(Status::permission_denied(
+                    "a shared deck's entropy comes from the table's device, never from a felt service",
+                ));
+            }
             // The service identity: seating's seats and moves.
             Role::Director | Role::Floor | Role::Service => {}
             Role::Dealer {

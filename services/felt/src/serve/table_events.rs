@@ -282,6 +282,9 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
                         pb::deal_record::Kind::Sealed(pb::SealedDeal {})
                     }
                     Deal::Digital { seed } => pb::deal_record::Kind::Seed(seed.0.to_vec()),
+                    Deal::Shared { seed } => pb::deal_record::Kind::Shared(pb::SharedDealRecord {
+                        secret: if sealed { Vec::new() } else { seed.0.to_vec() },
+                    }),
                 }),
             }),
             commitment: commitment.map(|c| c.0.to_vec()).unwrap_or_default(),
@@ -410,6 +413,12 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
         TableEvent::CardsMucked { seat } => Kind::CardsMucked(te::CardsMucked {
             seat: (*seat).into(),
         }),
+        TableEvent::EntropyAdded { entropy } => Kind::EntropyAdded(te::EntropyAdded {
+            entropy: entropy.0.to_vec(),
+        }),
+        TableEvent::SecretRevealed { secret } => Kind::SecretRevealed(te::SecretRevealed {
+            secret: secret.0.to_vec(),
+        }),
         TableEvent::ShowAsked { seat, by } => Kind::ShowAsked(te::ShowAsked {
             seat: (*seat).into(),
             by: (*by).into(),
@@ -524,6 +533,9 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
                 Some(pb::deal_record::Kind::Physical(_)) => Deal::Physical,
                 Some(pb::deal_record::Kind::Seed(seed)) => Deal::Digital {
                     seed: Seed(bytes32(seed, F)?),
+                },
+                Some(pb::deal_record::Kind::Shared(r)) => Deal::Shared {
+                    seed: Seed(bytes32(&r.secret, F)?),
                 },
                 Some(pb::deal_record::Kind::Sealed(_)) => {
                     return Err(bad(F, "the seed is sealed: the hand cannot be read back"));
@@ -657,6 +669,12 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
         },
         Kind::CardsMucked(c) => TableEvent::CardsMucked {
             seat: seat(c.seat, "cards_mucked.seat")?,
+        },
+        Kind::EntropyAdded(e) => TableEvent::EntropyAdded {
+            entropy: Seed(bytes32(&e.entropy, "entropy_added.entropy")?),
+        },
+        Kind::SecretRevealed(r) => TableEvent::SecretRevealed {
+            secret: Seed(bytes32(&r.secret, "secret_revealed.secret")?),
         },
         Kind::ShowAsked(a) => TableEvent::ShowAsked {
             seat: seat(a.seat, "show_asked.seat")?,
@@ -890,6 +908,12 @@ mod tests {
             },
             TableEvent::CardsMucked { seat: 4 },
             TableEvent::ShowAsked { seat: 3, by: 5 },
+            TableEvent::EntropyAdded {
+                entropy: Seed::from_u64(99),
+            },
+            TableEvent::SecretRevealed {
+                secret: Seed::from_u64(98),
+            },
             TableEvent::FloorRuled {
                 ruling: Ruling::AwardPot { seat: 4, pot: 1 },
                 reason: "TDA 21".into(),
@@ -957,8 +981,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 29 kinds of event a table records.)
-        assert_eq!(kinds.len(), 29);
+        // (All 31 kinds of event a table records.)
+        assert_eq!(kinds.len(), 31);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());

@@ -311,18 +311,32 @@ pub(crate) async fn play_hand(
         Outcome::Dealt(dealt) => dealt.table.expect("the table"),
     };
     let mut k = 0;
-    while let Some(hand) = view.hand.as_ref().filter(|h| h.to_act.is_some()) {
+    while let Some(hand) = view.hand.as_ref() {
         k += 1;
         *roll = roll
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         use pb::action::Kind;
-        let kind = if hand.to_call == 0 {
-            Kind::Check(pb::Check {})
-        } else if (*roll >> 33) % 100 < 35 {
-            Kind::AllIn(pb::AllIn {})
-        } else {
-            Kind::Fold(pb::Fold {})
+        use pb::execute_request::Command as C;
+        let command = match hand.to_act {
+            Some(seat) => {
+                let kind = if hand.to_call == 0 {
+                    Kind::Check(pb::Check {})
+                } else if (*roll >> 33) % 100 < 35 {
+                    Kind::AllIn(pb::AllIn {})
+                } else {
+                    Kind::Fold(pb::Fold {})
+                };
+                C::Act(pb::Act {
+                    seat,
+                    action: Some(pb::Action { kind: Some(kind) }),
+                })
+            }
+            // A shared deck waits for the table's entropy.
+            None if hand.phase() == pb::HandPhase::Dealing => C::AddEntropy(pb::AddEntropy {
+                entropy: roll.to_le_bytes().repeat(4),
+            }),
+            None => break,
         };
         let req = pb::ExecuteRequest {
             provenance: None,
@@ -331,10 +345,7 @@ pub(crate) async fn play_hand(
                 table,
             }),
             command_id: format!("h{}-{k}", hand.number),
-            command: Some(pb::execute_request::Command::Act(pb::Act {
-                seat: hand.to_act.unwrap_or(0),
-                action: Some(pb::Action { kind: Some(kind) }),
-            })),
+            command: Some(command),
         };
         let out = retry(|| {
             let mut c = tables.clone();
@@ -347,6 +358,42 @@ pub(crate) async fn play_hand(
         view = out.table.expect("the table");
     }
     Hand::Played
+}
+
+/// A hand of a shared deck waits for the table's entropy: the table's
+/// device (`token`) adds it, and the table as it then stands comes back.
+pub(crate) async fn add_entropy(
+    tables: Channel,
+    tournament: &str,
+    table: u32,
+    view: pb::TableView,
+    token: &str,
+) -> pb::TableView {
+    let Some(hand) = view
+        .hand
+        .as_ref()
+        .filter(|h| h.phase() == pb::HandPhase::Dealing)
+    else {
+        return view;
+    };
+    let req = pb::ExecuteRequest {
+        provenance: None,
+        table: Some(pb::TableRef {
+            tournament_id: tournament.into(),
+            table,
+        }),
+        command_id: format!("h{}-entropy", hand.number),
+        command: Some(pb::execute_request::Command::AddEntropy(pb::AddEntropy {
+            entropy: hand.number.to_le_bytes().repeat(4),
+        })),
+    };
+    TableServiceClient::new(tables)
+        .execute(with(req, token))
+        .await
+        .expect("add entropy")
+        .into_inner()
+        .table
+        .expect("the table")
 }
 
 /// A dealer and bots at one table ([`play_hand`]) until the table closes

@@ -326,6 +326,13 @@ impl Sim {
                         }),
                     });
                     ("act", id, act)
+                } else if hand.phase() == pb::HandPhase::Dealing {
+                    // A shared deck: the table's device adds its entropy
+                    // once it has seen the hand's commitment.
+                    let mut entropy = vec![0u8; 32];
+                    rng.fill_bytes(&mut entropy);
+                    let add = pb::execute_request::Command::AddEntropy(pb::AddEntropy { entropy });
+                    ("add entropy", format!("h{}-entropy", hand.number), add)
                 } else if let Some((id, entered)) =
                     // A physical deal: the dealer enters the next street,
                     // or a hand tabled at showdown.
