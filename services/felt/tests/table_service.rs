@@ -746,13 +746,35 @@ async fn partners_never_see_an_untabled_hole_card() {
         .await
         .unwrap()
         .into_inner();
-    // The director sees the cards; the partner and the dealer do not.
-    let dealer = get_table(&mut client, "boss").await;
+    // During the hand no person's token sees a card in the air: not the
+    // director, the floor, a partner or the dealer; only felt's own
+    // services read the table whole.
+    let dealer = get_table(&mut client, "peer").await;
     assert!(dealer.seats.iter().all(|s| s.hole_cards.len() == 2));
-    let partner = get_table(&mut client, "tv").await;
-    assert!(partner.seats.iter().all(|s| s.hole_cards.is_empty()));
-    let tablet = get_table(&mut client, "dealer-1").await;
-    assert!(tablet.seats.iter().all(|s| s.hole_cards.is_empty()));
+    for token in ["boss", "floor", "tv", "dealer-1"] {
+        let view = get_table(&mut client, token).await;
+        assert!(
+            view.seats.iter().all(|s| s.hole_cards.is_empty()),
+            "{token}"
+        );
+        let history = client
+            .get_hand_history(with_token(
+                pb::GetHandHistoryRequest {
+                    table: table(1),
+                    hand_number: 1,
+                },
+                token,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        let hidden: Vec<String> = dealer
+            .seats
+            .iter()
+            .flat_map(|s| s.hole_cards.clone())
+            .collect();
+        assert_secret(&format!("{history:?}"), &hidden);
+    }
     // Seat 3 folds, seat 1 folds: seat 2 wins without showing.
     for (i, seat) in [3, 1].into_iter().enumerate() {
         client
@@ -877,10 +899,12 @@ async fn read_until<T: std::fmt::Debug>(
     text
 }
 
-/// A dealer's token reads its own table only, and no one but the director
-/// and the floor reads a hole card or a burn card in the air, on every read
-/// path. (The probe: one lost tablet read every table's hole cards live;
-/// partners got burn cards as soon as they were dealt.)
+/// The visibility policy (ARCHITECTURE.md): a dealer's token reads its own
+/// table only; during a hand no person's token, the director's included,
+/// reads a hole card or a burn card in the air, on any read path; once the
+/// hand is over the director and the floor read it whole. (The probes: one
+/// lost tablet read every table's hole cards live; partners got burn cards
+/// as soon as they were dealt; a director's token read every card live.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_read_is_scoped_to_the_callers_role() {
     let dir = tempfile::tempdir().unwrap();
@@ -923,7 +947,8 @@ async fn every_read_is_scoped_to_the_callers_role() {
             .await
             .unwrap();
     }
-    let full = get_table(&mut client, "boss").await;
+    // (Felt's own services read the table whole: the cards to look for.)
+    let full = get_table(&mut client, "peer").await;
     assert_eq!(full.hand.as_ref().map(|h| h.board.len()), Some(3));
     let secret: Vec<String> = full
         .seats
@@ -994,72 +1019,60 @@ async fn every_read_is_scoped_to_the_callers_role() {
         );
     }
 
-    // The table now: the director and the floor see the cards, the
-    // table's own dealer and partners do not.
-    for (token, sees) in [
-        ("boss", true),
-        ("floor", true),
-        ("dealer-1", false),
-        ("tv", false),
-    ] {
+    // The table now, the hand so far, and live: no person sees a hole card
+    // or the burn card.
+    let tokens = ["boss", "floor", "dealer-1", "tv"];
+    for token in tokens {
         let view = get_table(&mut client, token).await;
         let shown = view
             .seats
             .iter()
             .filter(|s| !s.hole_cards.is_empty())
             .count();
-        assert_eq!(shown, if sees { 3 } else { 0 }, "{token}");
+        assert_eq!(shown, 0, "{token}");
     }
-    // The hand so far: the burn card and the hole cards only to the
-    // director and the floor.
-    for (token, sees) in [
-        ("boss", true),
-        ("floor", true),
-        ("dealer-1", false),
-        ("tv", false),
-    ] {
-        let history = client
-            .get_hand_history(with_token(
-                pb::GetHandHistoryRequest {
-                    table: table(1),
-                    hand_number: 1,
-                },
-                token,
-            ))
-            .await
-            .unwrap()
-            .into_inner();
+    let reader = client.clone();
+    let history_of = move |token: &'static str| {
+        let mut client = reader.clone();
+        async move {
+            client
+                .get_hand_history(with_token(
+                    pb::GetHandHistoryRequest {
+                        table: table(1),
+                        hand_number: 1,
+                    },
+                    token,
+                ))
+                .await
+                .unwrap()
+                .into_inner()
+        }
+    };
+    let burn_of = |history: &pb::GetHandHistoryResponse| {
         let flop = history
             .events
             .iter()
             .find(|e| e.r#type == "StreetDealt")
             .expect("the flop");
-        let burn = match flop.event.as_ref().and_then(|e| e.kind.as_ref()) {
+        match flop.event.as_ref().and_then(|e| e.kind.as_ref()) {
             Some(pb::table_event::Kind::StreetDealt(s)) => s.burn.clone(),
             other => panic!("not the flop: {other:?}"),
-        };
-        assert_eq!(!burn.is_empty(), sees, "{token}: {flop:?}");
-        let text = format!("{history:?}");
-        if !sees {
-            assert_secret(&text, &secret);
         }
+    };
+    for token in tokens {
+        let history = history_of(token).await;
+        assert_eq!(burn_of(&history), "", "{token}");
+        assert_secret(&format!("{history:?}"), &secret);
     }
-    // Live: each watch of the table, and of the tournament, up to the flop.
     for (token, mut stream) in watches {
         let text = read_until(&mut stream, |t| t.contains("StreetDealt")).await;
-        let sees = matches!(token, "boss" | "floor");
-        assert_eq!(!text.contains("burn: \"\""), sees, "{token}: {text}");
-        if !sees {
-            assert_secret(&text, &secret);
-        }
+        assert!(text.contains("burn: \"\""), "{token}: {text}");
+        assert_secret(&text, &secret);
     }
     for (token, mut stream) in everything {
         let text = read_until(&mut stream, |t| t.contains("StreetDealt")).await;
-        let sees = token == "boss";
-        assert_eq!(!text.contains("burn: \"\""), sees, "{token}: {text}");
-        if !sees {
-            assert_secret(&text, &secret);
-        }
+        assert!(text.contains("burn: \"\""), "{token}: {text}");
+        assert_secret(&text, &secret);
     }
     // The hand's PHH waits for its end, for everyone.
     let e = client
@@ -1073,6 +1086,40 @@ async fn every_read_is_scoped_to_the_callers_role() {
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition);
+    // Once the hand is over, the director and the floor read it whole; the
+    // dealer and partners (no broadcast delay here) never do.
+    let mut k = 0;
+    while let Some(seat) = get_table(&mut client, "tv")
+        .await
+        .hand
+        .and_then(|h| h.to_act)
+    {
+        let fold = act(seat, pb::action::Kind::Fold(pb::Fold {}));
+        client
+            .execute(with_token(exec(&format!("end{k}"), fold), "dealer-1"))
+            .await
+            .unwrap();
+        k += 1;
+    }
+    assert!(
+        get_table(&mut client, "tv").await.hand.is_none(),
+        "the hand is over"
+    );
+    for (token, sees) in [
+        ("boss", true),
+        ("floor", true),
+        ("dealer-1", false),
+        ("tv", false),
+    ] {
+        let history = history_of(token).await;
+        assert_eq!(!burn_of(&history).is_empty(), sees, "{token}");
+        let text = format!("{history:?}");
+        let seen = secret
+            .iter()
+            .filter(|c| text.contains(&format!("\"{c}\"")))
+            .count();
+        assert_eq!(seen == secret.len(), sees, "{token}: {text}");
+    }
 }
 
 /// No caller chooses a deck: a hand and a misdeal's re-deal each get a
@@ -1656,7 +1703,8 @@ async fn with_a_broadcast_delay_partners_get_the_whole_hand_after_it() {
     let service = Service::spawn(&["--data", data.to_str().unwrap(), "--broadcast-delay", "2"]);
     let mut client = service.client().await;
     set_up(&mut client).await;
-    let dealt = get_table(&mut client, "boss").await;
+    // (Felt's own services read the table whole: the cards to look for.)
+    let dealt = get_table(&mut client, "peer").await;
     for (i, seat) in [3, 1].into_iter().enumerate() {
         client
             .execute(with_token(

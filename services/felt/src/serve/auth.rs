@@ -45,16 +45,24 @@ impl Role {
         }
     }
 
-    /// Whether the role sees hole cards before they are tabled, burn
-    /// cards and a digital deal's seed during the hand: the director's,
-    /// the floor's and the services' own (seating reads a table's answers
-    /// whole: a deal as the table service drew it).
-    pub(crate) fn sees_all_cards(&self) -> bool {
+    /// Whether the role sees cards in the air (hole cards not tabled, burn
+    /// cards, a digital deal's seed or secret) during a hand. No person
+    /// does, not even the director: only felt's own services, which read
+    /// a table's answers whole (seating reads a deal as the table service
+    /// drew it). The visibility policy is in ARCHITECTURE.md.
+    pub(crate) fn sees_cards_in_the_air(&self) -> bool {
+        matches!(self, Role::Service)
+    }
+
+    /// Whether the role sees a finished hand whole as soon as it ends: the
+    /// director, the floor and felt's services. Partners and dealers see it
+    /// whole once the broadcast delay has passed, if one is configured.
+    pub(crate) fn sees_finished_hands(&self) -> bool {
         matches!(self, Role::Director | Role::Floor | Role::Service)
     }
 
     /// Refuses a dealer reading another table than their own; every other
-    /// role reads every table (with the cards `sees_all_cards` allows).
+    /// role reads every table (with the cards its role allows).
     pub(crate) fn reads_table(&self, tournament: &str, table: TableNo) -> Result<(), Status> {
         match self {
             Role::Dealer {
@@ -201,9 +209,14 @@ mod tests {
         );
         assert_eq!(parse_token("partner=p"), Ok(("p".into(), Role::Partner)));
         assert_eq!(parse_token("service=s"), Ok(("s".into(), Role::Service)));
-        // Seating reads the table service's answers whole, as the director
-        // does; partners and dealers do not.
-        assert!(Role::Service.sees_all_cards() && !Role::Partner.sees_all_cards());
+        // Seating reads the table service's answers whole; no person sees
+        // a card in the air, and the director and the floor see a hand
+        // whole once it is over.
+        assert!(Role::Service.sees_cards_in_the_air());
+        for person in [Role::Director, Role::Floor, Role::Partner] {
+            assert!(!person.sees_cards_in_the_air(), "{person:?}");
+        }
+        assert!(Role::Floor.sees_finished_hands() && !Role::Partner.sees_finished_hands());
         assert!(
             parse_token("dealer:main=abc")
                 .unwrap_err()

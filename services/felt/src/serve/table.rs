@@ -52,12 +52,14 @@ impl<L: EventLog> TableApi<L> {
         }
     }
 
-    /// Whether `role` sees the whole of a hand that ended at `ended_at`.
+    /// Whether `role` sees the whole of a hand that ended at `ended_at`
+    /// (`None`: still in progress, when only felt's services do).
     fn sees_whole_hand(&self, role: &Role, ended_at: Option<i64>) -> bool {
         let delay = self
             .broadcast_delay
             .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-        role.sees_all_cards()
+        role.sees_cards_in_the_air()
+            || (ended_at.is_some() && role.sees_finished_hands())
             || matches!((delay, ended_at), (Some(d), Some(at)) if (self.now)() >= at.saturating_add(d))
     }
 }
@@ -154,8 +156,10 @@ fn hand_end_time(hand: &[(u64, TableEvent)], finished: bool, times: &[i64]) -> O
         .copied()
 }
 
-fn wire(events: &[(u64, TableEvent)], role: &Role) -> Vec<pb::Event> {
-    if role.sees_all_cards() {
+/// Events for the wire: `whole`, as recorded; otherwise without the cards
+/// in the air ([`convert::for_partners`]).
+fn wire(events: &[(u64, TableEvent)], whole: bool) -> Vec<pb::Event> {
+    if whole {
         events
             .iter()
             .map(|(s, e)| convert::event(*s, e, false))
@@ -218,7 +222,7 @@ impl<L: EventLog + 'static> TableApi<L> {
             table.wire(),
             &state,
             version,
-            role.sees_all_cards(),
+            role.sees_cards_in_the_air(),
         ))
     }
 }
@@ -337,14 +341,14 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             .map(|(i, e)| (outcome.first + i as u64, e.clone()))
             .collect();
         Ok(Response::new(pb::ExecuteResponse {
-            events: wire(&events, &role),
+            events: wire(&events, role.sees_cards_in_the_air()),
             version: outcome.version,
             duplicate: outcome.duplicate,
             table: Some(convert::view(
                 table.wire(),
                 &outcome.state,
                 outcome.version,
-                role.sees_all_cards(),
+                role.sees_cards_in_the_air(),
             )),
         }))
     }
@@ -372,7 +376,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         let (hand, _, whole) = self
             .hand(req.table.as_ref(), req.hand_number, &role)
             .await?;
-        let events = wire(&hand, if whole { &Role::Director } else { &role });
+        let events = wire(&hand, whole);
         Ok(Response::new(pb::GetHandHistoryResponse { events }))
     }
 
@@ -424,7 +428,8 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             return Err(never_opened(&table));
         }
         if after == 0 {
-            let snapshot = convert::view(table.wire(), &state, version, role.sees_all_cards());
+            let snapshot =
+                convert::view(table.wire(), &state, version, role.sees_cards_in_the_air());
             let item = pb::WatchTableResponse {
                 item: Some(pb::watch_table_response::Item::Snapshot(snapshot)),
             };
@@ -452,7 +457,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                         }
                     }
                 }
-                for event in wire(&events, &role) {
+                for event in wire(&events, role.sees_cards_in_the_air()) {
                     let item = pb::WatchTableResponse {
                         item: Some(pb::watch_table_response::Item::Event(event)),
                     };
@@ -505,7 +510,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                             table: c.stream.id.parse().unwrap_or(0),
                         }),
                         position: c.position,
-                        events: wire(&events, &role),
+                        events: wire(&events, role.sees_cards_in_the_air()),
                     })
                 });
                 if tx.send(item).await.is_err() {
