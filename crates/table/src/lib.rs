@@ -22,7 +22,7 @@ pub use audit::{AwardError, DealError, check_awards, check_deals};
 pub use decide::{decide, eliminators, execute};
 pub use model::*;
 pub use rejection::Rejection;
-pub use state::{HandState, InHand, Options, Phase, SeatState, TableState, evolve};
+pub use state::{HandState, InHand, Options, Phase, Pot, SeatState, TableState, evolve};
 
 /// Folds events from the empty state.
 pub fn replay<'a>(events: impl IntoIterator<Item = &'a TableEvent>) -> TableState {

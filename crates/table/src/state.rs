@@ -18,6 +18,9 @@ pub struct SeatState {
     pub new: bool,
 }
 
+/// A pot: its chips and the seats that can win it.
+pub type Pot = (Chips, Vec<Seat>);
+
 /// A seat's part in the current hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InHand {
@@ -318,7 +321,7 @@ impl HandState {
     /// which goes back first, and the pots built without it, the main pot
     /// first, each with the seats that can win it: the pots a showdown
     /// awards, numbered as `PushPot` and `AwardPot` name them.
-    pub fn settled_pots(&self) -> (Option<(Seat, Chips)>, Vec<(Chips, Vec<Seat>)>) {
+    pub fn settled_pots(&self) -> (Option<(Seat, Chips)>, Vec<Pot>) {
         let (mut bets, antes) = self.contributions();
         let mut sorted: Vec<Chips> = bets.iter().map(|c| c.1).collect();
         sorted.sort_unstable_by(|a, b| b.cmp(a));

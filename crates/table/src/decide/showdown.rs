@@ -190,7 +190,7 @@ impl Decider<'_> {
                     amount,
                     contested: eligible.len() > 1,
                     eligible,
-                    winners: self.from_the_button(&winners),
+                    winners: self.ordered_from_the_button(&winners),
                 }
             })
             .collect();
@@ -213,7 +213,7 @@ impl Decider<'_> {
 
     /// `seats` in order from the first left of the button: who gets the
     /// odd chips first (TDA 20).
-    pub(super) fn from_the_button(&self, seats: &[Seat]) -> Vec<Seat> {
+    pub(super) fn ordered_from_the_button(&self, seats: &[Seat]) -> Vec<Seat> {
         let button = self.state.hand.as_ref().map_or(0, |h| h.button);
         self.state
             .seats_after(button)
@@ -270,7 +270,7 @@ impl Decider<'_> {
         if let Some((seat, amount)) = uncalled {
             self.emit(TableEvent::UncalledBetReturned { seat, amount });
         }
-        let winners = self.from_the_button(winners);
+        let winners = self.ordered_from_the_button(winners);
         let contested = ranked && eligible.len() > 1;
         let shares = self.split(amount, &winners, |s| {
             contested
