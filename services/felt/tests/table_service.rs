@@ -714,6 +714,107 @@ async fn a_partner_verifies_a_shared_deal_from_the_commitment_the_entropy_and_th
     }
 }
 
+/// A seat's own credential: issued to the table's device for the player
+/// in the seat, it reads that table with the seat's own two cards only,
+/// acts for that seat only, and stops working once the entry leaves it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_credential_sees_its_own_cards_and_acts_for_its_own_seat_only() {
+    use pb::action::Kind as A;
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let issue = |token: &str, seat: u32| {
+        let mut client = client.clone();
+        let req = with_token(
+            pb::IssueSeatCredentialRequest {
+                table: table(1),
+                seat,
+            },
+            token,
+        );
+        async move {
+            client
+                .issue_seat_credential(req)
+                .await
+                .map(|r| r.into_inner())
+        }
+    };
+    for token in ["tv", "dealer-2"] {
+        let err = issue(token, 3).await.unwrap_err();
+        assert_eq!(err.code(), Code::PermissionDenied, "{token}");
+    }
+    let issued = issue("dealer-1", 3).await.unwrap();
+    assert_eq!(issued.entry, 103);
+    let mine = issued.token;
+    // Its own two cards, as dealt; nobody else's.
+    let whole = get_table(&mut client, "peer").await;
+    let seen = get_table(&mut client, &mine).await;
+    for (s, w) in seen.seats.iter().zip(&whole.seats) {
+        if s.seat == 3 {
+            assert_eq!(s.hole_cards.len(), 2);
+            assert_eq!(s.hole_cards, w.hole_cards);
+        } else {
+            assert!(s.hole_cards.is_empty(), "seat {}", s.seat);
+        }
+    }
+    // It acts for seat 3 only, and only as a player does.
+    let err = run(&mut client, "x1", act(1, A::Fold(pb::Fold {})), &mine)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    let fouled = ruling(pb::ruling::Kind::FouledDeck(pb::FouledDeck {}), "x");
+    let err = run(&mut client, "x2", fouled, &mine).await.unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    run(&mut client, "call-3", act(3, A::Call(pb::Call {})), &mine)
+        .await
+        .unwrap();
+    // Its own table only, and not a forged one.
+    let err = client
+        .get_table(with_token(pb::GetTableRequest { table: table(2) }, &mine))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    let forged = mine.replace(".3.103.", ".1.101.");
+    let err = client
+        .get_table(with_token(pb::GetTableRequest { table: table(1) }, &forged))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    // The hand ends; the player leaves the seat: the credential is void.
+    let mut k = 0;
+    while let Some(seat) = get_table(&mut client, "tv")
+        .await
+        .hand
+        .and_then(|h| h.to_act)
+    {
+        let fold = act(seat, A::Fold(pb::Fold {}));
+        run(&mut client, &format!("f{k}"), fold, "dealer-1")
+            .await
+            .unwrap();
+        k += 1;
+    }
+    let leave = C::RemovePlayer(pb::RemovePlayer { seat: 3 });
+    run(&mut client, "leave-3", leave, "boss").await.unwrap();
+    run(
+        &mut client,
+        "start-2",
+        start_hand("start-2", None).command.unwrap(),
+        "dealer-1",
+    )
+    .await
+    .unwrap();
+    let err = run(&mut client, "late", act(3, A::Fold(pb::Fold {})), &mine)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    assert!(
+        err.message().contains("no longer holds"),
+        "{}",
+        err.message()
+    );
+}
+
 /// No card of `secret` in `text`, as a proto string ("Ah") or inside an
 /// event's JSON (\"Ah\").
 fn assert_secret(text: &str, secret: &[String]) {

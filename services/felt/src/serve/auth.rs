@@ -31,6 +31,15 @@ pub enum Role {
     /// nothing a person does at seating, the clock or payout, and the room
     /// display does not take it.
     Service,
+    /// A seated player's own credential ([`SeatKey`]): acts for that seat
+    /// only, and reads that table with its own two cards, for as long as
+    /// the entry holds the seat.
+    Seat {
+        tournament: TournamentId,
+        table: TableNo,
+        seat: u8,
+        entry: u64,
+    },
 }
 
 impl Role {
@@ -42,6 +51,12 @@ impl Role {
             Role::Partner => "partner".into(),
             Role::Service => "service".into(),
             Role::Dealer { tournament, table } => format!("dealer:{tournament}/{table}"),
+            Role::Seat {
+                tournament,
+                table,
+                seat,
+                ..
+            } => format!("seat:{tournament}/{table}/{seat}"),
         }
     }
 
@@ -71,13 +86,23 @@ impl Role {
             } if t.as_str() != tournament || *n != table => Err(Status::permission_denied(
                 format!("a dealer reads only their own table ({t}/{n})"),
             )),
+            Role::Seat {
+                tournament: t,
+                table: n,
+                ..
+            } if t.as_str() != tournament || *n != table => Err(Status::permission_denied(
+                format!("a seat's credential reads only its own table ({t}/{n})"),
+            )),
             _ => Ok(()),
         }
     }
 
-    /// Refuses a dealer reading a whole tournament's tables.
+    /// Refuses a dealer (or a seat) reading a whole tournament's tables.
     pub(crate) fn reads_every_table(&self) -> Result<(), Status> {
         match self {
+            Role::Seat { .. } => Err(Status::permission_denied(
+                "a seat's credential reads only its own table",
+            )),
             Role::Dealer { tournament, table } => Err(Status::permission_denied(format!(
                 "a dealer reads only their own table ({tournament}/{table}): watch it with WatchTable"
             ))),
@@ -159,9 +184,83 @@ pub fn room_tokens(data: &std::path::Path) -> Result<Vec<(String, Role)>, super:
     Ok(tokens)
 }
 
+/// The key of the seats' credentials: a seat's token is
+/// `seat.<tournament>.<table>.<seat>.<entry>.<mac>`, the mac an
+/// HMAC-SHA-256 (first 16 bytes, hex) of those four under this key. Drawn
+/// when the service starts: a restarted service issues new credentials.
+#[derive(Clone)]
+pub struct SeatKey([u8; 32]);
+
+impl std::fmt::Debug for SeatKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatKey(..)")
+    }
+}
+
+type SeatMac = hmac::Hmac<sha2::Sha256>;
+
+impl SeatKey {
+    pub fn new(key: [u8; 32]) -> SeatKey {
+        SeatKey(key)
+    }
+
+    fn mac(&self, tournament: &str, table: TableNo, seat: u8, entry: u64) -> SeatMac {
+        use hmac::Mac;
+        let mut mac = <SeatMac as Mac>::new_from_slice(&self.0).expect("any key length");
+        mac.update(format!("felt-seat-v1|{tournament}|{table}|{seat}|{entry}").as_bytes());
+        mac
+    }
+
+    /// The credential of `entry` at `seat` of a table.
+    pub(crate) fn issue(&self, tournament: &str, table: TableNo, seat: u8, entry: u64) -> String {
+        use hmac::Mac;
+        let tag = self
+            .mac(tournament, table, seat, entry)
+            .finalize()
+            .into_bytes();
+        let hex: String = tag[..16].iter().map(|b| format!("{b:02x}")).collect();
+        format!("seat.{tournament}.{table}.{seat}.{entry}.{hex}")
+    }
+
+    /// The role a seat's token stands for, if this key issued it.
+    fn verify(&self, token: &str) -> Option<Role> {
+        use hmac::Mac;
+        let mut parts = token.split('.');
+        let (Some("seat"), Some(t), Some(table), Some(seat), Some(entry), Some(hex), None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
+            return None;
+        };
+        let tournament = TournamentId::new(t).ok()?;
+        let (table, seat, entry) = (table.parse().ok()?, seat.parse().ok()?, entry.parse().ok()?);
+        if hex.len() != 32 {
+            return None;
+        }
+        let tag: Vec<u8> = (0..16)
+            .map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
+            .collect::<Option<_>>()?;
+        self.mac(t, table, seat, entry)
+            .verify_truncated_left(&tag)
+            .ok()?;
+        Some(Role::Seat {
+            tournament,
+            table,
+            seat,
+            entry,
+        })
+    }
+}
+
 /// The interceptor: puts the caller's role into the request.
 pub fn authenticate(
     tokens: Arc<HashMap<String, Role>>,
+    seats: SeatKey,
 ) -> impl Fn(Request<()>) -> Result<Request<()>, Status> + Clone {
     move |mut req: Request<()>| {
         let token = req
@@ -177,6 +276,7 @@ pub fn authenticate(
         let role = tokens
             .get(token)
             .cloned()
+            .or_else(|| seats.verify(token))
             .ok_or_else(|| Status::unauthenticated("the bearer token is not known"))?;
         req.extensions_mut().insert(role);
         Ok(req)
@@ -194,6 +294,29 @@ pub fn role<T>(req: &Request<T>) -> Result<Role, Status> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_seat_credential_is_the_seat_it_was_issued_for_and_cannot_be_forged() {
+        let key = SeatKey::new([7; 32]);
+        let token = key.issue("main", 3, 4, 1234);
+        assert_eq!(
+            key.verify(&token),
+            Some(Role::Seat {
+                tournament: "main".parse().unwrap(),
+                table: 3,
+                seat: 4,
+                entry: 1234
+            })
+        );
+        // Another seat, entry or key: not a credential.
+        let forged = token.replace(".4.1234.", ".5.1234.");
+        assert_eq!(key.verify(&forged), None);
+        let forged = token.replace(".4.1234.", ".4.1235.");
+        assert_eq!(key.verify(&forged), None);
+        assert_eq!(SeatKey::new([8; 32]).verify(&token), None);
+        assert_eq!(key.verify("seat.main.3.4.1234"), None);
+        assert_eq!(key.verify("director"), None);
+    }
 
     #[test]
     fn tokens_parse_into_roles_and_bad_ones_are_named() {

@@ -307,18 +307,46 @@ pub(crate) fn pb_level(l: &Level) -> pb::Level {
 
 /// The table as the caller may see it: hole cards only once tabled,
 /// unless `all_cards` (the dealer's and the floor's view).
+/// Which hole cards a caller sees in a view: every one (felt's own
+/// services), those tabled (every person), or also a seat's own (that
+/// seat's credential, while its entry holds it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sight {
+    All,
+    Tabled,
+    Seat { seat: u8, entry: u64 },
+}
+
+impl Sight {
+    pub(crate) fn of(role: &super::auth::Role) -> Sight {
+        match role {
+            super::auth::Role::Seat { seat, entry, .. } => Sight::Seat {
+                seat: *seat,
+                entry: *entry,
+            },
+            r if r.sees_cards_in_the_air() => Sight::All,
+            _ => Sight::Tabled,
+        }
+    }
+}
+
 pub(crate) fn view(
     table: pb::TableRef,
     state: &TableState,
     version: u64,
-    all_cards: bool,
+    sight: Sight,
 ) -> pb::TableView {
     let hand = state.hand();
     let seats = (1..=state.size())
         .filter_map(|s| {
             let seat = state.seat(s)?;
             let p = hand.and_then(|h| h.player(s));
-            let visible = p.is_some_and(|p| p.shown || all_cards);
+            let own = sight
+                == Sight::Seat {
+                    seat: s,
+                    entry: seat.player.0,
+                };
+            let visible = p.is_some_and(|p| p.shown || own || sight == Sight::All);
             Some(pb::SeatView {
                 seat: s.into(),
                 entry: seat.player.0,

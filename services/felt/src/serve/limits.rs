@@ -307,6 +307,7 @@ table_only!(
     pb::GetHandHistoryRequest,
     pb::GetHandPhhRequest,
     pb::WatchTableRequest,
+    pb::IssueSeatCredentialRequest,
 );
 
 #[cfg(test)]

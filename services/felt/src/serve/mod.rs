@@ -625,7 +625,9 @@ pub async fn serve_conductor<L: EventLog + 'static>(
     incoming: TcpIncoming,
 ) -> Result<()> {
     let tokens: HashMap<String, auth::Role> = settings.tokens.iter().cloned().collect();
-    let interceptor = auth::authenticate(Arc::new(tokens));
+    // A seat's credentials are good while this process runs.
+    let seat_key = auth::SeatKey::new(shared::fresh_seed().0);
+    let interceptor = auth::authenticate(Arc::new(tokens), seat_key.clone());
     let ctx = shared::Ctx {
         conductor: conductor.clone(),
         now,
@@ -645,6 +647,7 @@ pub async fn serve_conductor<L: EventLog + 'static>(
             conductor.clone(),
             settings.broadcast_delay,
             settings.seeds.clone(),
+            seat_key.clone(),
             ctx.now.clone(),
         );
         health

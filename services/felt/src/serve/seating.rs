@@ -568,7 +568,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                         },
                         &state,
                         version,
-                        role.sees_cards_in_the_air(),
+                        convert::Sight::of(&role),
                     )),
                 })
             }

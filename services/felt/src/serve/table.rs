@@ -30,6 +30,8 @@ pub(crate) struct TableApi<L: EventLog> {
     broadcast_delay: Option<std::time::Duration>,
     /// Every digital deal's seed.
     seeds: Seeds,
+    /// The key of the seats' credentials.
+    seat_key: super::auth::SeatKey,
     /// The service's one clock: every event's recorded time, and when a
     /// hand's delay has run.
     now: Now,
@@ -41,6 +43,7 @@ impl<L: EventLog> TableApi<L> {
         conductor: Arc<Conductor<L>>,
         broadcast_delay: Option<std::time::Duration>,
         seeds: Seeds,
+        seat_key: super::auth::SeatKey,
         now: Now,
     ) -> Self {
         TableApi {
@@ -48,6 +51,7 @@ impl<L: EventLog> TableApi<L> {
             conductor,
             broadcast_delay,
             seeds,
+            seat_key,
             now,
         }
     }
@@ -222,7 +226,7 @@ impl<L: EventLog + 'static> TableApi<L> {
             table.wire(),
             &state,
             version,
-            role.sees_cards_in_the_air(),
+            convert::Sight::of(role),
         ))
     }
 }
@@ -274,6 +278,29 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                 ));
             }
             Role::Partner => return Err(Status::permission_denied("partners are read-only")),
+            Role::Seat {
+                tournament,
+                table: t,
+                seat,
+                entry,
+            } => {
+                let own = match &command {
+                    felt_table::Command::Act { seat: s, .. }
+                    | felt_table::Command::PushChips { seat: s, .. } => s == seat,
+                    _ => false,
+                };
+                if tournament.as_str() != table.tournament_id || *t != table.number || !own {
+                    return Err(Status::permission_denied(format!(
+                        "a seat's credential acts only for its own seat ({tournament}/{t}, seat {seat}): a bet, a call, a check or a fold"
+                    )));
+                }
+                let (state, _) = self.handler.state(&stream).await.map_err(log_status)?;
+                if state.seat(*seat).map(|p| p.player.0) != Some(*entry) {
+                    return Err(Status::permission_denied(format!(
+                        "this credential was entry {entry}'s at seat {seat}, which it no longer holds"
+                    )));
+                }
+            }
         }
         // (Taken out of the request: the fingerprint below is of the
         // command as asked, which a service's retry may word anew.)
@@ -348,7 +375,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                 table.wire(),
                 &outcome.state,
                 outcome.version,
-                role.sees_cards_in_the_air(),
+                convert::Sight::of(&role),
             )),
         }))
     }
@@ -410,6 +437,50 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         Ok(Response::new(pb::GetHandPhhResponse { phh }))
     }
 
+    async fn issue_seat_credential(
+        &self,
+        request: Request<pb::IssueSeatCredentialRequest>,
+    ) -> Result<Response<pb::IssueSeatCredentialResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        let role = role(&request)?;
+        let req = request.into_inner();
+        let (stream, table) = stream_of(req.table.as_ref())?;
+        match &role {
+            Role::Director | Role::Floor | Role::Dealer { .. } => {
+                role.reads_table(&table.tournament_id, table.number)?;
+            }
+            _ => {
+                return Err(Status::permission_denied(
+                    "a seat's credential is issued to the director, the floor or the table's dealer",
+                ));
+            }
+        }
+        let (state, version) = self.handler.state(&stream).await.map_err(log_status)?;
+        if version == 0 {
+            return Err(never_opened(&table));
+        }
+        let seat = u8::try_from(req.seat)
+            .ok()
+            .filter(|s| (1..=state.size()).contains(s))
+            .ok_or_else(|| {
+                Status::invalid_argument(format!(
+                    "seat: 1 to {} at this table, not {}",
+                    state.size(),
+                    req.seat
+                ))
+            })?;
+        let entry = state
+            .seat(seat)
+            .map(|p| p.player.0)
+            .ok_or_else(|| Status::failed_precondition(format!("seat {seat} is empty")))?;
+        Ok(Response::new(pb::IssueSeatCredentialResponse {
+            token: self
+                .seat_key
+                .issue(&table.tournament_id, table.number, seat, entry),
+            entry,
+        }))
+    }
+
     type WatchTableStream = ReceiverStream<Result<pb::WatchTableResponse, Status>>;
 
     async fn watch_table(
@@ -428,8 +499,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             return Err(never_opened(&table));
         }
         if after == 0 {
-            let snapshot =
-                convert::view(table.wire(), &state, version, role.sees_cards_in_the_air());
+            let snapshot = convert::view(table.wire(), &state, version, convert::Sight::of(&role));
             let item = pb::WatchTableResponse {
                 item: Some(pb::watch_table_response::Item::Snapshot(snapshot)),
             };

@@ -248,6 +248,8 @@ impl Sim {
         let t = self.tournament.as_str();
         let mut rng = ChaCha8Rng::seed_from_u64(self.master ^ u64::from(table) << 32);
         let mut waiting = Waiting::default();
+        // Each seat's credential, by seat and entry.
+        let mut seats = std::collections::HashMap::new();
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -300,7 +302,16 @@ impl Sim {
             };
             let mut out = Vec::new();
             while let Some(hand) = view.hand.as_ref() {
+                // A bot acts through its seat's own credential, never the
+                // director's (the table's device hands it to the player).
+                let mut credential = None;
                 let (what, command_id, command) = if let Some(seat) = hand.to_act {
+                    let entry = view
+                        .seats
+                        .iter()
+                        .find(|s| s.seat == seat)
+                        .map_or(0, |s| s.entry);
+                    credential = Some(self.seat_credential(table, seat, entry, &mut seats).await?);
                     let facing = bot::Facing {
                         to_call: hand.to_call,
                         min_to: hand.min_raise_to,
@@ -357,12 +368,34 @@ impl Sim {
                     command_id,
                     command: Some(command),
                 };
-                let answer = again(what, || {
-                    let mut c = self.tables(table);
-                    let req = self.request(execute.clone());
-                    async move { c.execute(req).await }
-                })
-                .await?;
+                let execute = &execute;
+                let send = |token: Option<String>| {
+                    again(what, move || {
+                        let mut c = self.tables(table);
+                        let req = match &token {
+                            Some(token) => self.request_as(execute.clone(), token),
+                            None => self.request(execute.clone()),
+                        };
+                        async move { c.execute(req).await }
+                    })
+                };
+                let answer = match send(credential.clone()).await {
+                    // A restarted table service issues new credentials.
+                    Err(status)
+                        if status.code() == Code::Unauthenticated && credential.is_some() =>
+                    {
+                        seats.clear();
+                        let seat = hand.to_act.unwrap_or_default();
+                        let entry = view
+                            .seats
+                            .iter()
+                            .find(|s| s.seat == seat)
+                            .map_or(0, |s| s.entry);
+                        let fresh = self.seat_credential(table, seat, entry, &mut seats).await?;
+                        send(Some(fresh)).await?
+                    }
+                    other => other?,
+                };
                 out.extend(answer.events.iter().flat_map(busted));
                 view = answer.table.unwrap_or_default();
             }
@@ -373,6 +406,35 @@ impl Sim {
                 tokio::time::sleep(self.pace).await;
             }
         }
+    }
+
+    /// The credential of the entry in a seat, issued by the table service
+    /// once per seat and entry (kept in `seats`).
+    async fn seat_credential(
+        &self,
+        table: u32,
+        seat: u32,
+        entry: u64,
+        seats: &mut std::collections::HashMap<(u32, u64), String>,
+    ) -> anyhow::Result<String> {
+        if let Some(token) = seats.get(&(seat, entry)) {
+            return Ok(token.clone());
+        }
+        let issue = pb::IssueSeatCredentialRequest {
+            table: Some(pb::TableRef {
+                tournament_id: self.tournament.to_string(),
+                table,
+            }),
+            seat,
+        };
+        let issued = again("issue a seat's credential", || {
+            let mut c = self.tables(table);
+            let req = self.request(issue.clone());
+            async move { c.issue_seat_credential(req).await }
+        })
+        .await?;
+        seats.insert((seat, issued.entry), issued.token.clone());
+        Ok(issued.token)
     }
 
     /// Some busted players re-enter (seating refuses once late registration

@@ -262,8 +262,13 @@ struct Sim {
 
 impl Sim {
     fn request<T>(&self, message: T) -> Request<T> {
+        self.request_as(message, &self.token)
+    }
+
+    /// A request with another credential than the director's (a seat's).
+    fn request_as<T>(&self, message: T, token: &str) -> Request<T> {
         let mut request = Request::new(message);
-        if let Ok(value) = format!("Bearer {}", self.token).parse() {
+        if let Ok(value) = format!("Bearer {token}").parse() {
             request.metadata_mut().insert("authorization", value);
         }
         request
