@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use felt_clock::ClockState;
 use felt_eventlog::{Envelope, EventLog, Filter, LogError, StreamId, verify_chain};
 use felt_payout::PayoutState;
-use felt_seating::{EntryId, EntryStatus, SeatingEvent, SeatingState};
+use felt_seating::{EntryId, EntryStatus, SeatingEvent, SeatingState, TableNo};
 use felt_table::{TableEvent, TableState};
 use felt_tournament::aggregates::{self, clock_stream, payout_stream, seating_stream};
 use serde::de::DeserializeOwned;
@@ -329,6 +329,8 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     let mut on_tables: BTreeMap<EntryId, (u32, u64)> = BTreeMap::new();
     let mut chips_total = 0u128;
     let mut in_progress = Vec::new();
+    // Every count of the stacks: table, name, chips expected and counted.
+    let mut counts: Vec<(TableNo, String, u64, u64)> = Vec::new();
     for table in 1..=seating.room().last_table {
         let stream = felt_tablelog::stream(t, table)?;
         let Some((events, envs)) = load::<TableEvent>(streams, &stream, report).await? else {
@@ -352,13 +354,30 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         else {
             continue;
         };
+        // Counts add what they found over the table's record, or take off
+        // what they did not find.
         let (mut seated, mut removed) = (0u128, 0u128);
+        let mut unrecorded = Unrecorded::default();
         for e in &events {
             match e {
                 TableEvent::PlayerSeated { stack, .. } => seated += u128::from(*stack),
                 TableEvent::PlayerRemoved { stack, .. } => removed += u128::from(*stack),
+                TableEvent::StacksCounted {
+                    count,
+                    expected,
+                    counted,
+                    ..
+                } => {
+                    seated += u128::from(*counted);
+                    removed += u128::from(*expected);
+                    counts.push((table, count.clone(), *expected, *counted));
+                }
                 _ => {}
             }
+            unrecorded.see(e);
+        }
+        if let Some(said) = unrecorded.said(table) {
+            report.note(format!("{t}: {said}"));
         }
         // A hand being played has chips in the middle: they are on the
         // table too.
@@ -408,11 +427,24 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     }
     let entries = u128::from(seating.entries_in());
     let bought = entries * u128::from(settings.starting_stack);
+    check_counts(t, &counts, report);
+    let (found, missed) = counts.iter().fold((0u128, 0u128), |(f, m), c| {
+        (
+            f + u128::from(c.3.saturating_sub(c.2)),
+            m + u128::from(c.2.saturating_sub(c.3)),
+        )
+    });
     report.check(
         &format!("{t}: every chip of {entries} entries is on a table"),
-        (chips_total == bought)
-            .then_some(())
-            .ok_or_else(|| format!("{chips_total} chips on the tables, {bought} bought in")),
+        (chips_total == bought).then_some(()).ok_or_else(|| {
+            if found == 0 && missed == 0 {
+                format!("{chips_total} chips on the tables, {bought} bought in")
+            } else {
+                format!(
+                    "{chips_total} chips on the tables, {bought} bought in: the counts found {found} more and {missed} fewer than the tables' records, not yet reconciled by a count of every table they moved between"
+                )
+            }
+        }),
     );
     if !in_progress.is_empty() {
         report.note(format!(
@@ -444,6 +476,101 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         }
     }
     Ok(count)
+}
+
+/// What a table did not record: its stretches of results only, and the
+/// results the floor reported in them.
+#[derive(Default)]
+struct Unrecorded {
+    stretches: Vec<Stretch>,
+    hands: u64,
+}
+
+/// A stretch of results only: after which hand it began, the results and
+/// busts reported, the hand after which actions were recorded again.
+struct Stretch {
+    after: u64,
+    results: u64,
+    busts: usize,
+    until: Option<u64>,
+}
+
+impl Unrecorded {
+    fn see(&mut self, e: &TableEvent) {
+        match e {
+            TableEvent::HandStarted { number, .. } => self.hands = *number,
+            TableEvent::RecordingSet { recording, .. } => {
+                if *recording == felt_table::Recording::ResultsOnly {
+                    self.stretches.push(Stretch {
+                        after: self.hands,
+                        results: 0,
+                        busts: 0,
+                        until: None,
+                    });
+                } else if let Some(last) = self.stretches.last_mut() {
+                    last.until = Some(self.hands);
+                }
+            }
+            TableEvent::ResultRecorded { number, busted, .. } => {
+                self.hands = *number;
+                if let Some(last) = self.stretches.last_mut() {
+                    last.results += 1;
+                    last.busts += busted.len();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The audit's note: which hands were not recorded.
+    fn said(&self, table: TableNo) -> Option<String> {
+        if self.stretches.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .stretches
+            .iter()
+            .map(|s| {
+                let until = match s.until {
+                    Some(n) => format!("until hand {n}"),
+                    None => "until now".to_string(),
+                };
+                format!(
+                    "results only after hand {} {until}: the hands played were not recorded, {} result(s) reported by the floor with {} bust(s)",
+                    s.after, s.results, s.busts
+                )
+            })
+            .collect();
+        Some(format!("table {table}: {}", parts.join("; ")))
+    }
+}
+
+/// The counts of the stacks, by name: what each found against the tables'
+/// records. A difference is a finding (chips the record did not know of,
+/// or missing from it), reported; the chips on the tables are checked
+/// against the chips bought in with them.
+fn check_counts(t: &str, counts: &[(TableNo, String, u64, u64)], report: &mut Audit) {
+    let mut by_name: BTreeMap<&str, (Vec<TableNo>, u128, u128)> = BTreeMap::new();
+    for (table, name, expected, counted) in counts {
+        let e = by_name.entry(name.as_str()).or_default();
+        e.0.push(*table);
+        e.1 += u128::from(*expected);
+        e.2 += u128::from(*counted);
+    }
+    for (name, (tables, expected, counted)) in by_name {
+        let tables: Vec<String> = tables.iter().map(ToString::to_string).collect();
+        report.note(format!(
+            "{t}: count {name:?} at table(s) {}: {counted} chips counted, {expected} on the tables' records{}",
+            tables.join(", "),
+            if counted == expected {
+                String::new()
+            } else if counted > expected {
+                format!(" ({} more)", counted - expected)
+            } else {
+                format!(" ({} fewer)", expected - counted)
+            }
+        ));
+    }
 }
 
 /// Places and prizes against the busts seating recorded: each bust group's

@@ -64,6 +64,12 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             big_blind,
             busted,
         } => hand_ended(state, *table, *button, *big_blind, busted, rng),
+        ResultRecorded {
+            table,
+            button,
+            big_blind,
+            busted,
+        } => result_recorded(state, *table, *button, *big_blind, busted, rng),
         SeatConfirmed { entry } => seat_confirmed(state, *entry, rng),
         MoveCompleted { id, stack } => move_completed(state, *id, *stack, rng),
     }
@@ -385,6 +391,46 @@ fn hand_ended(
     }
     tidy(&mut work, rng);
     Ok(work.events)
+}
+
+/// A hand known only by its result: it begins (unless a hand was granted
+/// the table before it switched) and ends in one decision.
+fn result_recorded(
+    state: &SeatingState,
+    table: TableNo,
+    button: Seat,
+    big_blind: Seat,
+    busted: &[Elimination],
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    let t = state
+        .room
+        .tables
+        .get(&table)
+        .ok_or(SeatingError::NoSuchTable { table })?;
+    // A player the floor busted while seating was moving them out: the
+    // table recorded the bust before the move reached it, so the move
+    // never happens.
+    let mut events: Vec<SeatingEvent> = busted
+        .iter()
+        .filter_map(|b| {
+            state
+                .room
+                .moves
+                .values()
+                .find(|m| m.entry == b.entry && m.from.0 == table)
+                .map(|m| SeatingEvent::MoveVoided { id: m.id })
+        })
+        .collect();
+    if !t.in_hand {
+        events.push(SeatingEvent::HandBegun { table });
+    }
+    let mut after = state.clone();
+    for e in &events {
+        after.apply(e);
+    }
+    events.extend(hand_ended(&after, table, button, big_blind, busted, rng)?);
+    Ok(events)
 }
 
 /// A table seated a drawn entry.

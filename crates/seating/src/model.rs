@@ -200,6 +200,15 @@ pub enum SeatingCommand {
         big_blind: Seat,
         busted: Vec<Elimination>,
     },
+    /// A hand played at a table that records results only, known by its
+    /// result: no hand was granted (nobody at the table asks), so it
+    /// begins and ends here, and counts as the table's hand-for-hand hand.
+    ResultRecorded {
+        table: TableNo,
+        button: Seat,
+        big_blind: Seat,
+        busted: Vec<Elimination>,
+    },
     /// The table seated a newly seated entry (a redraw may have waited
     /// for it).
     SeatConfirmed {
@@ -307,6 +316,12 @@ pub enum SeatingEvent {
         id: u64,
         stack: Chips,
     },
+    /// The player busted at the table they were leaving, in a result the
+    /// floor recorded before the move was carried out: they never left
+    /// their seat, and the seat held for them is free again.
+    MoveVoided {
+        id: u64,
+    },
     TableClosed {
         table: TableNo,
     },
@@ -365,6 +380,7 @@ impl SeatingEvent {
             TableBreaking { .. } => "TableBreaking",
             MoveStarted { .. } => "MoveStarted",
             MoveCompleted { .. } => "MoveCompleted",
+            MoveVoided { .. } => "MoveVoided",
             TableClosed { .. } => "TableClosed",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",

@@ -246,6 +246,19 @@ impl Room {
                     self.leaving.remove(&m.from);
                 }
             }
+            SeatingEvent::MoveVoided { id } => {
+                if let Some(m) = self.moves.remove(id) {
+                    self.leaving.remove(&m.from);
+                    if let Some(t) = self.tables.get_mut(&m.to.0)
+                        && t.seats[m.to.1 as usize - 1] == Some(m.entry)
+                    {
+                        t.seats[m.to.1 as usize - 1] = None;
+                    }
+                    if let Some(t) = self.tables.get_mut(&m.from.0) {
+                        t.seats[m.from.1 as usize - 1] = Some(m.entry);
+                    }
+                }
+            }
             SeatingEvent::TableClosed { table } => {
                 self.tables.remove(table);
             }
@@ -496,6 +509,20 @@ impl SeatingState {
                     r.completed = true;
                     if let Some(e) = self.entries.get_mut(&r.r#move.entry) {
                         e.moving = None;
+                    }
+                }
+            }
+            SeatingEvent::MoveVoided { id } => {
+                // A move that never happened leaves no record of moves.
+                let at = self.history.iter().rposition(|r| r.r#move.id == *id);
+                if let Some(r) = at.map(|i| self.history.remove(i)) {
+                    let m = r.r#move;
+                    if let Some(e) = self.entries.get_mut(&m.entry) {
+                        e.moving = None;
+                        e.status = EntryStatus::Seated {
+                            table: m.from.0,
+                            seat: m.from.1,
+                        };
                     }
                 }
             }

@@ -926,3 +926,87 @@ fn the_places_paid_are_set_once_and_a_second_set_changes_nothing() {
     }
     assert_eq!(state.room().paid, 4);
 }
+
+#[test]
+fn a_result_at_a_results_only_table_ends_a_hand_nobody_asked_to_begin() {
+    // Given two tables of 9, table 2 recording results only (its dealer
+    // never asks to begin a hand)
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let at2: Vec<u64> = players_at(&state, 2, usize::MAX);
+    // When the floor records two busts there, with the button reported on 4
+    let events = run_with(
+        &mut state,
+        SeatingCommand::ResultRecorded {
+            table: 2,
+            button: 4,
+            big_blind: 6,
+            busted: at2[..2]
+                .iter()
+                .map(|&e| Elimination::of(EntryId(e)))
+                .collect(),
+        },
+        seed(5),
+    );
+    // Then the hand begins and ends in one decision, both busts are
+    // recorded, and the room is balanced at once (TDA 11): table 1 moves
+    // a player to table 2, whose big blind is where the floor said
+    assert_eq!(events[0], SeatingEvent::HandBegun { table: 2 });
+    assert!(matches!(
+        events[1],
+        SeatingEvent::HandEnded {
+            table: 2,
+            button: 4,
+            big_blind: 6,
+            ..
+        }
+    ));
+    let busts = events
+        .iter()
+        .filter(|e| matches!(e, SeatingEvent::Busted { table: 2, .. }))
+        .count();
+    assert_eq!(busts, 2);
+    let m = moves(&events);
+    assert_eq!(m.len(), 1, "{events:?}");
+    assert_eq!((m[0].1.0, m[0].2.0), (1, 2));
+    assert_eq!(state.room().tables[&2].button, Some(4));
+    assert!(!state.room().tables[&2].in_hand);
+}
+
+#[test]
+fn a_player_busted_at_a_results_only_table_before_their_move_never_moves() {
+    // Given two tables of 9, where two busts at table 1 started a move
+    // from table 2 to table 1 that no table has carried out yet
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let at1: Vec<u64> = players_at(&state, 1, usize::MAX);
+    let result = |table: u32, out: &[u64]| SeatingCommand::ResultRecorded {
+        table,
+        button: 1,
+        big_blind: 3,
+        busted: out.iter().map(|&e| Elimination::of(EntryId(e))).collect(),
+    };
+    let events = run_with(&mut state, result(1, &at1[..2]), seed(5));
+    let m = moves(&events);
+    assert_eq!(m.len(), 1, "{events:?}");
+    let (mover, from, to, _) = m[0];
+    assert_eq!((from.0, to.0), (2, 1));
+    let id = state.room().moves.keys().copied().next().unwrap();
+    // When the floor at table 2 (results only) records that player's bust
+    let events = run_with(&mut state, result(2, &[mover]), seed(6));
+    // Then the move is void, the bust stands at table 2, and the seat held
+    // at table 1 is no longer theirs
+    assert_eq!(events[0], SeatingEvent::MoveVoided { id });
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::Busted { entry, table: 2, .. } if entry.get() == mover
+    )));
+    assert!(!state.room().moves.contains_key(&id));
+    assert!(
+        state.room().tables[&1]
+            .seats
+            .iter()
+            .flatten()
+            .all(|e| e.get() != mover),
+        "table 1 does not hold a seat for a busted player"
+    );
+    assert!(state.history().iter().all(|r| r.r#move.id != id));
+}

@@ -63,6 +63,22 @@ pub enum Deal {
     Shared { seed: Seed },
 }
 
+/// What a table records of its hands: the room's choice per table, or a
+/// tablet down mid-day. A table switches only between hands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Recording {
+    /// The dealer records every hand, action by action.
+    #[default]
+    Actions,
+    /// No hand is recorded: the floor records each hand's result that
+    /// matters to the room (a bust with who won the chips, the button
+    /// where it stands) and each stack at the counts the room makes.
+    ResultsOnly,
+}
+
+/// The longest name of a count (a break, a colour-up, the end of a day).
+pub const MAX_COUNT_NAME: usize = 64;
+
 /// A betting action as the dealer records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PlayerAction {
@@ -253,6 +269,32 @@ pub enum Command {
         seat: Seat,
         of: Seat,
         cards: Option<[Card; 2]>,
+    },
+    /// Between hands, the table starts or stops recording every action
+    /// ([`Recording`]). Back to recording actions only once every stack
+    /// was counted after the last result recorded.
+    SetRecording {
+        recording: Recording,
+        reason: String,
+    },
+    /// At a results-only table, a hand's result as the floor records it:
+    /// where the button was, the seats that busted, and the seats that won
+    /// their chips (split evenly, odd chips one each from the button, TDA
+    /// 20). With nobody busted it records a hand played (the button's
+    /// place for balancing, a hand-for-hand hand).
+    RecordResult {
+        button: Seat,
+        /// Each seat with the entry the floor saw in it.
+        busted: Vec<(Seat, EntryId)>,
+        by: Vec<(Seat, EntryId)>,
+    },
+    /// Between hands, every stack at the table as the floor counted it
+    /// (a break, a colour-up, the end of a day, a tablet back): the count
+    /// replaces the stacks the table knew.
+    CountStacks {
+        count: String,
+        /// Each seat, the entry counted in it, and its chips.
+        stacks: Vec<(Seat, EntryId, Chips)>,
     },
 }
 
@@ -513,6 +555,31 @@ pub enum TableEvent {
         stacks: Vec<(Seat, Chips)>,
         busted: Vec<Bust>,
     },
+    /// The table started or stopped recording every action.
+    RecordingSet {
+        recording: Recording,
+        reason: String,
+    },
+    /// A hand played at a results-only table, known by its result: its
+    /// number, its positions (from the button the floor reported), the
+    /// busts (each with the stack the table last knew, which went to the
+    /// winners) and the chips each winner received.
+    ResultRecorded {
+        number: u64,
+        button: Seat,
+        small_blind: Option<Seat>,
+        big_blind: Seat,
+        busted: Vec<Bust>,
+        shares: Vec<(Seat, Chips)>,
+    },
+    /// Every stack at the table as counted: `expected` is what the table
+    /// held by its own record, `counted` what the count found.
+    StacksCounted {
+        count: String,
+        stacks: Vec<(Seat, Chips)>,
+        expected: Chips,
+        counted: Chips,
+    },
 }
 
 impl TableEvent {
@@ -550,6 +617,9 @@ impl TableEvent {
             TableEvent::UncalledBetReturned { .. } => "UncalledBetReturned",
             TableEvent::PotAwarded { .. } => "PotAwarded",
             TableEvent::HandEnded { .. } => "HandEnded",
+            TableEvent::RecordingSet { .. } => "RecordingSet",
+            TableEvent::ResultRecorded { .. } => "ResultRecorded",
+            TableEvent::StacksCounted { .. } => "StacksCounted",
         }
     }
 }

@@ -198,6 +198,42 @@ pub enum Rejection {
     #[error("seat {seat} may not ask to see seat {of}'s hand: {why} (TDA 18)")]
     #[strum(message = "TDA 18")]
     CannotAskToSee { seat: Seat, of: Seat, why: String },
+    #[error(
+        "the table records results only: no hand is dealt or played through it; the floor records each result and count"
+    )]
+    ResultsOnly,
+    #[error(
+        "the table records every action: its hands end by play, a result is recorded only at a results-only table"
+    )]
+    RecordsActions,
+    #[error("the table already records {recording}")]
+    RecordingUnchanged { recording: &'static str },
+    #[error(
+        "hands were played unrecorded since the stacks were last counted: count every stack before recording actions again"
+    )]
+    CountBeforeRecording,
+    #[error("seat {seat} holds entry {}, not entry {} (a player moved meanwhile?)", sitting.0, named.0)]
+    NotInSeat {
+        seat: Seat,
+        named: EntryId,
+        sitting: EntryId,
+    },
+    #[error("seat {seat} is named twice")]
+    SeatNamedTwice { seat: Seat },
+    #[error("a bust needs the seats that won the busted chips")]
+    BustWithoutWinner,
+    #[error("winners are named only with a bust: a hand with nobody out records the button alone")]
+    WinnerWithoutBust,
+    #[error("seat {seat} cannot both bust and win the busted chips")]
+    WinnerBusted { seat: Seat },
+    #[error("seat {seat} holds a player who is not in the count: a count names every stack")]
+    SeatNotCounted { seat: Seat },
+    #[error("seat {seat} is counted with no chips: a player out of chips is recorded as a bust")]
+    CountedEmpty { seat: Seat },
+    #[error("a count's name is 1 to {max} characters, not {len}")]
+    InvalidCountName { len: usize, max: usize },
+    #[error("a count of {total} chips is over the {max} a table holds")]
+    CountTooLarge { total: u128, max: Chips },
 }
 
 impl Classified for Rejection {
@@ -213,7 +249,13 @@ impl Classified for Rejection {
             | R::WrongBoardCount { .. }
             | R::NoChipsPushed { .. }
             | R::InvalidWinners
-            | R::InvalidPenalty => ErrorKind::Malformed,
+            | R::InvalidPenalty
+            | R::SeatNamedTwice { .. }
+            | R::BustWithoutWinner
+            | R::WinnerWithoutBust
+            | R::WinnerBusted { .. }
+            | R::InvalidCountName { .. }
+            | R::CountTooLarge { .. } => ErrorKind::Malformed,
             R::SeatOccupied { .. }
             | R::SeatEmpty { .. }
             | R::AlreadySeated { .. }
@@ -264,7 +306,14 @@ impl Classified for Rejection {
             | R::BoundToCallOrFold { .. }
             | R::EntropyNotDue
             | R::EntropyAlreadyAdded
-            | R::BoundToCallOrRaise { .. } => ErrorKind::Refused,
+            | R::BoundToCallOrRaise { .. }
+            | R::ResultsOnly
+            | R::RecordsActions
+            | R::RecordingUnchanged { .. }
+            | R::CountBeforeRecording
+            | R::SeatNotCounted { .. }
+            | R::CountedEmpty { .. }
+            | R::NotInSeat { .. } => ErrorKind::Refused,
         }
     }
 

@@ -126,6 +126,10 @@ pub struct TableState {
     pub(crate) last_big_blind: Option<Seat>,
     pub(crate) last_small_blind_position: Option<Seat>,
     pub(crate) hand: Option<HandState>,
+    pub(crate) recording: Recording,
+    /// Results were recorded since the stacks were last counted: the
+    /// stacks are the table's estimate until the next count.
+    pub(crate) uncounted: bool,
 }
 
 pub(crate) fn idx(seat: Seat) -> usize {
@@ -160,6 +164,18 @@ impl TableState {
     /// Position of the last hand's small blind (which may have been dead).
     pub fn last_small_blind_position(&self) -> Option<Seat> {
         self.last_small_blind_position
+    }
+
+    /// What the table records of its hands.
+    pub fn recording(&self) -> Recording {
+        self.recording
+    }
+
+    /// Whether results were recorded since the stacks were last counted
+    /// (the stacks are then an estimate: the busted players' chips went
+    /// to their winners, the other hands played are not known).
+    pub fn uncounted(&self) -> bool {
+        self.uncounted
     }
 
     /// The hand being played, between `HandStarted` and `HandEnded`.
@@ -727,6 +743,41 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         | TableEvent::FloorRuled { .. }
         | TableEvent::ClockCalled { .. }
         | TableEvent::TimedOut { .. } => {}
+        TableEvent::RecordingSet { recording, .. } => state.recording = *recording,
+        TableEvent::ResultRecorded {
+            number,
+            button,
+            small_blind,
+            big_blind,
+            busted,
+            shares,
+        } => {
+            state.hands_started = *number;
+            state.last_small_blind_position = Some(small_blind.unwrap_or(*button));
+            state.last_big_blind = Some(*big_blind);
+            for b in busted {
+                if let Some(slot) = state.seats.get_mut(idx(b.seat)) {
+                    *slot = None;
+                }
+            }
+            for (seat, amount) in shares {
+                if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
+                    s.stack = s.stack.saturating_add(*amount);
+                }
+            }
+            for s in state.seats.iter_mut().flatten() {
+                s.new = false;
+            }
+            state.uncounted = true;
+        }
+        TableEvent::StacksCounted { stacks, .. } => {
+            for (seat, stack) in stacks {
+                if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
+                    s.stack = *stack;
+                }
+            }
+            state.uncounted = false;
+        }
         TableEvent::HandEnded { busted, .. } => {
             // Each hand dealt during a penalty counts towards it (TDA 71).
             if let Some(h) = state.hand.take() {

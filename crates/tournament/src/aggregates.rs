@@ -61,6 +61,7 @@ impl Aggregate for Seating {
             | Start
             | SetPaid { .. }
             | HandEnded { .. }
+            | ResultRecorded { .. }
             | SeatConfirmed { .. }
             | MoveCompleted { .. } => true,
             Create { .. }

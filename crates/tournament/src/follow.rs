@@ -49,7 +49,7 @@ impl Fold for Hands {
             hand.events.clear();
         }
         hand.events.push(event.clone());
-        if matches!(event, TableEvent::HandEnded { .. }) {
+        if ends_hand(event) {
             hand.ended = HandSummary::from_events(&hand.events);
             hand.events.clear();
         }
@@ -58,7 +58,10 @@ impl Fold for Hands {
 
 /// The table decisions the follower reports: those that end a hand.
 fn ends_hand(event: &TableEvent) -> bool {
-    matches!(event, TableEvent::HandEnded { .. })
+    matches!(
+        event,
+        TableEvent::HandEnded { .. } | TableEvent::ResultRecorded { .. }
+    )
 }
 
 /// Collects each table's events from its last `HandStarted` and yields the
@@ -169,7 +172,7 @@ async fn report_summary<L: EventLog + 'static>(
 /// it is the table's latest hand, which is reported again (seating answers
 /// a repeat with its first decision, and the moves it brought on are
 /// carried out). The hands before a table's latest were reported before it
-/// could deal again.
+/// could deal again. A results-only table's result is always reported.
 async fn again<L: EventLog + 'static>(
     conductor: &Conductor<L>,
     stream: &StreamId,
@@ -181,6 +184,12 @@ async fn again<L: EventLog + 'static>(
         None => return Ok(false),
         Some(info) => info.in_hand,
     };
+    // A results-only table's results come one after another without
+    // waiting for seating (nobody asks to begin them): each is reported,
+    // a repeat answered with seating's first decision.
+    if !summary.recorded {
+        return Ok(true);
+    }
     // (This process's view of the table never runs ahead of the log.)
     let later = conductor
         .tables

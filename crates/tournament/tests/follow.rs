@@ -193,6 +193,69 @@ async fn hand_ends_reach_seating_and_payout_from_the_tables_events_once() {
     assert_eq!(versions().await, before);
 }
 
+/// A results-only table's floor records results one after another,
+/// without asking seating first: when two busts are recorded before the
+/// follower reads either, seating still hears both, in order.
+#[tokio::test]
+async fn results_recorded_back_to_back_all_reach_seating() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = started(log.clone(), "r", 12).await;
+    let mut follower = HandFollower::default();
+    let mut sub = tables_of(&c).await;
+    c.table(
+        "r",
+        1,
+        "tablet-down",
+        T0,
+        felt_table::Command::SetRecording {
+            recording: felt_table::Recording::ResultsOnly,
+            reason: "tablet down".into(),
+        },
+    )
+    .await
+    .unwrap();
+    let state = c
+        .tables
+        .state(&felt_tablelog::stream("r", 1).unwrap())
+        .await
+        .unwrap()
+        .0;
+    let seated: Vec<(u8, EntryId)> = (1..=state.size())
+        .filter_map(|s| state.seat(s).map(|p| (s, p.player)))
+        .collect();
+    drop(state);
+    // Two busts to the same winner, recorded before the follower reads.
+    let (winner, out) = (seated[0], [seated[1], seated[2]]);
+    for (k, loser) in out.iter().enumerate() {
+        c.table(
+            "r",
+            1,
+            &format!("result-{k}"),
+            T0,
+            felt_table::Command::RecordResult {
+                button: winner.0,
+                busted: vec![*loser],
+                by: vec![winner],
+            },
+        )
+        .await
+        .unwrap();
+    }
+    let reported = catch_up(&c, &mut follower, &mut sub).await;
+    assert_eq!(reported, vec![(1, 1), (1, 2)]);
+    let seating = c.seating_state("r").await.unwrap();
+    for (_, entry) in out {
+        assert_eq!(
+            seating.entries()[&entry].status,
+            felt_seating::EntryStatus::Busted,
+            "entry {entry:?}"
+        );
+    }
+    let payout = c.payout_state("r").await.unwrap();
+    assert_eq!(payout.busted(), 2);
+}
+
 /// A table asking to deal while its last hand's end is on its way to
 /// seating is told to wait from what this process has seen of the table,
 /// without reading the log: at the start of a large field a thousand

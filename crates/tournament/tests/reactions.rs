@@ -132,6 +132,7 @@ fn summary(
         big_blind: 5,
         busted: busted.iter().map(|&(e, s)| (EntryId(e), s)).collect(),
         eliminators: by.iter().map(|(e, by)| (EntryId(*e), by.clone())).collect(),
+        recorded: true,
     }
 }
 
@@ -177,6 +178,67 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
         panic!("a hand end")
     };
     assert_eq!(busted[0].by, vec![EntryId(99)]);
+}
+
+/// Given a results-only table's events, where the floor recorded entry
+/// 101 out to entry 102 with the button on seat 1, when the follower
+/// summarises them and the summary reaches seating, then seating hears a
+/// result (no hand was granted for it) under the same id a hand end has.
+#[test]
+fn a_results_only_tables_result_reaches_seating_as_a_result() {
+    let mut table = felt_table::TableState::default();
+    let mut log = Vec::new();
+    let commands = [
+        felt_table::Command::OpenTable {
+            seats: 3,
+            rules: Default::default(),
+        },
+        felt_table::Command::SeatPlayer {
+            seat: 1,
+            player: EntryId(100),
+            stack: 500,
+        },
+        felt_table::Command::SeatPlayer {
+            seat: 2,
+            player: EntryId(101),
+            stack: 400,
+        },
+        felt_table::Command::SeatPlayer {
+            seat: 3,
+            player: EntryId(102),
+            stack: 600,
+        },
+        felt_table::Command::SetRecording {
+            recording: felt_table::Recording::ResultsOnly,
+            reason: "no tablet".into(),
+        },
+        felt_table::Command::RecordResult {
+            button: 1,
+            busted: vec![(2, EntryId(101))],
+            by: vec![(3, EntryId(102))],
+        },
+    ];
+    for c in &commands {
+        log.extend(felt_table::execute(&mut table, c).unwrap());
+    }
+    let hand = hand_end::HandSummary::from_events(&log).expect("a result ends a hand");
+    let order = hand_end::to_seating(4, &hand, |_| None);
+    assert_eq!(
+        order,
+        Order {
+            id: "hand-4-1-ended".into(),
+            command: SeatingCommand::ResultRecorded {
+                table: 4,
+                button: 1,
+                big_blind: 3,
+                busted: vec![Elimination {
+                    entry: EntryId(101),
+                    starting_stack: 400,
+                    by: vec![EntryId(102)],
+                }],
+            },
+        }
+    );
 }
 
 /// Given seating recorded a bust outside hand-for-hand, then payout gets it

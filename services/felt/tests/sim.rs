@@ -442,3 +442,31 @@ fn a_sims_table_events_carry_the_sims_time() {
     }
     assert!(tables >= 4, "{tables} tables");
 }
+
+/// `felt sim --results-only 3`: every third table's tablet is down from
+/// level 2 until level 5; its dealer plays hands the table service never
+/// sees, the floor records each bust with who won the chips, and every
+/// stack is counted before the table records actions again (and wherever
+/// a player from it arrives at a recording table). The tournament finishes,
+/// the chips reconcile at the counts, and the audit passes and says which
+/// hands were not recorded.
+#[test]
+fn results_only_tables_for_part_of_the_event_pass_the_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    sim(
+        &["--data", data, "--deal", "physical", "--results-only", "3"],
+        "200",
+        "tablets",
+    );
+    let (ok, out) = audit(&["--data", data]);
+    assert!(ok, "{out}");
+    assert!(out.contains(" 0 failed"), "{out}");
+    assert!(
+        out.contains("table 3: results only after hand")
+            && out.contains("the hands played were not recorded")
+            && out.contains("reported by the floor"),
+        "{out}"
+    );
+    assert!(out.contains("count \"tablet back\" at table(s) 3"), "{out}");
+}

@@ -2054,3 +2054,136 @@ fn deal_of(e: &pb::Event) -> Option<&pb::deal_record::Kind> {
         _ => None,
     }
 }
+
+/// A results-only table over gRPC: the floor switches it, records a bust
+/// with who won the chips, and counts the stacks; a dealer may do none of
+/// it; bad results are refused naming the problem; partners read the
+/// facts; the view says what the table records and that its stacks are an
+/// estimate until the count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_runs_a_results_only_table_over_grpc() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    run(
+        &mut client,
+        "open",
+        C::OpenTable(pb::OpenTable {
+            seats: 6,
+            rules: None,
+        }),
+        "boss",
+    )
+    .await
+    .unwrap();
+    for seat in 1..=3 {
+        run(
+            &mut client,
+            &format!("seat-{seat}"),
+            C::SeatPlayer(pb::SeatPlayer {
+                seat,
+                entry: 100 + u64::from(seat),
+                stack: 5000,
+            }),
+            "boss",
+        )
+        .await
+        .unwrap();
+    }
+    let down = C::SetRecording(pb::SetRecording {
+        recording: pb::Recording::ResultsOnly.into(),
+        reason: "tablet down".into(),
+    });
+    let e = run(&mut client, "down", down.clone(), "dealer-1")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::PermissionDenied);
+    run(&mut client, "down", down, "floor").await.unwrap();
+    let view = get_table(&mut client, "tv").await;
+    assert_eq!(view.recording(), pb::Recording::ResultsOnly);
+    // The dealer's tablet cannot deal here.
+    let e = client
+        .execute(with_token(start_hand("start", Some(1)), "dealer-1"))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("records results only"), "{e:?}");
+    let bust = |entry: u64| {
+        C::RecordResult(pb::RecordResult {
+            button: 1,
+            busted: vec![pb::SeatEntry { seat: 3, entry }],
+            by: vec![pb::SeatEntry {
+                seat: 1,
+                entry: 101,
+            }],
+        })
+    };
+    // The wrong player named for the seat changes nothing.
+    let e = run(&mut client, "bust", bust(999), "floor")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition);
+    assert!(
+        e.message()
+            .contains("seat 3 holds entry 103, not entry 999"),
+        "{e:?}"
+    );
+    let e = run(&mut client, "bust", bust(103), "dealer-1")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::PermissionDenied);
+    let events = run(&mut client, "bust", bust(103), "floor").await.unwrap();
+    let Some(pb::table_event::Kind::ResultRecorded(r)) =
+        events[0].event.as_ref().and_then(|e| e.kind.clone())
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!((r.number, r.button, r.big_blind), (1, 1, 3));
+    assert_eq!(r.busted[0].entry, 103);
+    assert_eq!(r.busted[0].by, vec![101]);
+    assert_eq!(
+        r.shares,
+        vec![pb::SeatChips {
+            seat: 1,
+            chips: 5000
+        }]
+    );
+    let view = get_table(&mut client, "tv").await;
+    assert!(view.stacks_estimated);
+    assert_eq!(view.seats.len(), 2);
+    // Back to recording actions only after a count.
+    let back = C::SetRecording(pb::SetRecording {
+        recording: pb::Recording::Actions.into(),
+        reason: "tablet back".into(),
+    });
+    let e = run(&mut client, "back", back.clone(), "floor")
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("count every stack"), "{e:?}");
+    let count = C::CountStacks(pb::CountStacks {
+        count: "tablet back".into(),
+        stacks: vec![
+            pb::SeatStack {
+                seat: 1,
+                entry: 101,
+                chips: 9_000,
+            },
+            pb::SeatStack {
+                seat: 2,
+                entry: 102,
+                chips: 6_000,
+            },
+        ],
+    });
+    let events = run(&mut client, "count", count, "floor").await.unwrap();
+    let Some(pb::table_event::Kind::StacksCounted(c)) =
+        events[0].event.as_ref().and_then(|e| e.kind.clone())
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!((c.expected, c.counted), (15_000, 15_000));
+    run(&mut client, "back", back, "floor").await.unwrap();
+    let view = get_table(&mut client, "tv").await;
+    assert_eq!(view.recording(), pb::Recording::Actions);
+    assert!(!view.stacks_estimated);
+    assert_eq!(view.seats[0].stack, 9_000);
+}

@@ -14,7 +14,7 @@ use felt_proto::v1 as pb;
 use tonic::Code;
 
 mod common;
-use common::{Up, check_results, with};
+use common::{Up, audit_passes, check_results, with};
 
 const T: &str = "thursday";
 
@@ -1079,4 +1079,65 @@ async fn every_service_says_not_found_and_already_exists() {
             "already-exists".into()
         )
     );
+}
+
+/// Issue 25's "done when": a tournament created over gRPC with the
+/// physical deal, played to a winner at a `felt up` process by dealers
+/// entering what a tablet would, every second table recording results
+/// only for part of the event (its floor recording each bust with who won
+/// the chips, and counting every stack before the table records actions
+/// again); `felt audit verify` passes on what it wrote and says which
+/// hands were not recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn felt_up_plays_a_physical_tournament_with_results_only_tables_to_a_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let mut up = Up::start(&[], &data).await;
+    let url = format!("http://{}", up.addr);
+    let director = up.token("director").to_string();
+    let sim = {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_felt"))
+                .args(["sim", "--quiet", "--seed", "4", "--entrants", "80"])
+                .args(["--tournament", "live-results", "--deal", "physical"])
+                .args(["--results-only", "2", "--level-seconds", "2"])
+                .args(["--seating", &url, "--table", &url, "--clock", &url])
+                .args(["--payout", &url, "--token", &director])
+                .env("RUST_BACKTRACE", "0")
+                .output()
+                .expect("run felt sim")
+        })
+        .await
+        .unwrap()
+    };
+    let said = String::from_utf8_lossy(&sim.stdout);
+    assert!(
+        sim.status.success() && said.contains("winner: Player"),
+        "{said}{}",
+        String::from_utf8_lossy(&sim.stderr)
+    );
+    up.stop();
+    let data = data.to_str().unwrap();
+    audit_passes(&["--data", data, "--tournament", "live-results"]);
+    let audit = std::process::Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args([
+            "audit",
+            "verify",
+            "--data",
+            data,
+            "--tournament",
+            "live-results",
+        ])
+        .output()
+        .expect("run felt audit");
+    let audit = String::from_utf8_lossy(&audit.stdout);
+    assert!(
+        audit.contains("results only after hand")
+            && audit.contains("the hands played were not recorded"),
+        "{audit}"
+    );
+    // The tablets came back: every stack counted, actions recorded again.
+    assert!(audit.contains("count \"tablet back\""), "{audit}");
+    assert!(audit.contains(" until hand "), "{audit}");
 }

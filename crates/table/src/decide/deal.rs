@@ -208,6 +208,9 @@ impl Decider<'_> {
         if let Some(h) = &st.hand {
             return Err(Rejection::HandInProgress { number: h.number });
         }
+        if st.recording == Recording::ResultsOnly {
+            return Err(Rejection::ResultsOnly);
+        }
         validate_level(level)?;
         let eligible = |s: Seat| st.seat(s).is_some_and(|p| p.stack > 0);
         let seats: Vec<Seat> = (1..=st.size).filter(|&s| eligible(s)).collect();

@@ -9,6 +9,7 @@ use crate::state::{HandState, Phase, TableState, apply};
 
 mod action;
 mod deal;
+mod results;
 mod showdown;
 pub(crate) use showdown::build_pots;
 
@@ -103,6 +104,9 @@ impl Decider<'_> {
             Command::PushPot { pot, winners } => self.push_pot(*pot, winners),
             Command::AddEntropy { entropy } => self.add_entropy(entropy),
             Command::AskToSee { seat, of, cards } => self.ask_to_see(*seat, *of, cards.as_ref()),
+            Command::SetRecording { recording, reason } => self.set_recording(*recording, reason),
+            Command::RecordResult { button, busted, by } => self.record_result(*button, busted, by),
+            Command::CountStacks { count, stacks } => self.count_stacks(count, stacks),
         }
     }
 

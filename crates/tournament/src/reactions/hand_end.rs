@@ -21,6 +21,9 @@ pub struct HandSummary {
     /// For each busted entry, who won their last chips (their bounty's
     /// collectors), as the table named them.
     pub eliminators: BTreeMap<EntryId, Eliminators>,
+    /// The hand was played through the table (`false`: a results-only
+    /// table's result, which no hand was granted for).
+    pub recorded: bool,
 }
 
 /// Who won a busted entry's last chips: the winners of the highest pot it
@@ -52,6 +55,28 @@ impl HandSummary {
                     big_blind,
                     ..
                 } => start = Some((*number, *button, *big_blind)),
+                TableEvent::ResultRecorded {
+                    number,
+                    button,
+                    big_blind,
+                    busted,
+                    ..
+                } => {
+                    return Some(HandSummary {
+                        number: *number,
+                        button: *button,
+                        big_blind: *big_blind,
+                        busted: busted
+                            .iter()
+                            .map(|b| (b.player, b.starting_stack))
+                            .collect(),
+                        eliminators: busted
+                            .iter()
+                            .map(|b| (b.player, Eliminators::Entries(b.by.clone())))
+                            .collect(),
+                        recorded: false,
+                    });
+                }
                 TableEvent::HandEnded { number, busted, .. } => {
                     let (n, button, big_blind) = start?;
                     if n != *number {
@@ -78,6 +103,7 @@ impl HandSummary {
                             .map(|b| (b.player, b.starting_stack))
                             .collect(),
                         eliminators,
+                        recorded: true,
                     });
                 }
                 _ => {}
@@ -91,33 +117,45 @@ impl HandSummary {
 /// the next hand's, TDA 32) and who busted, each with their starting stack
 /// and the entries that won their last chips (for a hand recorded before
 /// the table named them, the entries `occupant` seats in the winning
-/// seats), under `hand-{table}-{n}-ended`.
+/// seats), under `hand-{table}-{n}-ended`. A results-only table's result
+/// goes as `ResultRecorded` (no hand was granted for it).
 pub fn to_seating(
     table: TableNo,
     hand: &HandSummary,
     occupant: impl Fn(Seat) -> Option<EntryId>,
 ) -> Order<SeatingCommand> {
+    let busted = hand
+        .busted
+        .iter()
+        .map(|&(entry, starting_stack)| Elimination {
+            entry,
+            starting_stack,
+            by: match hand.eliminators.get(&entry) {
+                Some(Eliminators::Entries(entries)) => entries.clone(),
+                Some(Eliminators::Seats(seats)) => {
+                    seats.iter().filter_map(|&s| occupant(s)).collect()
+                }
+                None => Vec::new(),
+            },
+        })
+        .collect();
+    let (button, big_blind) = (hand.button, hand.big_blind);
     Order::new(
         format!("hand-{table}-{}-ended", hand.number),
-        SeatingCommand::HandEnded {
-            table,
-            button: hand.button,
-            big_blind: hand.big_blind,
-            busted: hand
-                .busted
-                .iter()
-                .map(|&(entry, starting_stack)| Elimination {
-                    entry,
-                    starting_stack,
-                    by: match hand.eliminators.get(&entry) {
-                        Some(Eliminators::Entries(entries)) => entries.clone(),
-                        Some(Eliminators::Seats(seats)) => {
-                            seats.iter().filter_map(|&s| occupant(s)).collect()
-                        }
-                        None => Vec::new(),
-                    },
-                })
-                .collect(),
+        if hand.recorded {
+            SeatingCommand::HandEnded {
+                table,
+                button,
+                big_blind,
+                busted,
+            }
+        } else {
+            SeatingCommand::ResultRecorded {
+                table,
+                button,
+                big_blind,
+                busted,
+            }
         },
     )
 }

@@ -256,6 +256,45 @@ pub(crate) fn command(
                 ))
             })?),
         },
+        C::SetRecording(r) => Command::SetRecording {
+            recording: match pb::Recording::try_from(r.recording) {
+                Ok(pb::Recording::Actions) => felt_table::Recording::Actions,
+                Ok(pb::Recording::ResultsOnly) => felt_table::Recording::ResultsOnly,
+                _ => {
+                    return Err(invalid(
+                        "set_recording.recording: RECORDING_ACTIONS or RECORDING_RESULTS_ONLY is required",
+                    ));
+                }
+            },
+            reason: r.reason.clone(),
+        },
+        C::RecordResult(r) => Command::RecordResult {
+            button: seat(r.button, "record_result.button")?,
+            busted: r
+                .busted
+                .iter()
+                .map(|s| Ok((seat(s.seat, "record_result.busted.seat")?, EntryId(s.entry))))
+                .collect::<Result<_, Status>>()?,
+            by: r
+                .by
+                .iter()
+                .map(|s| Ok((seat(s.seat, "record_result.by.seat")?, EntryId(s.entry))))
+                .collect::<Result<_, Status>>()?,
+        },
+        C::CountStacks(c) => Command::CountStacks {
+            count: c.count.clone(),
+            stacks: c
+                .stacks
+                .iter()
+                .map(|s| {
+                    Ok((
+                        seat(s.seat, "count_stacks.stacks.seat")?,
+                        EntryId(s.entry),
+                        s.chips,
+                    ))
+                })
+                .collect::<Result<_, Status>>()?,
+        },
         C::AskToSee(a) => Command::AskToSee {
             seat: seat(a.seat, "ask_to_see.seat")?,
             of: seat(a.of_seat, "ask_to_see.of_seat")?,
@@ -269,7 +308,7 @@ pub(crate) fn command(
 }
 
 /// Whether a command is the floor's: rulings, misdeals, penalties,
-/// calling the clock.
+/// calling the clock, what a table records, its results and counts.
 pub(crate) fn is_floor_command(c: &Command) -> bool {
     matches!(
         c,
@@ -277,7 +316,18 @@ pub(crate) fn is_floor_command(c: &Command) -> bool {
             | Command::Misdeal { .. }
             | Command::Penalize { .. }
             | Command::CallClock { .. }
+            | Command::SetRecording { .. }
+            | Command::RecordResult { .. }
+            | Command::CountStacks { .. }
     )
+}
+
+/// A table's record for the wire.
+pub(crate) fn recording(r: felt_table::Recording) -> pb::Recording {
+    match r {
+        felt_table::Recording::Actions => pb::Recording::Actions,
+        felt_table::Recording::ResultsOnly => pb::Recording::ResultsOnly,
+    }
 }
 
 /// An event for the wire; with `sealed`, a digital deal's seed is left
@@ -412,6 +462,8 @@ pub(crate) fn view(
         }),
         hands_played: state.hands_started(),
         version,
+        recording: recording(state.recording()).into(),
+        stacks_estimated: state.uncounted(),
     }
 }
 

@@ -277,6 +277,15 @@ impl Bounded for pb::ExecuteRequest {
             Some(C::Show(s)) => cards("show.cards", &s.cards),
             Some(C::Misdeal(m)) => text("misdeal.reason", &m.reason, REASON),
             Some(C::Rule(r)) => text("rule.reason", &r.reason, REASON),
+            Some(C::SetRecording(r)) => text("set_recording.reason", &r.reason, REASON),
+            Some(C::CountStacks(c)) => {
+                text("count_stacks.count", &c.count, felt_table::MAX_COUNT_NAME)?;
+                seats("count_stacks.stacks", c.stacks.len())
+            }
+            Some(C::RecordResult(r)) => {
+                seats("record_result.busted", r.busted.len())?;
+                seats("record_result.by", r.by.len())
+            }
             Some(C::PushChips(p)) => {
                 let n = p.chips.len() + p.in_front.as_ref().map_or(0, |f| f.chips.len());
                 if n > 1_000 {
@@ -290,6 +299,17 @@ impl Bounded for pb::ExecuteRequest {
             _ => Ok(()),
         }
     }
+}
+
+/// A list of seats: at most one per seat of the largest table.
+fn seats(field: &str, n: usize) -> Result<(), Status> {
+    if n > felt_table::MAX_SEATS {
+        return Err(invalid(
+            field,
+            format!("at most {} seats, not {n}", felt_table::MAX_SEATS),
+        ));
+    }
+    Ok(())
 }
 
 macro_rules! table_only {

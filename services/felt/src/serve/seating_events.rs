@@ -161,6 +161,7 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             id: *id,
             stack: *stack,
         }),
+        SeatingEvent::MoveVoided { id } => se::Kind::MoveVoided(se::MoveVoided { id: *id }),
         SeatingEvent::TableClosed { table } => {
             se::Kind::TableClosed(se::TableClosed { table: *table })
         }

@@ -9,7 +9,7 @@ use felt_proto::v1 as pb;
 use felt_proto::v1::table_event as te;
 use felt_table::{
     ActionTaken, Blind, Bound, Bust, Deal, Declaration, EntryId, HouseRules, Level, OddChips,
-    PlayerAction, Ruling, Seat, Share, ShortBigBlind, Street, TableEvent,
+    PlayerAction, Recording, Ruling, Seat, Share, ShortBigBlind, Street, TableEvent,
 };
 
 /// Why an event from the wire is not a table's event: the field, and
@@ -468,18 +468,66 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
         } => Kind::HandEnded(te::HandEnded {
             number: *number,
             stacks: seat_chips(stacks),
-            busted: busted
-                .iter()
-                .map(|b| pb::TableBust {
-                    seat: b.seat.into(),
-                    entry: b.player.get(),
-                    starting_stack: b.starting_stack,
-                    by: b.by.iter().map(|e| e.get()).collect(),
-                })
-                .collect(),
+            busted: busts(busted),
+        }),
+        TableEvent::RecordingSet { recording, reason } => Kind::RecordingSet(te::RecordingSet {
+            recording: super::convert::recording(*recording).into(),
+            reason: reason.clone(),
+        }),
+        TableEvent::ResultRecorded {
+            number,
+            button,
+            small_blind,
+            big_blind,
+            busted,
+            shares,
+        } => Kind::ResultRecorded(te::ResultRecorded {
+            number: *number,
+            button: (*button).into(),
+            small_blind: small_blind.map(u32::from),
+            big_blind: (*big_blind).into(),
+            busted: busts(busted),
+            shares: seat_chips(shares),
+        }),
+        TableEvent::StacksCounted {
+            count,
+            stacks,
+            expected,
+            counted,
+        } => Kind::StacksCounted(te::StacksCounted {
+            count: count.clone(),
+            stacks: seat_chips(stacks),
+            expected: *expected,
+            counted: *counted,
         }),
     };
     pb::TableEvent { kind: Some(kind) }
+}
+
+fn busts(busted: &[Bust]) -> Vec<pb::TableBust> {
+    busted
+        .iter()
+        .map(|b| pb::TableBust {
+            seat: b.seat.into(),
+            entry: b.player.get(),
+            starting_stack: b.starting_stack,
+            by: b.by.iter().map(|e| e.get()).collect(),
+        })
+        .collect()
+}
+
+fn from_busts(busted: &[pb::TableBust], field: &'static str) -> Read<Vec<Bust>> {
+    busted
+        .iter()
+        .map(|b| {
+            Ok(Bust {
+                seat: seat(b.seat, field)?,
+                player: EntryId(b.entry),
+                starting_stack: b.starting_stack,
+                by: b.by.iter().map(|&e| EntryId(e)).collect(),
+            })
+        })
+        .collect()
 }
 
 /// The event an `Event` carries, as [`from_wire`] reads it.
@@ -726,18 +774,32 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
         Kind::HandEnded(h) => TableEvent::HandEnded {
             number: h.number,
             stacks: from_seat_chips(&h.stacks, "hand_ended.stacks")?,
-            busted: h
-                .busted
-                .iter()
-                .map(|b| {
-                    Ok(Bust {
-                        seat: seat(b.seat, "hand_ended.busted")?,
-                        player: EntryId(b.entry),
-                        starting_stack: b.starting_stack,
-                        by: b.by.iter().map(|&e| EntryId(e)).collect(),
-                    })
-                })
-                .collect::<Read<_>>()?,
+            busted: from_busts(&h.busted, "hand_ended.busted")?,
+        },
+        Kind::RecordingSet(r) => TableEvent::RecordingSet {
+            recording: match pb::Recording::try_from(r.recording) {
+                Ok(pb::Recording::Actions) => Recording::Actions,
+                Ok(pb::Recording::ResultsOnly) => Recording::ResultsOnly,
+                _ => return Err(bad("recording_set.recording", "a recording is required")),
+            },
+            reason: r.reason.clone(),
+        },
+        Kind::ResultRecorded(r) => TableEvent::ResultRecorded {
+            number: r.number,
+            button: seat(r.button, "result_recorded.button")?,
+            small_blind: r
+                .small_blind
+                .map(|s| seat(s, "result_recorded.small_blind"))
+                .transpose()?,
+            big_blind: seat(r.big_blind, "result_recorded.big_blind")?,
+            busted: from_busts(&r.busted, "result_recorded.busted")?,
+            shares: from_seat_chips(&r.shares, "result_recorded.shares")?,
+        },
+        Kind::StacksCounted(c) => TableEvent::StacksCounted {
+            count: c.count.clone(),
+            stacks: from_seat_chips(&c.stacks, "stacks_counted.stacks")?,
+            expected: c.expected,
+            counted: c.counted,
         },
     })
 }
@@ -972,6 +1034,29 @@ mod tests {
                     by: vec![EntryId(1_234)],
                 }],
             },
+            TableEvent::RecordingSet {
+                recording: Recording::ResultsOnly,
+                reason: "tablet down".into(),
+            },
+            TableEvent::ResultRecorded {
+                number: 13,
+                button: 3,
+                small_blind: None,
+                big_blind: 5,
+                busted: vec![Bust {
+                    seat: 6,
+                    player: EntryId(1_236),
+                    starting_stack: 800,
+                    by: vec![EntryId(1_234), EntryId(1_237)],
+                }],
+                shares: vec![(3, 400), (5, 400)],
+            },
+            TableEvent::StacksCounted {
+                count: "colour-up after level 9".into(),
+                stacks: vec![(3, 10_700), (5, 9_100)],
+                expected: 19_800,
+                counted: 19_800,
+            },
         ]
     }
 
@@ -981,8 +1066,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 31 kinds of event a table records.)
-        assert_eq!(kinds.len(), 31);
+        // (All 34 kinds of event a table records.)
+        assert_eq!(kinds.len(), 34);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());

@@ -254,6 +254,16 @@ impl Sim {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
             }
+            if self.results_only.is_some() {
+                // A table whose tablet is down plays without the table
+                // service; one whose players arrived from such a table
+                // counts them first.
+                match self.unrecorded(table, &mut rng).await? {
+                    Unrecorded::Played => continue,
+                    Unrecorded::Closed => return Ok(()),
+                    Unrecorded::Recording => {}
+                }
+            }
             let now = self.clock.now();
             let begin = pb::BeginHandRequest {
                 tournament_id: t.into(),
@@ -410,7 +420,7 @@ impl Sim {
 
     /// The credential of the entry in a seat, issued by the table service
     /// once per seat and entry (kept in `seats`).
-    async fn seat_credential(
+    pub(super) async fn seat_credential(
         &self,
         table: u32,
         seat: u32,

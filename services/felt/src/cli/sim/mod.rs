@@ -33,9 +33,11 @@ use tonic::{Code, Request, Status};
 
 mod dealer;
 mod report;
+mod results;
 
 use dealer::*;
 use report::report;
+use results::Unrecorded;
 
 #[derive(Debug, Args)]
 pub(crate) struct SimArgs {
@@ -103,6 +105,14 @@ pub(crate) struct SimArgs {
     /// showdown, as a dealer's tablet would).
     #[arg(long, value_enum, default_value_t = DealArg::Digital)]
     deal: DealArg,
+    /// Every table whose number is a multiple of this records results only
+    /// from level 2 until level 5 (its tablet down): its dealer plays hands
+    /// the table service never sees, the floor records each bust with who
+    /// won the chips, and every stack is counted before the table records
+    /// actions again (a player arriving from it at a recording table is
+    /// counted there).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    results_only: Option<u32>,
 }
 
 /// `felt sim --deal`.
@@ -258,6 +268,17 @@ struct Sim {
     /// Entries by number: the player's id and name (for re-entries), and
     /// whether they re-entered already.
     entries: std::sync::Mutex<std::collections::HashMap<u64, (String, String)>>,
+    /// `--results-only`: tables whose number is a multiple of it record
+    /// results only for part of the event.
+    results_only: Option<u32>,
+    /// What each entry really holds over the table service's record of
+    /// it (hands played at a results-only table), until a count tells it.
+    real: std::sync::Mutex<std::collections::HashMap<u64, i64>>,
+    /// The room as the director last read it: the clock's level, a
+    /// break, hand-for-hand.
+    level: AtomicU32,
+    on_break: AtomicBool,
+    hand_for_hand: AtomicBool,
 }
 
 impl Sim {
@@ -533,6 +554,11 @@ async fn play(
         pace: Duration::from_millis(args.pace_ms),
         physical: args.deal == DealArg::Physical,
         entries: std::sync::Mutex::new(std::collections::HashMap::new()),
+        results_only: args.results_only,
+        real: std::sync::Mutex::new(std::collections::HashMap::new()),
+        level: AtomicU32::new(0),
+        on_break: AtomicBool::new(false),
+        hand_for_hand: AtomicBool::new(false),
     });
     let began = Instant::now();
     let t = tournament.as_str();
@@ -622,6 +648,8 @@ async fn play(
     loop {
         let standings = sim.standings().await?;
         sim.clock.tables.store(standings.tables, Ordering::Relaxed);
+        sim.hand_for_hand
+            .store(standings.hand_for_hand, Ordering::Relaxed);
         if standings.players_left <= 1 {
             sim.over.store(true, Ordering::Relaxed);
             break;
@@ -641,6 +669,8 @@ async fn play(
             }
         }
         let clock = sim.clock_view().await?;
+        sim.level.store(clock.level, Ordering::Relaxed);
+        sim.on_break.store(clock.on_break, Ordering::Relaxed);
         if let Some(seconds) = args.level_seconds {
             sim.shorten(&clock, seconds).await?;
         }
