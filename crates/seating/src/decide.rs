@@ -63,7 +63,7 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             button,
             big_blind,
             busted,
-        } => hand_ended(state, *table, *button, *big_blind, busted, rng),
+        } => hand_ended(state, *table, *button, *big_blind, busted, true, rng),
         ResultRecorded {
             table,
             button,
@@ -333,12 +333,16 @@ fn stop_hand_for_hand(state: &SeatingState) -> Decided {
 /// A table's hand ended: its button and big blind, its busts numbered in
 /// the order out (with the hand-for-hand round they busted in), and the
 /// room put in order.
+/// `ends`: the hand in play at the table ends (a result reported after the
+/// table began a recorded hand records its busts only).
+#[allow(clippy::too_many_arguments)]
 fn hand_ended(
     state: &SeatingState,
     table: TableNo,
     button: Seat,
     big_blind: Seat,
     busted: &[Elimination],
+    ends: bool,
     rng: &mut ChaCha20Rng,
 ) -> Decided {
     let mut work = Work::on(state);
@@ -372,12 +376,14 @@ fn hand_ended(
         return Err(SeatingError::EveryoneBusted);
     }
     let round = t.round;
-    work.emit(SeatingEvent::HandEnded {
-        table,
-        button,
-        big_blind,
-        hand_for_hand_round: round,
-    });
+    if ends {
+        work.emit(SeatingEvent::HandEnded {
+            table,
+            button,
+            big_blind,
+            hand_for_hand_round: round,
+        });
+    }
     for bust in busted {
         let remaining = work.room.players() - 1;
         work.emit(SeatingEvent::Busted {
@@ -403,11 +409,9 @@ fn result_recorded(
     busted: &[Elimination],
     rng: &mut ChaCha20Rng,
 ) -> Decided {
-    let t = state
-        .room
-        .tables
-        .get(&table)
-        .ok_or(SeatingError::NoSuchTable { table })?;
+    let Some(t) = state.room.tables.get(&table) else {
+        return result_at_closed_table(state, table, busted, rng);
+    };
     // A player the floor busted while seating was moving them out: the
     // table recorded the bust before the move reached it, so the move
     // never happens.
@@ -422,15 +426,60 @@ fn result_recorded(
                 .map(|m| SeatingEvent::MoveVoided { id: m.id })
         })
         .collect();
-    if !t.in_hand {
+    // A result reported late, once the table (back to recording actions)
+    // has begun a hand seating granted: its busts are recorded, and the
+    // hand in play goes on.
+    let ends = !t.in_hand;
+    if ends {
         events.push(SeatingEvent::HandBegun { table });
     }
     let mut after = state.clone();
     for e in &events {
         after.apply(e);
     }
-    events.extend(hand_ended(&after, table, button, big_blind, busted, rng)?);
+    events.extend(hand_ended(
+        &after, table, button, big_blind, busted, ends, rng,
+    )?);
     Ok(events)
+}
+
+/// A result recorded at a table seating has already closed: its players
+/// were all on their way elsewhere when the floor recorded the hand (a
+/// results-only table is not held for moves). Each bust's move never
+/// happens and the bust is recorded; with nobody out there is nothing to
+/// decide.
+fn result_at_closed_table(
+    state: &SeatingState,
+    table: TableNo,
+    busted: &[Elimination],
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    let mut work = Work::on(state);
+    for b in busted {
+        let m = state
+            .room
+            .moves
+            .values()
+            .find(|m| m.entry == b.entry && m.from.0 == table)
+            .ok_or(SeatingError::NoSuchTable { table })?;
+        work.emit(SeatingEvent::MoveVoided { id: m.id });
+    }
+    if busted.is_empty() {
+        return Ok(Vec::new());
+    }
+    for bust in busted {
+        let remaining = work.room.players();
+        work.emit(SeatingEvent::Busted {
+            entry: bust.entry,
+            table,
+            starting_stack: bust.starting_stack,
+            by: bust.by.clone(),
+            remaining,
+            hand_for_hand_round: None,
+        });
+    }
+    tidy(&mut work, rng);
+    Ok(work.events)
 }
 
 /// A table seated a drawn entry.

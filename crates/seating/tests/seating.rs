@@ -1010,3 +1010,85 @@ fn a_player_busted_at_a_results_only_table_before_their_move_never_moves() {
     );
     assert!(state.history().iter().all(|r| r.r#move.id != id));
 }
+
+#[test]
+fn a_result_at_a_table_seating_breaks_voids_the_busted_players_move() {
+    // Given three tables of 6 (18 players), where busts at table 1 make
+    // seating break table 3 (results only): its players are all on their
+    // way to the other tables
+    let mut state = started(Settings::tda(6, 10_000), 18);
+    let at1: Vec<u64> = players_at(&state, 1, usize::MAX);
+    let at3: Vec<u64> = players_at(&state, 3, usize::MAX);
+    let result = |table: u32, out: &[u64]| SeatingCommand::ResultRecorded {
+        table,
+        button: 1,
+        big_blind: 3,
+        busted: out.iter().map(|&e| Elimination::of(EntryId(e))).collect(),
+    };
+    let events = run_with(&mut state, result(1, &at1), seed(5));
+    assert!(
+        events.contains(&SeatingEvent::TableBreaking { table: 3 }),
+        "{events:?}"
+    );
+    let mover = at3[0];
+    let id = state
+        .room()
+        .moves
+        .values()
+        .find(|m| m.entry.get() == mover)
+        .unwrap()
+        .id;
+    // When the floor at table 3 records that player's bust, from a hand
+    // dealt before the players left
+    let events = run_with(&mut state, result(3, &[mover]), seed(6));
+    // Then the move never happens and the bust stands
+    assert_eq!(events[0], SeatingEvent::MoveVoided { id });
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::Busted { entry, table: 3, .. } if entry.get() == mover
+    )));
+    assert!(!state.room().moves.contains_key(&id));
+    assert_eq!(
+        state.entries()[&EntryId(mover)].status,
+        felt_seating::EntryStatus::Busted
+    );
+    // Once every other move is done the table is closed; a result the
+    // floor records there afterwards with nobody out decides nothing
+    let pending: Vec<u64> = state.room().moves.keys().copied().collect();
+    for id in pending {
+        run(
+            &mut state,
+            SeatingCommand::MoveCompleted { id, stack: 10_000 },
+        );
+    }
+    assert!(!state.room().tables.contains_key(&3));
+    assert_eq!(run_with(&mut state, result(3, &[]), seed(7)), vec![]);
+}
+
+#[test]
+fn a_result_reported_after_the_table_began_a_recorded_hand_leaves_that_hand_in_play() {
+    // Given table 2, back to recording actions, dealing a hand seating
+    // granted, when its last result (recorded before, reported late)
+    // reaches seating
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let at2: Vec<u64> = players_at(&state, 2, usize::MAX);
+    run(&mut state, SeatingCommand::BeginHand { table: 2 });
+    let events = run_with(
+        &mut state,
+        SeatingCommand::ResultRecorded {
+            table: 2,
+            button: 4,
+            big_blind: 6,
+            busted: vec![Elimination::of(EntryId(at2[0]))],
+        },
+        seed(5),
+    );
+    // Then the bust is recorded and the hand in play goes on: seating
+    // moves nobody from or to the table until it ends (TDA 11)
+    assert!(
+        matches!(events.as_slice(), [SeatingEvent::Busted { table: 2, .. }]),
+        "{events:?}"
+    );
+    assert!(state.room().tables[&2].in_hand);
+    assert!(moves(&events).is_empty());
+}

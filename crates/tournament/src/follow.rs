@@ -180,16 +180,17 @@ async fn again<L: EventLog + 'static>(
     table: TableNo,
     summary: &HandSummary,
 ) -> Result<bool, TournamentError> {
+    // A results-only table's results come one after another without
+    // waiting for seating (nobody asks to begin them), even once seating
+    // has closed the table: each is reported, a repeat answered with
+    // seating's first decision.
+    if !summary.recorded {
+        return Ok(true);
+    }
     let waiting = match conductor.seating_state(t).await?.room().tables.get(&table) {
         None => return Ok(false),
         Some(info) => info.in_hand,
     };
-    // A results-only table's results come one after another without
-    // waiting for seating (nobody asks to begin them): each is reported,
-    // a repeat answered with seating's first decision.
-    if !summary.recorded {
-        return Ok(true);
-    }
     // (This process's view of the table never runs ahead of the log.)
     let later = conductor
         .tables

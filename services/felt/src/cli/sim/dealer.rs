@@ -409,6 +409,7 @@ impl Sim {
                 out.extend(answer.events.iter().flat_map(busted));
                 view = answer.table.unwrap_or_default();
             }
+            self.keep_offsets(&out, &view);
             self.hands.fetch_add(1, Ordering::Relaxed);
             self.clock.hand_played();
             self.re_enter(&out, &mut rng).await?;

@@ -251,6 +251,27 @@ impl Sim {
         }
     }
 
+    /// After a recorded hand: a player it busted whose chips the record
+    /// did not all know (arrived from a results-only table and dealt in
+    /// before a count) leaves what it did not know with the first player
+    /// left at the table, counted there before the next hand, so no chip
+    /// of the simulation's room appears or vanishes.
+    pub(super) fn keep_offsets(&self, busted: &[u64], view: &pb::TableView) {
+        if self.results_only.is_none() || busted.is_empty() {
+            return;
+        }
+        let mut real = self
+            .real
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let left: i64 = busted.iter().filter_map(|e| real.remove(e)).sum();
+        if left != 0
+            && let Some(heir) = view.seats.iter().find(|s| s.entry != 0)
+        {
+            *real.entry(heir.entry).or_insert(0) += left;
+        }
+    }
+
     /// A hand the table service never sees: two players contest a pot,
     /// sometimes all in. A bust is recorded by the floor with who won the
     /// chips; any other hand changes only the chips in front of the
