@@ -54,7 +54,7 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         } => register(state, settings, player, name, *level, rng),
         Unregister { entry } => unregister(state, *entry),
         Start => start(state, settings, rng),
-        CloseRegistration => close_registration(state),
+        CloseRegistration => close_registration(state, rng),
         SetPaid { paid } => set_paid(state, *paid, rng),
         StartHandForHand => start_hand_for_hand(state),
         StopHandForHand => stop_hand_for_hand(state),
@@ -265,12 +265,17 @@ fn start(state: &SeatingState, settings: &Settings, rng: &mut ChaCha20Rng) -> De
     Ok(work.events)
 }
 
-fn close_registration(state: &SeatingState) -> Decided {
+/// Registration closes; the room is put in order again (a final table
+/// that waited for the close is drawn).
+fn close_registration(state: &SeatingState, rng: &mut ChaCha20Rng) -> Decided {
     let mut work = Work::on(state);
     if state.registration_closed {
         return Err(SeatingError::RegistrationClosed);
     }
     work.emit(SeatingEvent::RegistrationClosed);
+    if state.started {
+        tidy(&mut work, rng);
+    }
     Ok(work.events)
 }
 

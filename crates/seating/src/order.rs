@@ -16,6 +16,9 @@ use crate::state::{Room, SeatingState, Table};
 pub(crate) struct Work {
     pub(crate) room: Room,
     pub(crate) events: Vec<SeatingEvent>,
+    /// Whether a late entry may still come (registration open, with late
+    /// registration): the final table waits for the close.
+    entries_may_come: bool,
 }
 
 impl Work {
@@ -24,10 +27,17 @@ impl Work {
         Work {
             room: state.room.clone(),
             events: Vec::new(),
+            entries_may_come: !state.registration_closed
+                && state
+                    .settings()
+                    .is_some_and(|s| s.late_registration_level > 0),
         }
     }
 
     pub(crate) fn emit(&mut self, event: SeatingEvent) {
+        if matches!(event, SeatingEvent::RegistrationClosed) {
+            self.entries_may_come = false;
+        }
         self.room.apply(&event);
         self.events.push(event);
     }
@@ -179,7 +189,12 @@ fn redraws(work: &mut Work, rng: &mut ChaCha20Rng) -> bool {
     let tables = work.room.tables.len();
     if work.room.redraw.is_none() && players > 1 && tables > 1 {
         let settings = work.settings();
+        // The final table is drawn once no late entry can come: one
+        // seated after it would find no seat there.
         if !work.room.final_table && players <= u32::from(settings.final_table) {
+            if work.entries_may_come {
+                return false;
+            }
             work.emit(SeatingEvent::RedrawCalled {
                 players,
                 reason: MoveReason::FinalTable,

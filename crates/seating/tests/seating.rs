@@ -1092,3 +1092,97 @@ fn a_result_reported_after_the_table_began_a_recorded_hand_leaves_that_hand_in_p
     assert!(state.room().tables[&2].in_hand);
     assert!(moves(&events).is_empty());
 }
+
+fn late(n: u64) -> SeatingState {
+    let settings = Settings {
+        late_registration_level: 4,
+        re_entries: 1,
+        ..Settings::tda(9, 10_000)
+    };
+    started(settings, n)
+}
+
+fn final_table_called(events: &[SeatingEvent]) -> bool {
+    events.iter().any(|e| {
+        matches!(
+            e,
+            SeatingEvent::RedrawCalled {
+                reason: MoveReason::FinalTable,
+                ..
+            }
+        )
+    })
+}
+
+/// Given two tables and late registration still open, when busts bring
+/// the field down to the final table's size, then no final table is
+/// drawn: a late entry or re-entry may still come and is seated at once
+/// (TDA 7), and would find no seat at a final table already drawn (found
+/// by `felt sim`: a re-entry seated after the final table was called was
+/// drawn over by it, two players given one seat).
+#[test]
+fn no_final_table_is_drawn_while_late_entries_may_come() {
+    let mut state = late(18);
+    let busts: Vec<u64> = players_at(&state, 1, 5);
+    let first = busts[0];
+    let mut seen = hand(&mut state, 1, 2, busts);
+    seen.extend(carry_out(&mut state));
+    let busts: Vec<u64> = players_at(&state, 2, 4);
+    seen.extend(hand(&mut state, 2, 2, busts));
+    seen.extend(carry_out(&mut state));
+    assert_eq!(state.room().players(), 9);
+    assert!(!final_table_called(&seen), "{seen:?}");
+    // A re-entry at level 3: ten players, every one in a seat of their own.
+    let player = state.entries()[&EntryId(first)].player.clone();
+    let events = run(
+        &mut state,
+        SeatingCommand::Register {
+            player,
+            name: "Player again".into(),
+            level: 3,
+        },
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::Seated { .. }))
+    );
+    carry_out(&mut state);
+    assert_eq!(state.room().players(), 10);
+    assert!(state.room().redraw.is_none());
+    check_seats(&state);
+}
+
+/// Given nine players left at two tables, one of them in a hand, and late
+/// registration open, when registration closes, then the final table is
+/// called, and drawn once that hand ends.
+#[test]
+fn the_final_table_is_drawn_when_registration_closes() {
+    let mut state = late(12);
+    run(&mut state, SeatingCommand::BeginHand { table: 2 });
+    let busts: Vec<u64> = players_at(&state, 1, 3);
+    let events = hand(&mut state, 1, 2, busts);
+    assert_eq!(state.room().players(), 9);
+    assert!(!final_table_called(&events), "{events:?}");
+    let events = run(&mut state, SeatingCommand::CloseRegistration);
+    assert!(final_table_called(&events), "{events:?}");
+    let events = run_with(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 2,
+            button: 1,
+            big_blind: 2,
+            busted: Vec::new(),
+        },
+        seed(5),
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::Redrawn {
+            reason: MoveReason::FinalTable
+        }
+    )));
+    carry_out(&mut state);
+    assert_eq!(counts(&state), vec![9]);
+    check_seats(&state);
+}

@@ -301,7 +301,11 @@ impl Sim {
                     // Seating waits for the last hand's end (from the log),
                     // a move, or the other tables' hand-for-hand hands.
                     // (Paced for a demo, the other tables may be slow.)
-                    waiting.note(table, "seating", reason, self.pace.is_zero())?;
+                    // (A last player waiting for registration's close
+                    // waits as long as the level lasts.)
+                    let strict =
+                        self.pace.is_zero() && !self.awaiting_close.load(Ordering::Relaxed);
+                    waiting.note(table, "seating", reason, strict)?;
                     tokio::time::sleep(Duration::from_millis(5)).await;
                     continue;
                 }

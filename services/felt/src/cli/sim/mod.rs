@@ -279,6 +279,9 @@ struct Sim {
     level: AtomicU32,
     on_break: AtomicBool,
     hand_for_hand: AtomicBool,
+    /// One player left while late registration is open: not a winner yet,
+    /// the player waits for late entrants or registration's close.
+    awaiting_close: AtomicBool,
 }
 
 impl Sim {
@@ -559,6 +562,7 @@ async fn play(
         level: AtomicU32::new(0),
         on_break: AtomicBool::new(false),
         hand_for_hand: AtomicBool::new(false),
+        awaiting_close: AtomicBool::new(false),
     });
     let began = Instant::now();
     let t = tournament.as_str();
@@ -650,10 +654,15 @@ async fn play(
         sim.clock.tables.store(standings.tables, Ordering::Relaxed);
         sim.hand_for_hand
             .store(standings.hand_for_hand, Ordering::Relaxed);
-        if standings.players_left <= 1 {
+        // The last player is the winner only once registration has closed:
+        // until then late entrants may still come, and payout places
+        // nobody before the prize pool is fixed.
+        if standings.players_left <= 1 && standings.registration_closed {
             sim.over.store(true, Ordering::Relaxed);
             break;
         }
+        let alone = standings.players_left <= 1;
+        sim.awaiting_close.store(alone, Ordering::Relaxed);
         let map = again("get the table map", || {
             let mut c = sim.seating();
             let req = sim.request(pb::GetTableMapRequest {
@@ -671,6 +680,11 @@ async fn play(
         let clock = sim.clock_view().await?;
         sim.level.store(clock.level, Ordering::Relaxed);
         sim.on_break.store(clock.on_break, Ordering::Relaxed);
+        if alone && sim.simulated && clock.remaining_ms > 0 {
+            // Nobody plays to move simulated time on: the room's clock
+            // runs to the end of the level.
+            sim.clock.at_least(sim.clock.now() + clock.remaining_ms);
+        }
         if let Some(seconds) = args.level_seconds {
             sim.shorten(&clock, seconds).await?;
         }
