@@ -1609,6 +1609,72 @@ async fn two_replicas_on_jetstream_store_every_action_once() {
     );
 }
 
+/// Replicas of the table service given the same seat key: a seated
+/// player's credential one replica issued works at the other (a tablet's
+/// calls go to either); a replica with a key of its own refuses it; a key
+/// too short to be a secret is refused at start, naming the setting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_credential_works_at_every_replica_given_the_same_seat_key() {
+    let nats = felt_testkit::NatsServer::start().expect("nats-server");
+    let key = "5f0c2a9d41e7b3866a0d9c1e2f4b7a31";
+    let a = Service::spawn(&["--nats", &nats.url(), "--seat-key", key]);
+    let b = Service::spawn(&["--nats", &nats.url(), "--seat-key", key]);
+    let c = Service::on_nats(&nats.url());
+    let mut ca = a.client().await;
+    set_up(&mut ca).await;
+    let issued = ca
+        .issue_seat_credential(with_token(
+            pb::IssueSeatCredentialRequest {
+                table: table(1),
+                seat: 3,
+            },
+            "dealer-1",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let whole = get_table(&mut ca, "peer").await;
+    let mut cb = b.client().await;
+    let seen = get_table(&mut cb, &issued.token).await;
+    let own = |v: &pb::TableView| {
+        v.seats
+            .iter()
+            .find(|s| s.seat == 3)
+            .map(|s| s.hole_cards.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(own(&seen).len(), 2);
+    assert_eq!(own(&seen), own(&whole));
+    assert!(
+        seen.seats
+            .iter()
+            .filter(|s| s.seat != 3)
+            .all(|s| s.hole_cards.is_empty())
+    );
+    let err = c
+        .client()
+        .await
+        .get_table(with_token(
+            pb::GetTableRequest { table: table(1) },
+            &issued.token,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["serve", "table", "--listen", "127.0.0.1:0", "--nats"])
+        .arg(nats.url())
+        .env("FELT_SEAT_KEY", "too-short")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        said.contains("--seat-key (FELT_SEAT_KEY): 9 characters"),
+        "{said}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_callers_trace_follows_the_command_into_the_nats_message() {
     let nats = felt_testkit::NatsServer::start().expect("nats-server");

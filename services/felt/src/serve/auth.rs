@@ -186,8 +186,10 @@ pub fn room_tokens(data: &std::path::Path) -> Result<Vec<(String, Role)>, super:
 
 /// The key of the seats' credentials: a seat's token is
 /// `seat.<tournament>.<table>.<seat>.<entry>.<mac>`, the mac an
-/// HMAC-SHA-256 (first 16 bytes, hex) of those four under this key. Drawn
-/// when the service starts: a restarted service issues new credentials.
+/// HMAC-SHA-256 (first 16 bytes, hex) of those four under this key. The
+/// deployment's secret (`--seat-key`), the same at every replica; else
+/// drawn when the service starts, and a restarted service issues new
+/// credentials.
 #[derive(Clone)]
 pub struct SeatKey([u8; 32]);
 
@@ -202,6 +204,22 @@ type SeatMac = hmac::Hmac<sha2::Sha256>;
 impl SeatKey {
     pub fn new(key: [u8; 32]) -> SeatKey {
         SeatKey(key)
+    }
+
+    /// The key from the deployment's secret: 32 to 256 characters (such
+    /// as `od -An -N16 -tx1 /dev/urandom` draws), hashed to the key.
+    pub fn from_secret(secret: &str) -> Result<SeatKey, String> {
+        use sha2::Digest;
+        let n = secret.chars().count();
+        if !(32..=256).contains(&n) {
+            return Err(format!(
+                "--seat-key (FELT_SEAT_KEY): {n} characters, 32 to 256 wanted (draw one with: od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')"
+            ));
+        }
+        let mut hash = sha2::Sha256::new();
+        hash.update(b"felt-seat-key-v1|");
+        hash.update(secret.as_bytes());
+        Ok(SeatKey(hash.finalize().into()))
     }
 
     fn mac(&self, tournament: &str, table: TableNo, seat: u8, entry: u64) -> SeatMac {

@@ -187,6 +187,12 @@ pub struct ServeArgs {
     /// mTLS: callers must present a certificate signed by this CA (PEM).
     #[arg(long, env = "FELT_TLS_CLIENT_CA")]
     tls_client_ca: Option<PathBuf>,
+    /// The secret seated players' credentials are signed with (32 to 256
+    /// characters): the same at every replica of the table service, so a
+    /// credential one issued works at all. Without it each process draws
+    /// its own, and its credentials work at it alone, until it restarts.
+    #[arg(long, env = "FELT_SEAT_KEY", hide_env_values = true)]
+    seat_key: Option<String>,
 }
 
 /// The service's configuration file.
@@ -228,6 +234,8 @@ pub struct Settings {
     /// Where every seed comes from: the operating system, but for the
     /// services `felt sim` runs in its own process.
     pub seeds: Seeds,
+    /// The seats' credentials' key, when the deployment gives one.
+    seat_key: Option<auth::SeatKey>,
 }
 
 /// The server's TLS settings: a certificate and key, and for mTLS the CA
@@ -278,6 +286,7 @@ impl Settings {
             tls: None,
             display: false,
             seeds: Seeds::os(),
+            seat_key: None,
         }
     }
 }
@@ -328,6 +337,12 @@ impl ServeArgs {
             )?,
             display: false,
             seeds: Seeds::os(),
+            seat_key: self
+                .seat_key
+                .as_deref()
+                .map(auth::SeatKey::from_secret)
+                .transpose()
+                .map_err(ServeError::settings)?,
         })
     }
 }
@@ -625,8 +640,19 @@ pub async fn serve_conductor<L: EventLog + 'static>(
     incoming: TcpIncoming,
 ) -> Result<()> {
     let tokens: HashMap<String, auth::Role> = settings.tokens.iter().cloned().collect();
-    // A seat's credentials are good while this process runs.
-    let seat_key = auth::SeatKey::new(shared::fresh_seed().0);
+    // A seat's credentials: good at every replica given the same key;
+    // without one, at this process while it runs.
+    let seat_key = match &settings.seat_key {
+        Some(key) => key.clone(),
+        None => {
+            if services.table && !conductor.hosts().all() {
+                tracing::warn!(
+                    "no --seat-key (FELT_SEAT_KEY): seat credentials this table service issues work at this process only, until it restarts"
+                );
+            }
+            auth::SeatKey::new(shared::fresh_seed().0)
+        }
+    };
     let interceptor = auth::authenticate(Arc::new(tokens), seat_key.clone());
     let ctx = shared::Ctx {
         conductor: conductor.clone(),
