@@ -256,6 +256,40 @@ async fn results_recorded_back_to_back_all_reach_seating() {
     assert_eq!(payout.busted(), 2);
 }
 
+/// Given a table whose floor records results only, when its dealer asks
+/// seating to deal, then it is refused with the table's rule before
+/// seating grants anything: seating records no hand begun, and the table
+/// stays free for the floor's next result.
+#[tokio::test]
+async fn a_results_only_table_is_refused_a_hand_before_seating_grants_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = started(log.clone(), "q", 12).await;
+    c.table(
+        "q",
+        1,
+        "tablet-down",
+        T0,
+        felt_table::Command::SetRecording {
+            recording: felt_table::Recording::ResultsOnly,
+            reason: "tablet down".into(),
+        },
+    )
+    .await
+    .unwrap();
+    let before = log.version(&seating_stream("q").unwrap()).await.unwrap();
+    let err = c
+        .begin_hand("q", 1, T0, &move |_| Seed::from_u64(3))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("results only"), "{err}");
+    assert_eq!(
+        log.version(&seating_stream("q").unwrap()).await.unwrap(),
+        before
+    );
+    assert!(!c.seating_state("q").await.unwrap().room().tables[&1].in_hand);
+}
+
 /// A table asking to deal while its last hand's end is on its way to
 /// seating is told to wait from what this process has seen of the table,
 /// without reading the log: at the start of a large field a thousand

@@ -51,6 +51,24 @@ impl<L: EventLog + 'static> Conductor<L> {
                 last_bb: info.big_blind,
                 first_button: (1..=info.size()).find(|&s| info.occupant(s).is_some()),
             };
+            // A table whose floor records results only deals nothing
+            // through the services: refused before seating grants a hand
+            // (which it would then have to void). Seen from this process's
+            // view first (no read of the log), then confirmed in the log.
+            if !info.in_hand {
+                let stream = felt_tablelog::stream(t, table)?;
+                let results_only = |s: &felt_table::TableState| {
+                    s.recording() == felt_table::Recording::ResultsOnly
+                };
+                if results_only(&self.tables.cached_state(&stream).await?.0)
+                    && results_only(&self.tables.state(&stream).await?.0)
+                {
+                    return Err(TournamentError::Table {
+                        table,
+                        source: felt_table::Rejection::ResultsOnly,
+                    });
+                }
+            }
             // Ask the state first: a table told to wait costs no command.
             if let Err(SeatingError::MustWait { reason, .. }) = felt_seating::gate(&seating, table)
             {

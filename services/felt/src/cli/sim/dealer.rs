@@ -250,6 +250,9 @@ impl Sim {
         let mut waiting = Waiting::default();
         // Each seat's credential, by seat and entry.
         let mut seats = std::collections::HashMap::new();
+        // Whether to look at the table before the next hand, however the
+        // room's schedule says it records.
+        let mut look = false;
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -258,7 +261,7 @@ impl Sim {
                 // A table whose tablet is down plays without the table
                 // service; one whose players arrived from such a table
                 // counts them first.
-                match self.unrecorded(table, &mut rng).await? {
+                match self.unrecorded(table, look, &mut rng).await? {
                     Unrecorded::Played => continue,
                     Unrecorded::Closed => return Ok(()),
                     Unrecorded::Recording => {}
@@ -271,12 +274,26 @@ impl Sim {
             };
             // (Asked again after a restart, seating gives back the hand it
             // dealt, or deals the one it granted.)
-            let begun = again("begin a hand", || {
+            let begun = match again("begin a hand", || {
                 let mut c = self.seating();
                 let req = self.request(begin.clone());
                 async move { c.begin_hand(req).await }
             })
-            .await?;
+            .await
+            {
+                Ok(begun) => {
+                    look = false;
+                    begun
+                }
+                // The table still records results only (its count before
+                // actions again is due): looked at before the next hand.
+                Err(e) if self.results_only.is_some() && e.code() == Code::FailedPrecondition => {
+                    tracing::debug!(table, %e, "the table records results only");
+                    look = true;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
             let mut view = match begun.outcome {
                 None | Some(Outcome::Closed(_)) => return Ok(()),
                 Some(Outcome::OnBreakMs(remaining)) => {

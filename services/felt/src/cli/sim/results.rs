@@ -185,6 +185,7 @@ impl Sim {
     pub(super) async fn unrecorded(
         &self,
         table: u32,
+        look: bool,
         rng: &mut ChaCha8Rng,
     ) -> anyhow::Result<Unrecorded> {
         let down = self.tablet_down(table);
@@ -195,7 +196,7 @@ impl Sim {
             .is_empty();
         let may_be_down = table.is_multiple_of(self.results_only.unwrap_or(1))
             && self.level.load(Ordering::Relaxed) <= TABLET_DOWN.end;
-        if !down && knows_all && !may_be_down {
+        if !down && knows_all && !may_be_down && !look {
             return Ok(Unrecorded::Recording);
         }
         let view = match self.table_view(table).await {
