@@ -1186,3 +1186,74 @@ fn the_final_table_is_drawn_when_registration_closes() {
     assert_eq!(counts(&state), vec![9]);
     check_seats(&state);
 }
+
+/// Given hand-for-hand one from the money (RP8) and table 2 recording
+/// results only, when table 1 plays its hand and the floor records table
+/// 2's hand with nobody out, then the round is over and the next is
+/// dealt; when in the next round table 2's result busts a player while
+/// table 1's hand is in play, and table 1's hand busts another, then both
+/// busts carry that round, for payout to share the places.
+#[test]
+fn a_results_only_table_plays_hand_for_hand_by_its_results() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.paid = 15;
+    let mut state = started(settings, 18);
+    let busts: Vec<u64> = players_at(&state, 1, 2);
+    hand(&mut state, 1, 2, busts);
+    carry_out(&mut state);
+    assert_eq!(state.room().hand_for_hand, Some(1));
+    let result = |table: u32, out: Vec<u64>| SeatingCommand::ResultRecorded {
+        table,
+        button: 3,
+        big_blind: 5,
+        busted: out
+            .into_iter()
+            .map(|e| Elimination::of(EntryId(e)))
+            .collect(),
+    };
+    hand(&mut state, 1, 3, vec![]);
+    assert!(gate(&state, 1).is_err());
+    let events = run(&mut state, result(2, vec![]));
+    assert!(
+        events.contains(&SeatingEvent::HandForHandRound { round: 1 }),
+        "{events:?}"
+    );
+    gate(&state, 1).unwrap();
+    // Round 2: a bust at each table, table 2's by its result.
+    let b1 = players_at(&state, 1, 1);
+    let b2 = players_at(&state, 2, 1);
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    let first = run(&mut state, result(2, b2));
+    assert!(
+        first
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::HandForHandEnded { .. })),
+        "{first:?}"
+    );
+    let second = run_with(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 1,
+            button: 4,
+            big_blind: 5,
+            busted: b1
+                .into_iter()
+                .map(|e| Elimination::of(EntryId(e)))
+                .collect(),
+        },
+        seed(2),
+    );
+    let rounds: Vec<Option<u64>> = first
+        .iter()
+        .chain(&second)
+        .filter_map(|e| match e {
+            SeatingEvent::Busted {
+                hand_for_hand_round,
+                ..
+            } => Some(*hand_for_hand_round),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rounds, vec![Some(2), Some(2)]);
+    assert_eq!(state.room().players(), 14);
+}
