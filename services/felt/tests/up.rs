@@ -1141,3 +1141,81 @@ async fn felt_up_plays_a_physical_tournament_with_results_only_tables_to_a_winne
     assert!(audit.contains("count \"tablet back\""), "{audit}");
     assert!(audit.contains(" until hand "), "{audit}");
 }
+
+/// Table 1 of tournament `t`, as the director reads it.
+async fn view(up: &Up, t: &str) -> pb::TableView {
+    felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
+        .get_table(with(
+            pb::GetTableRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: t.into(),
+                    table: 1,
+                }),
+            },
+            up.token("director"),
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+}
+
+/// Issue 26: at a table seating runs, no person's token opens the table,
+/// seats or removes a player, or deals a hand directly at the table
+/// service, whatever its role: only seating does (through its grant, at
+/// the clock's level). A table of no tournament seating runs is still
+/// the director's to run by hand.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_persons_token_goes_around_seating_at_its_tables() {
+    use pb::execute_request::Command as C;
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], dir.path()).await;
+    let director = up.token("director").to_string();
+    let t = "seated";
+    common::open_tournament(&mut up.seating(), t, "Seated", "USD", 12, &director).await;
+    let raw = [
+        C::OpenTable(pb::OpenTable {
+            seats: 9,
+            rules: None,
+        }),
+        C::SeatPlayer(pb::SeatPlayer {
+            seat: 9,
+            entry: 999,
+            stack: 1_000_000,
+        }),
+        C::RemovePlayer(pb::RemovePlayer { seat: 1 }),
+        C::StartHand(pb::StartHand {
+            level: Some(pb::Level {
+                small_blind: 50,
+                big_blind: 100,
+                ante: 0,
+                ante_format: pb::AnteFormat::None as i32,
+                smallest_chip: 25,
+            }),
+            deal: Some(pb::Deal {
+                kind: Some(pb::deal::Kind::Digital(pb::DigitalDeal {})),
+            }),
+            button: Some(1),
+        }),
+    ];
+    let before = view(&up, t).await;
+    for role in ["director", "floor"] {
+        for (k, command) in raw.iter().enumerate() {
+            let e = at_table(&up, t, &format!("raw-{role}-{k}"), role, command.clone())
+                .await
+                .unwrap_err();
+            assert_eq!(e.code(), Code::PermissionDenied, "{role} {k}: {e:?}");
+            assert!(e.message().contains("run by seating"), "{}", e.message());
+        }
+    }
+    // Nothing changed at the table: its seats are seating's.
+    let after = view(&up, t).await;
+    assert!(after.hand.is_none());
+    assert_eq!(after.seats, before.seats);
+    assert!(after.seats.iter().all(|s| s.entry != 999));
+    // A cash game's table, of no tournament: the director's to run.
+    at_table(&up, "cash", "open", "director", raw[0].clone())
+        .await
+        .unwrap();
+}

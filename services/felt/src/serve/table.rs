@@ -174,6 +174,16 @@ fn wire(events: &[(u64, TableEvent)], whole: bool) -> Vec<pb::Event> {
 }
 
 impl<L: EventLog + 'static> TableApi<L> {
+    /// Whether seating runs tournament `t`'s tables (it created it).
+    async fn seating_runs(&self, t: &str) -> Result<bool, Status> {
+        let seating = self
+            .conductor
+            .seating_state(t)
+            .await
+            .map_err(super::status::tournament)?;
+        Ok(seating.settings().is_some())
+    }
+
     /// A table's events, and when each was recorded.
     async fn load(&self, stream: &StreamId) -> Result<(Vec<TableEvent>, Vec<i64>), Status> {
         let envelopes = self
@@ -301,6 +311,24 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     )));
                 }
             }
+        }
+        // A table seating runs is opened, seated and dealt by seating
+        // alone: no person's token goes around it (nor around the clock's
+        // level, which seating's grant deals the hand at).
+        if role != Role::Service
+            && matches!(
+                command,
+                felt_table::Command::OpenTable { .. }
+                    | felt_table::Command::SeatPlayer { .. }
+                    | felt_table::Command::RemovePlayer { .. }
+                    | felt_table::Command::StartHand { .. }
+            )
+            && self.seating_runs(&table.tournament_id).await?
+        {
+            return Err(Status::permission_denied(format!(
+                "table {}/{} is run by seating: it opens the table, seats and moves its players, and grants each hand (BeginHand); the floor's seat changes go through the seating service",
+                table.tournament_id, table.number
+            )));
         }
         // (Taken out of the request: the fingerprint below is of the
         // command as asked, which a service's retry may word anew.)
