@@ -58,6 +58,8 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         SetPaid { paid } => set_paid(state, *paid, rng),
         StartHandForHand => start_hand_for_hand(state),
         StopHandForHand => stop_hand_for_hand(state),
+        HoldTable { table, reason } => hold_table(state, *table, reason),
+        ReleaseTable { table } => release_table(state, *table),
         HandEnded {
             table,
             button,
@@ -404,6 +406,45 @@ fn hand_ended(
     Ok(work.events)
 }
 
+/// The floor holds a table's next hand while it rules there; the hand in
+/// play, if any, is played out.
+fn hold_table(state: &SeatingState, table: TableNo, reason: &str) -> Decided {
+    if !state.started {
+        return Err(SeatingError::NotStarted);
+    }
+    let t = state
+        .room
+        .tables
+        .get(&table)
+        .ok_or(SeatingError::NoSuchTable { table })?;
+    if let Some(held) = &t.held {
+        return Err(SeatingError::AlreadyHeld {
+            table,
+            reason: held.clone(),
+        });
+    }
+    if reason.trim().is_empty() {
+        return Err(SeatingError::NoReason);
+    }
+    Ok(vec![SeatingEvent::TableHeld {
+        table,
+        reason: reason.to_string(),
+    }])
+}
+
+/// The floor releases a table it held.
+fn release_table(state: &SeatingState, table: TableNo) -> Decided {
+    let t = state
+        .room
+        .tables
+        .get(&table)
+        .ok_or(SeatingError::NoSuchTable { table })?;
+    if t.held.is_none() {
+        return Err(SeatingError::NotHeld { table });
+    }
+    Ok(vec![SeatingEvent::TableReleased { table }])
+}
+
 /// A hand known only by its result: it begins (unless a hand was granted
 /// the table before it switched) and ends in one decision.
 fn result_recorded(
@@ -560,6 +601,9 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     let wait = |reason: String| Err(SeatingError::MustWait { table, reason });
     if t.in_hand {
         return wait("its hand is still being played".into());
+    }
+    if let Some(reason) = &t.held {
+        return wait(format!("held by the floor: {reason}"));
     }
     if t.breaking {
         return wait("the table is breaking".into());

@@ -87,6 +87,12 @@ pub enum SeatingError {
     #[error("hand-for-hand: {reason} (TDA RP8)")]
     #[strum(message = "TDA RP8")]
     HandForHand { reason: String },
+    #[error("table {table} is already held: {reason}")]
+    AlreadyHeld { table: TableNo, reason: String },
+    #[error("table {table} is not held")]
+    NotHeld { table: TableNo },
+    #[error("a hold needs the floor's reason")]
+    NoReason,
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -99,7 +105,9 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NoSuchTable { .. }
             | S::NoSuchMove { .. } => ErrorKind::NotFound,
             S::AlreadyCreated => ErrorKind::AlreadyExists,
-            S::InvalidSettings { .. } | S::NoPlayer | S::NoSuchSeat { .. } => ErrorKind::Malformed,
+            S::InvalidSettings { .. } | S::NoPlayer | S::NoSuchSeat { .. } | S::NoReason => {
+                ErrorKind::Malformed
+            }
             S::RegistrationClosed
             | S::FieldFull { .. }
             | S::LateRegistrationOver { .. }
@@ -115,7 +123,9 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::MustWait { .. }
             | S::NothingToConfirm { .. }
             | S::PaidAlreadySet { .. }
-            | S::HandForHand { .. } => ErrorKind::Refused,
+            | S::HandForHand { .. }
+            | S::AlreadyHeld { .. }
+            | S::NotHeld { .. } => ErrorKind::Refused,
         }
     }
 

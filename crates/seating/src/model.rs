@@ -192,6 +192,17 @@ pub enum SeatingCommand {
     StartHandForHand,
     /// The floor ends hand-for-hand.
     StopHandForHand,
+    /// The floor holds a table's next hand while it rules there (the
+    /// hand in play, if any, is played out), with the reason it gives.
+    HoldTable {
+        table: TableNo,
+        reason: String,
+    },
+    /// The floor releases a table it held: it deals again when seating
+    /// lets it.
+    ReleaseTable {
+        table: TableNo,
+    },
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
     HandEnded {
@@ -325,6 +336,15 @@ pub enum SeatingEvent {
     TableClosed {
         table: TableNo,
     },
+    /// The floor holds the table's next hand while it rules.
+    TableHeld {
+        table: TableNo,
+        reason: String,
+    },
+    /// The floor released the table.
+    TableReleased {
+        table: TableNo,
+    },
     /// A redraw (or the final table's draw) is waiting for every table to
     /// finish its hand.
     RedrawCalled {
@@ -382,6 +402,8 @@ impl SeatingEvent {
             MoveCompleted { .. } => "MoveCompleted",
             MoveVoided { .. } => "MoveVoided",
             TableClosed { .. } => "TableClosed",
+            TableHeld { .. } => "TableHeld",
+            TableReleased { .. } => "TableReleased",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",
             HandForHandStarted { .. } => "HandForHandStarted",

@@ -32,6 +32,10 @@ pub struct Table {
     pub hand_for_hand_hand: bool,
     /// The hand-for-hand round of the last hand begun.
     pub round: Option<u64>,
+    /// Held by the floor, with its reason: no hand is dealt until it is
+    /// released.
+    #[serde(default)]
+    pub held: Option<String>,
 }
 
 impl Table {
@@ -48,6 +52,7 @@ impl Table {
             hand_for_hand_done: false,
             hand_for_hand_hand: false,
             round: None,
+            held: None,
         }
     }
 
@@ -261,6 +266,16 @@ impl Room {
             }
             SeatingEvent::TableClosed { table } => {
                 self.tables.remove(table);
+            }
+            SeatingEvent::TableHeld { table, reason } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.held = Some(reason.clone());
+                }
+            }
+            SeatingEvent::TableReleased { table } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.held = None;
+                }
             }
             SeatingEvent::RedrawCalled { players, reason } => {
                 self.redraw = Some((*players, *reason));

@@ -1257,3 +1257,63 @@ fn a_results_only_table_plays_hand_for_hand_by_its_results() {
     assert_eq!(rounds, vec![Some(2), Some(2)]);
     assert_eq!(state.room().players(), 14);
 }
+
+/// Seed 000, rule 1 ("Decisões da Equipe de Supervisão / Floor"): the
+/// floor rules at a table before play goes on. Given a started room with
+/// table 1 in a hand, when the floor holds table 1 with its reason, then
+/// the hand is played out and no next hand is dealt there, saying why;
+/// other tables deal; a second hold or a release of a table not held is
+/// refused; when the floor releases it, it deals again.
+#[test]
+fn the_floor_holds_a_tables_next_hand_while_it_rules() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    let hold = SeatingCommand::HoldTable {
+        table: 1,
+        reason: "ruling on a misread hand".into(),
+    };
+    let events = run(&mut state, hold.clone());
+    assert_eq!(
+        events,
+        vec![SeatingEvent::TableHeld {
+            table: 1,
+            reason: "ruling on a misread hand".into()
+        }]
+    );
+    run_with(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 1,
+            button: 1,
+            big_blind: 3,
+            busted: Vec::new(),
+        },
+        seed(3),
+    );
+    assert_eq!(
+        gate(&state, 1).unwrap_err().to_string(),
+        "table 1 must wait: held by the floor: ruling on a misread hand"
+    );
+    gate(&state, 2).unwrap();
+    assert!(matches!(
+        try_run(&mut state, hold),
+        Err(SeatingError::AlreadyHeld { table: 1, .. })
+    ));
+    assert!(matches!(
+        try_run(&mut state, SeatingCommand::ReleaseTable { table: 2 }),
+        Err(SeatingError::NotHeld { table: 2 })
+    ));
+    assert!(matches!(
+        try_run(
+            &mut state,
+            SeatingCommand::HoldTable {
+                table: 2,
+                reason: "  ".into()
+            }
+        ),
+        Err(SeatingError::NoReason)
+    ));
+    let events = run(&mut state, SeatingCommand::ReleaseTable { table: 1 });
+    assert_eq!(events, vec![SeatingEvent::TableReleased { table: 1 }]);
+    gate(&state, 1).unwrap();
+}

@@ -63,13 +63,16 @@ impl Aggregate for Seating {
             | HandEnded { .. }
             | ResultRecorded { .. }
             | SeatConfirmed { .. }
-            | MoveCompleted { .. } => true,
+            | MoveCompleted { .. }
+            // (The final table that waited for the close is drawn then.)
+            | CloseRegistration => true,
             Create { .. }
             | Unregister { .. }
-            | CloseRegistration
             | BeginHand { .. }
             | StartHandForHand
-            | StopHandForHand => false,
+            | StopHandForHand
+            | HoldTable { .. }
+            | ReleaseTable { .. } => false,
         }
     }
 

@@ -1111,3 +1111,19 @@ fn an_older_registry_entry_configures_nothing() {
     assert!(creation::to_clock(&cause).is_empty());
     assert!(creation::to_payout(&cause).is_empty());
 }
+
+/// A seating command that may draw is handed a fresh seed by its handler;
+/// one that never draws is handed zeros. Closing registration draws the
+/// final table that waited for the close, so its seats are drawn from a
+/// seed nobody knew before (the bug: it was handed zeros, its draw known
+/// in advance).
+#[test]
+fn closing_registration_is_handed_a_seed_to_draw_the_final_table() {
+    use felt_service::Aggregate;
+    use felt_tournament::aggregates::Seating;
+    assert!(Seating::draws(&SeatingCommand::CloseRegistration));
+    assert!(!Seating::draws(&SeatingCommand::HoldTable {
+        table: 1,
+        reason: "a ruling".into()
+    }));
+}

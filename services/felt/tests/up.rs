@@ -1219,3 +1219,101 @@ async fn no_persons_token_goes_around_seating_at_its_tables() {
         .await
         .unwrap();
 }
+
+/// Issue 26: the floor holds a table while it rules (seed 000, rule 1):
+/// seating tells its dealer to wait, with the floor's reason, until the
+/// floor releases it; partners watching seating see both; nobody but the
+/// floor or the director holds a table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_holds_a_table_while_it_rules_and_releases_it() {
+    use pb::begin_hand_response::Outcome;
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], dir.path()).await;
+    let director = up.token("director").to_string();
+    let t = "held";
+    let mut seating = up.seating();
+    common::open_tournament(&mut seating, t, "Held", "USD", 12, &director).await;
+    let hold = |id: &str, hold: bool, reason: &str, role: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::HoldTableRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                table: 1,
+                hold,
+                reason: reason.into(),
+            },
+            up.token(role),
+        );
+        async move {
+            seating
+                .hold_table(req)
+                .await
+                .map(tonic::Response::into_inner)
+        }
+    };
+    let begin = || {
+        let mut seating = up.seating();
+        let req = with(
+            pb::BeginHandRequest {
+                tournament_id: t.into(),
+                table: 1,
+            },
+            &director,
+        );
+        async move {
+            seating
+                .begin_hand(req)
+                .await
+                .unwrap()
+                .into_inner()
+                .outcome
+                .unwrap()
+        }
+    };
+    let e = hold("p", true, "a look", "partner").await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = hold("r", false, "", "floor").await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("not held"), "{}", e.message());
+    hold("h1", true, "ruling on a misread hand", "floor")
+        .await
+        .unwrap();
+    match begin().await {
+        Outcome::Wait(why) => assert!(
+            why.contains("held by the floor: ruling on a misread hand"),
+            "{why}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let e = hold("h2", true, "again", "director").await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    hold("r1", false, "", "floor").await.unwrap();
+    assert!(matches!(begin().await, Outcome::Dealt(_)));
+    // Partners watching seating see the hold and the release.
+    let mut watch = seating
+        .watch_seating(with(
+            pb::WatchSeatingRequest {
+                tournament_id: t.into(),
+                ..Default::default()
+            },
+            up.token("partner"),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut seen = Vec::new();
+    while let Ok(Some(Ok(batch))) = tokio::time::timeout(
+        Duration::from_secs(2),
+        tokio_stream::StreamExt::next(&mut watch),
+    )
+    .await
+    {
+        seen.extend(batch.events.into_iter().map(|e| e.r#type));
+        if seen.iter().any(|s| s == "TableReleased") {
+            break;
+        }
+    }
+    assert!(seen.iter().any(|s| s == "TableHeld"), "{seen:?}");
+    assert!(seen.iter().any(|s| s == "TableReleased"), "{seen:?}");
+}

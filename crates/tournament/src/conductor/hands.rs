@@ -273,6 +273,37 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(out.duplicate)
     }
 
+    /// The floor holds a table's next hand while it rules there, with its
+    /// reason, or releases it (`hold` false). Whether the command was a
+    /// repeat, and seating's version after it.
+    pub async fn floor_hold_table(
+        &self,
+        t: &str,
+        table: TableNo,
+        hold: bool,
+        reason: &str,
+        command_id: &str,
+        now: Millis,
+    ) -> Result<(bool, u64)> {
+        let command = if hold {
+            SeatingCommand::HoldTable {
+                table,
+                reason: reason.to_string(),
+            }
+        } else {
+            SeatingCommand::ReleaseTable { table }
+        };
+        let asked = format!("hold {table} {hold} {reason}");
+        let from = Provenance::of_request(asked.as_bytes());
+        let out = self
+            .seat_from(t, &format!("floor-{command_id}"), now, command, &from)
+            .await?;
+        let version = out.version;
+        drop(out.state);
+        self.react(t, out.last).await?;
+        Ok((out.duplicate, version))
+    }
+
     /// The player to act at a table is out of time: judged from when the
     /// action reached them (or the floor called the clock) as the log
     /// recorded it, the clock's action-clock settings and their time-bank

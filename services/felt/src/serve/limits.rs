@@ -178,6 +178,14 @@ impl Bounded for pb::HandForHandRequest {
     }
 }
 
+impl Bounded for pb::HoldTableRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        text("reason", &self.reason, REASON)
+    }
+}
+
 impl Bounded for pb::DealRequest {
     fn bounded(&self) -> Result<(), Status> {
         id("tournament_id", &self.tournament_id)?;

@@ -455,6 +455,34 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         }))
     }
 
+    async fn hold_table(
+        &self,
+        request: Request<pb::HoldTableRequest>,
+    ) -> Result<Response<pb::HoldTableResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        floor_or_director(&role(&request)?, "holding a table")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        let t = req.tournament_id;
+        self.ctx.known(&t).await?;
+        let (duplicate, version) = self
+            .ctx
+            .conductor
+            .floor_hold_table(
+                &t,
+                req.table,
+                req.hold,
+                &req.reason,
+                &req.command_id,
+                self.ctx.now(),
+            )
+            .await
+            .map_err(tournament_status)?;
+        Ok(Response::new(pb::HoldTableResponse { duplicate, version }))
+    }
+
     async fn hand_for_hand(
         &self,
         request: Request<pb::HandForHandRequest>,

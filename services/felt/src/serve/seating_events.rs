@@ -162,6 +162,13 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             stack: *stack,
         }),
         SeatingEvent::MoveVoided { id } => se::Kind::MoveVoided(se::MoveVoided { id: *id }),
+        SeatingEvent::TableHeld { table, reason } => se::Kind::TableHeld(se::TableHeld {
+            table: *table,
+            reason: reason.clone(),
+        }),
+        SeatingEvent::TableReleased { table } => {
+            se::Kind::TableReleased(se::TableReleased { table: *table })
+        }
         SeatingEvent::TableClosed { table } => {
             se::Kind::TableClosed(se::TableClosed { table: *table })
         }
