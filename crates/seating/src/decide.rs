@@ -575,6 +575,11 @@ fn check_settings(s: &Settings) -> Result<(), SeatingError> {
             crate::MAX_CHIPS
         ));
     }
+    if s.redraws_by_field && !s.redraws_at.is_empty() {
+        return bad(
+            "redraws_at or redraws_by_field_size (seed 002, 10C), not both: the counts are the field's".into(),
+        );
+    }
     if !(2..=10).contains(&s.final_table) {
         return bad(format!(
             "a final table has 2 to 10 seats, not {}",

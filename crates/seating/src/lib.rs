@@ -18,7 +18,7 @@ mod state;
 pub use decide::{decide, gate};
 pub use model::{
     Balance, BreakOrder, Chips, Elimination, EntryId, Move, MoveReason, PlayerId, Seat, SeatReason,
-    SeatingCommand, SeatingEvent, Seed, Settings, TableNo,
+    SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
 };
 pub use state::{EntryInfo, EntryStatus, MAX_SEATS, MoveRecord, Room, SeatingState, Table};
 

@@ -61,10 +61,27 @@ pub struct Settings {
     pub final_table: u8,
     /// Player counts at which every table is redrawn (seed 002, 10C).
     pub redraws_at: Vec<u32>,
+    /// The redraw points worked out from the field as seed 002 (10C) sets
+    /// them ([`redraws_for_field`]), instead of `redraws_at`.
+    #[serde(default)]
+    pub redraws_by_field: bool,
     /// Places paid (from payout; 0 until known).
     pub paid: u32,
     /// Hand-for-hand starts this many players from the money (RP8).
     pub hand_for_hand_distance: u32,
+}
+
+/// Seed 002, 10C: with 100 to 200 entries (re-entries included), a redraw
+/// at twice the table size (18 at tables of 9, 16 at tables of 8); above
+/// 200, at three times and twice (27 and 18, or 24 and 16); with fewer,
+/// none but the final table's draw. Highest first.
+pub fn redraws_for_field(entries: u32, table_size: u8) -> Vec<u32> {
+    let size = u32::from(table_size);
+    match entries {
+        0..100 => Vec::new(),
+        100..=200 => vec![2 * size],
+        _ => vec![3 * size, 2 * size],
+    }
 }
 
 impl Settings {
@@ -80,6 +97,7 @@ impl Settings {
             break_order: BreakOrder::HighestNumbered,
             final_table: table_size,
             redraws_at: Vec::new(),
+            redraws_by_field: false,
             paid: 0,
             hand_for_hand_distance: 1,
         }

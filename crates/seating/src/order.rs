@@ -19,6 +19,8 @@ pub(crate) struct Work {
     /// Whether a late entry may still come (registration open, with late
     /// registration): the final table waits for the close.
     entries_may_come: bool,
+    /// The field so far: entries and re-entries (seed 002's redraw points).
+    entries: u32,
 }
 
 impl Work {
@@ -27,6 +29,7 @@ impl Work {
         Work {
             room: state.room.clone(),
             events: Vec::new(),
+            entries: state.entries_in(),
             entries_may_come: !state.registration_closed
                 && state
                     .settings()
@@ -200,7 +203,11 @@ fn redraws(work: &mut Work, rng: &mut ChaCha20Rng) -> bool {
                 reason: MoveReason::FinalTable,
             });
         } else {
-            let mut counts = settings.redraws_at.clone();
+            let mut counts = if settings.redraws_by_field {
+                crate::model::redraws_for_field(work.entries, settings.table_size)
+            } else {
+                settings.redraws_at.clone()
+            };
             counts.sort_unstable();
             if let Some(&at) = counts.iter().find(|&&c| {
                 players <= c && c < work.room.started_with && !work.room.redrawn_at.contains(&c)

@@ -1317,3 +1317,48 @@ fn the_floor_holds_a_tables_next_hand_while_it_rules() {
     assert_eq!(events, vec![SeatingEvent::TableReleased { table: 1 }]);
     gate(&state, 1).unwrap();
 }
+
+/// Seed 002, 10C: "Em torneios com 100 a 200 entradas/reentradas, redraw
+/// com 18 ou 16 jogadores (caso esteja jogando 8-max) e na mesa final.
+/// Acima de 200, redraw com 27 e 18 ou 24 e 16". Given redraw points from
+/// the field, when the field plays down to a winner, then the room is
+/// redrawn at those counts for its size and table size, and never with
+/// fewer than 100 entries (the final table's draw only).
+#[test]
+fn redraw_points_follow_the_field_size_as_seed_002_sets_them() {
+    assert_eq!(felt_seating::redraws_for_field(99, 9), Vec::<u32>::new());
+    assert_eq!(felt_seating::redraws_for_field(100, 9), vec![18]);
+    assert_eq!(felt_seating::redraws_for_field(200, 8), vec![16]);
+    assert_eq!(felt_seating::redraws_for_field(201, 9), vec![27, 18]);
+    assert_eq!(felt_seating::redraws_for_field(30_000, 8), vec![24, 16]);
+    for (entries, size, redrawn) in [
+        (80u64, 9u8, vec![]),
+        (150, 9, vec![18]),
+        (150, 8, vec![16]),
+        (250, 9, vec![18, 27]),
+    ] {
+        let settings = Settings {
+            redraws_by_field: true,
+            ..Settings::tda(size, 10_000)
+        };
+        let mut state = started(settings, entries);
+        play_out(&mut state, entries ^ u64::from(size));
+        let at: Vec<u32> = state.room().redrawn_at.iter().copied().collect();
+        assert_eq!(at, redrawn, "{entries} entries, tables of {size}");
+    }
+    // Both ways at once is refused, naming the setting.
+    let mut state = SeatingState::default();
+    let err = try_run(
+        &mut state,
+        SeatingCommand::Create {
+            name: "both".into(),
+            settings: Settings {
+                redraws_by_field: true,
+                redraws_at: vec![20],
+                ..Settings::tda(9, 10_000)
+            },
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("redraws_at"), "{err}");
+}

@@ -129,6 +129,7 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
             .map_err(|_| invalid("final_table_size: too large"))?;
     }
     seating.redraws_at.clone_from(&req.redraws_at);
+    seating.redraws_by_field = req.redraws_by_field_size;
     if req.hand_for_hand_distance > 0 {
         seating.hand_for_hand_distance = req.hand_for_hand_distance;
     }

@@ -46,6 +46,7 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
         }),
         final_table: s.final_table.into(),
         redraws_at: s.redraws_at.clone(),
+        redraws_by_field_size: s.redraws_by_field,
         paid: s.paid,
         hand_for_hand_distance: s.hand_for_hand_distance,
     }

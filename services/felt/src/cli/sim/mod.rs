@@ -582,6 +582,8 @@ async fn play(
         late_registration_level: late_level,
         re_entries: 1,
         final_table_size: u32::from(args.table_size),
+        // Redrawn where seed 002 (10C) says for the field's size.
+        redraws_by_field_size: true,
         money: Some(money),
         deal: match args.deal {
             DealArg::Digital => pb::DealMode::Digital,
