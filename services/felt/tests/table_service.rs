@@ -813,6 +813,25 @@ async fn a_seat_credential_sees_its_own_cards_and_acts_for_its_own_seat_only() {
         "{}",
         err.message()
     );
+    // A call the table took while the seat was its own, sent again (its
+    // answer lost to a restart) after the player left, is answered as the
+    // repeat it is, showing no hole card of the seat's new holder.
+    let again = client
+        .execute(with_token(
+            exec("call-3", act(3, A::Call(pb::Call {}))),
+            &mine,
+        ))
+        .await
+        .expect("a repeat of an acknowledged call")
+        .into_inner();
+    assert!(again.duplicate);
+    let view = again.table.expect("the table");
+    assert!(view.seats.iter().all(|s| s.hole_cards.is_empty()));
+    // Under its own command id only: another request under it is refused.
+    let err = run(&mut client, "call-3", act(3, A::Fold(pb::Fold {})), &mine)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::AlreadyExists, "{}", err.message());
 }
 
 /// No card of `secret` in `text`, as a proto string ("Ah") or inside an

@@ -305,7 +305,16 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     )));
                 }
                 let (state, _) = self.handler.state(&stream).await.map_err(log_status)?;
-                if state.seat(*seat).map(|p| p.player.0) != Some(*entry) {
+                // A command the table took while the seat was the entry's,
+                // sent again once it left (its answer lost to a restart),
+                // is answered as the repeat it is.
+                if state.seat(*seat).map(|p| p.player.0) != Some(*entry)
+                    && !self
+                        .handler
+                        .recorded(&stream, &req.command_id)
+                        .await
+                        .map_err(log_status)?
+                {
                     return Err(Status::permission_denied(format!(
                         "this credential was entry {entry}'s at seat {seat}, which it no longer holds"
                     )));
