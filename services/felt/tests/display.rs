@@ -314,18 +314,43 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
         }
     }
     let moved = moved.expect("balancing moved a player");
-    let results = up
-        .payout()
-        .get_results(with(
-            pb::GetResultsRequest {
-                tournament_id: T.into(),
-            },
-            &partner,
-        ))
-        .await
-        .expect("results")
-        .into_inner()
-        .results;
+    // The last hands' ends reach seating and payout from the log: read
+    // once both agree, and still do a moment later.
+    let mut seen = None;
+    let mut reads = 0;
+    let results = loop {
+        reads += 1;
+        assert!(reads < 100, "seating and payout never agreed: {seen:?}");
+        let results = up
+            .payout()
+            .get_results(with(
+                pb::GetResultsRequest {
+                    tournament_id: T.into(),
+                },
+                &partner,
+            ))
+            .await
+            .expect("results")
+            .into_inner()
+            .results;
+        let left = seating
+            .get_standings(with(
+                pb::GetStandingsRequest {
+                    tournament_id: T.into(),
+                },
+                &partner,
+            ))
+            .await
+            .expect("standings")
+            .into_inner()
+            .players_left as usize;
+        let now = (left, results.len());
+        if left + results.len() == 20 && seen == Some(now) {
+            break results;
+        }
+        seen = Some(now);
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    };
     let last = results.last().expect("a bust");
     let left = 20 - results.len();
 

@@ -444,7 +444,7 @@ fn a_sims_table_events_carry_the_sims_time() {
 }
 
 /// `felt sim --results-only 3`: every third table's tablet is down from
-/// level 2 until level 5; its dealer plays hands the table service never
+/// its 10th hand until its 40th; its dealer plays hands the table service never
 /// sees, the floor records each bust with who won the chips, and every
 /// stack is counted before the table records actions again (and wherever
 /// a player from it arrives at a recording table). The tournament finishes,

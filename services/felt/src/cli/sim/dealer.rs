@@ -253,6 +253,8 @@ impl Sim {
         // Whether to look at the table before the next hand, however the
         // room's schedule says it records.
         let mut look = false;
+        // The hands this table's dealer dealt, recorded or not.
+        let mut hands = 0u64;
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -261,7 +263,11 @@ impl Sim {
                 // A table whose tablet is down plays without the table
                 // service; one whose players arrived from such a table
                 // counts them first.
-                match self.unrecorded(table, look, &mut rng).await? {
+                match self.unrecorded(table, hands, look, &mut rng).await? {
+                    Unrecorded::Dealt => {
+                        hands += 1;
+                        continue;
+                    }
                     Unrecorded::Played => continue,
                     Unrecorded::Closed => return Ok(()),
                     Unrecorded::Recording => {}
@@ -431,6 +437,7 @@ impl Sim {
                 view = answer.table.unwrap_or_default();
             }
             self.keep_offsets(&out, &view);
+            hands += 1;
             self.hands.fetch_add(1, Ordering::Relaxed);
             self.clock.hand_played();
             self.re_enter(&out, &mut rng).await?;

@@ -106,7 +106,8 @@ pub(crate) struct SimArgs {
     #[arg(long, value_enum, default_value_t = DealArg::Digital)]
     deal: DealArg,
     /// Every table whose number is a multiple of this records results only
-    /// from level 2 until level 5 (its tablet down): its dealer plays hands
+    /// from its 10th hand until its 40th (its tablet down, outside
+    /// hand-for-hand): its dealer plays hands
     /// the table service never sees, the floor records each bust with who
     /// won the chips, and every stack is counted before the table records
     /// actions again (a player arriving from it at a recording table is

@@ -8,9 +8,11 @@ use super::*;
 
 use pb::execute_request::Command as C;
 
-/// The levels a `--results-only` table's tablet is down: from the first
-/// until before the second.
-const TABLET_DOWN: std::ops::Range<u32> = 2..5;
+/// The hands of its own a `--results-only` table's tablet is down for,
+/// as its dealer counts them (recorded or not): from its 10th hand until
+/// before its 40th. Counted in hands, not on the clock, so that a run
+/// switches and comes back however fast the machine plays.
+const TABLET_DOWN: std::ops::Range<u64> = 10..40;
 
 /// How long an unrecorded hand takes on the real clock (against running
 /// services): as long as a recorded one takes to play through them.
@@ -19,6 +21,8 @@ const UNRECORDED_HAND: Duration = Duration::from_millis(50);
 /// What a table's dealer did about results only before a recorded hand.
 pub(super) enum Unrecorded {
     /// Played a hand the table service never saw.
+    Dealt,
+    /// Did what was due before the next hand (switched, counted, waited).
     Played,
     /// The table closed.
     Closed,
@@ -42,12 +46,13 @@ fn offset(real: u64, recorded: u64) -> i64 {
 }
 
 impl Sim {
-    /// Whether `table`'s tablet is down now: a multiple of
-    /// `--results-only`, during [`TABLET_DOWN`], never in hand-for-hand
-    /// (the floor has every table deal through the services there).
-    fn tablet_down(&self, table: u32) -> bool {
+    /// Whether `table`'s tablet is down now, its dealer having dealt
+    /// `hands`: a multiple of `--results-only`, during [`TABLET_DOWN`],
+    /// never in hand-for-hand (the floor has every table deal through the
+    /// services there).
+    fn tablet_down(&self, table: u32, hands: u64) -> bool {
         self.results_only.is_some_and(|n| table.is_multiple_of(n))
-            && TABLET_DOWN.contains(&self.level.load(Ordering::Relaxed))
+            && TABLET_DOWN.contains(&hands)
             && !self.hand_for_hand.load(Ordering::Relaxed)
     }
 
@@ -179,23 +184,25 @@ impl Sim {
         .map(|_| ())
     }
 
-    /// Before a recorded hand: the table switches to results only (or
-    /// back, once every stack is counted), plays a hand unrecorded, or
-    /// counts the players who arrived from a results-only table.
+    /// Before a recorded hand (the table's dealer having dealt `hands`):
+    /// the table switches to results only (or back, once every stack is
+    /// counted), plays a hand unrecorded, or counts the players who
+    /// arrived from a results-only table.
     pub(super) async fn unrecorded(
         &self,
         table: u32,
+        hands: u64,
         look: bool,
         rng: &mut ChaCha8Rng,
     ) -> anyhow::Result<Unrecorded> {
-        let down = self.tablet_down(table);
+        let down = self.tablet_down(table, hands);
         let knows_all = self
             .real
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .is_empty();
-        let may_be_down = table.is_multiple_of(self.results_only.unwrap_or(1))
-            && self.level.load(Ordering::Relaxed) <= TABLET_DOWN.end;
+        let may_be_down =
+            table.is_multiple_of(self.results_only.unwrap_or(1)) && hands <= TABLET_DOWN.end;
         if !down && knows_all && !may_be_down && !look {
             return Ok(Unrecorded::Recording);
         }
@@ -394,6 +401,6 @@ impl Sim {
             // On the real clock a hand takes a while, recorded or not.
             tokio::time::sleep(UNRECORDED_HAND).await;
         }
-        Ok(Unrecorded::Played)
+        Ok(Unrecorded::Dealt)
     }
 }
