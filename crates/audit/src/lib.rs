@@ -331,6 +331,9 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     let mut in_progress = Vec::new();
     // Every count of the stacks: table, name, chips expected and counted.
     let mut counts: Vec<(TableNo, String, u64, u64)> = Vec::new();
+    // The floor's corrections: chips a correction added to play, and chips
+    // it (or a removal) took out.
+    let (mut corrected_in, mut corrected_out) = (0u128, 0u128);
     for table in 1..=seating.room().last_table {
         let stream = felt_tablelog::stream(t, table)?;
         let Some((events, envs)) = load::<TableEvent>(streams, &stream, report).await? else {
@@ -371,6 +374,42 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                     seated += u128::from(*counted);
                     removed += u128::from(*expected);
                     counts.push((table, count.clone(), *expected, *counted));
+                }
+                TableEvent::StackCorrected {
+                    seat,
+                    player,
+                    from,
+                    to,
+                    concerns,
+                    reason,
+                } => {
+                    seated += u128::from(*to);
+                    removed += u128::from(*from);
+                    corrected_in += u128::from(to.saturating_sub(*from));
+                    corrected_out += u128::from(from.saturating_sub(*to));
+                    let concerns = match concerns {
+                        felt_table::Concerns::Hand(n) => format!("hand {n}"),
+                        felt_table::Concerns::Moment(m) => m.clone(),
+                    };
+                    report.note(format!(
+                        "{t}: table {table}, after hand {}: the floor corrected seat {seat} (entry {player}) from {from} to {to} chips ({concerns}): {reason}",
+                        unrecorded.hands
+                    ));
+                }
+                TableEvent::ChipsRemoved {
+                    seat,
+                    player,
+                    amount,
+                    removal,
+                    reason,
+                } => {
+                    removed += u128::from(*amount);
+                    corrected_out += u128::from(*amount);
+                    report.note(format!(
+                        "{t}: table {table}, after hand {}: {amount} chips of seat {seat} (entry {player}) removed from play ({}): {reason}",
+                        unrecorded.hands,
+                        removal.rule()
+                    ));
                 }
                 _ => {}
             }
@@ -426,7 +465,9 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         );
     }
     let entries = u128::from(seating.entries_in());
-    let bought = entries * u128::from(settings.starting_stack);
+    // Chips bought in, and what the floor's corrections put in or took out.
+    let bought = (entries * u128::from(settings.starting_stack) + corrected_in)
+        .saturating_sub(corrected_out);
     check_counts(t, &counts, report);
     let (found, missed) = counts.iter().fold((0u128, 0u128), |(f, m), c| {
         (
@@ -438,7 +479,9 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         &format!("{t}: every chip of {entries} entries is on a table"),
         (chips_total == bought).then_some(()).ok_or_else(|| {
             if found == 0 && missed == 0 {
-                format!("{chips_total} chips on the tables, {bought} bought in")
+                format!(
+                    "{chips_total} chips on the tables, {bought} bought in (the floor's corrections included)"
+                )
             } else {
                 format!(
                     "{chips_total} chips on the tables, {bought} bought in: the counts found {found} more and {missed} fewer than the tables' records, not yet reconciled by a count of every table they moved between"

@@ -150,3 +150,63 @@ async fn an_empty_log_or_a_tournament_it_does_not_hold_is_an_error() {
         Err(AuditError::NoSuchTournament(t)) if t == "nowhere"
     ));
 }
+
+/// The floor's corrections add and take chips deliberately: the audit
+/// accounts for each (a note naming it, with its reason) and the chips on
+/// the tables still match the chips bought in with them.
+#[tokio::test]
+async fn the_floors_corrections_are_accounted_for() {
+    use felt_table::{Command, Concerns, Removal};
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    played(log.clone(), "corrected").await;
+    let c = Conductor::new(log.clone());
+    let at = async |table| {
+        let stream = felt_tablelog::stream("corrected", table).unwrap();
+        let (state, _) = c.tables.state(&stream).await.unwrap();
+        let seat = (1..=state.size())
+            .find(|&s| state.seat(s).is_some_and(|p| p.stack > 1_000))
+            .unwrap();
+        (seat, *state.seat(seat).unwrap())
+    };
+    let (seat, p) = at(1).await;
+    let fix = Command::CorrectStack {
+        seat,
+        player: p.player,
+        stack: p.stack + 300,
+        concerns: Concerns::Moment("chips found under the rail".into()),
+        reason: "300 of the player's fell behind the rail".into(),
+    };
+    c.table("corrected", 1, "fix", T0, fix).await.unwrap();
+    let (seat, p) = at(2).await;
+    let remove = Command::RemoveChips {
+        seat,
+        player: p.player,
+        amount: 1_000,
+        removal: Removal::Hidden,
+        reason: "a 1,000 chip in a pocket".into(),
+    };
+    c.table("corrected", 2, "hidden", T0, remove).await.unwrap();
+    let audit = felt_audit::verify(log.as_ref(), None).await.unwrap();
+    assert!(audit.clean(), "{:?}", audit.lines);
+    let notes: Vec<&str> = audit
+        .lines
+        .iter()
+        .filter_map(|l| match l {
+            Line::Note(n) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("table 1") && n.contains("behind the rail")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("1000 chips") && n.contains("TDA 63")),
+        "{notes:?}"
+    );
+}

@@ -79,6 +79,41 @@ pub enum Recording {
 /// The longest name of a count (a break, a colour-up, the end of a day).
 pub const MAX_COUNT_NAME: usize = 64;
 
+/// The longest reason a correction of chips gives, and the longest name
+/// of the moment it concerns.
+pub const MAX_REASON: usize = 500;
+
+/// What a correction of chips concerns (it never re-decides a hand: it
+/// takes effect before the next one).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Concerns {
+    /// A hand this table recorded, by its number: a pot miscounted as it
+    /// was pushed (TDA 22), contested before the next hand.
+    Hand(u64),
+    /// A moment the floor names: a move, a break, chips found later.
+    Moment(String),
+}
+
+/// Why chips leave play (seed 000).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Removal {
+    /// Chips a player hid or carried out of sight are forfeited and taken
+    /// out of the competition (TDA 63).
+    Hidden,
+    /// The director takes chips out of play at their discretion (TDA 25).
+    Director,
+}
+
+impl Removal {
+    /// The rule a removal applies.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Removal::Hidden => "TDA 63",
+            Removal::Director => "TDA 25",
+        }
+    }
+}
+
 /// A betting action as the dealer records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PlayerAction {
@@ -295,6 +330,25 @@ pub enum Command {
         count: String,
         /// Each seat, the entry counted in it, and its chips.
         stacks: Vec<(Seat, EntryId, Chips)>,
+    },
+    /// Between hands, the floor corrects one player's stack to the chips it
+    /// should hold (a pot miscounted, TDA 22; chips found later; an error
+    /// in a move), naming the hand or moment it concerns and why.
+    CorrectStack {
+        seat: Seat,
+        player: EntryId,
+        stack: Chips,
+        concerns: Concerns,
+        reason: String,
+    },
+    /// Between hands, chips taken out of play from a player's stack
+    /// (hidden chips forfeited, TDA 63; the director's removal, TDA 25).
+    RemoveChips {
+        seat: Seat,
+        player: EntryId,
+        amount: Chips,
+        removal: Removal,
+        reason: String,
     },
 }
 
@@ -580,6 +634,24 @@ pub enum TableEvent {
         expected: Chips,
         counted: Chips,
     },
+    /// The floor corrected a stack between hands: `from` what the table
+    /// held, `to` what the floor ruled it should be.
+    StackCorrected {
+        seat: Seat,
+        player: EntryId,
+        from: Chips,
+        to: Chips,
+        concerns: Concerns,
+        reason: String,
+    },
+    /// Chips taken out of play from a stack between hands.
+    ChipsRemoved {
+        seat: Seat,
+        player: EntryId,
+        amount: Chips,
+        removal: Removal,
+        reason: String,
+    },
 }
 
 impl TableEvent {
@@ -620,6 +692,8 @@ impl TableEvent {
             TableEvent::RecordingSet { .. } => "RecordingSet",
             TableEvent::ResultRecorded { .. } => "ResultRecorded",
             TableEvent::StacksCounted { .. } => "StacksCounted",
+            TableEvent::StackCorrected { .. } => "StackCorrected",
+            TableEvent::ChipsRemoved { .. } => "ChipsRemoved",
         }
     }
 }

@@ -234,6 +234,39 @@ pub enum Rejection {
     InvalidCountName { len: usize, max: usize },
     #[error("a count of {total} chips is over the {max} a table holds")]
     CountTooLarge { total: u128, max: Chips },
+    #[error("{what} is 1 to {max} characters without control characters, not {len}")]
+    InvalidText {
+        what: &'static str,
+        len: usize,
+        max: usize,
+    },
+    #[error("hand {number} was not played at this table: {played} hands so far")]
+    NoSuchHand { number: u64, played: u64 },
+    #[error(
+        "a pot's count may be contested only until the next hand: hand {number} is past, the table's last hand is {last} (TDA 22)"
+    )]
+    #[strum(message = "TDA 22")]
+    PotContestTooLate { number: u64, last: u64 },
+    #[error("seat {seat} already holds {stack} chips")]
+    StackUnchanged { seat: Seat, stack: Chips },
+    #[error(
+        "a correction cannot leave seat {seat} without chips: a player is out by losing a hand, or disqualified (TDA 71)"
+    )]
+    #[strum(message = "TDA 71")]
+    CorrectedToNothing { seat: Seat },
+    #[error("a correction to {total} chips on the table is over the {max} a table holds")]
+    CorrectionTooLarge { total: u128, max: Chips },
+    #[error("a removal takes at least one chip")]
+    NothingToRemove,
+    #[error(
+        "removing {amount} chips would leave seat {seat} none of its {stack}: a player is out by losing a hand, or disqualified (TDA 71)"
+    )]
+    #[strum(message = "TDA 71")]
+    RemovalTooLarge {
+        seat: Seat,
+        amount: Chips,
+        stack: Chips,
+    },
 }
 
 impl Classified for Rejection {
@@ -255,7 +288,10 @@ impl Classified for Rejection {
             | R::WinnerWithoutBust
             | R::WinnerBusted { .. }
             | R::InvalidCountName { .. }
-            | R::CountTooLarge { .. } => ErrorKind::Malformed,
+            | R::CountTooLarge { .. }
+            | R::InvalidText { .. }
+            | R::NothingToRemove
+            | R::CorrectionTooLarge { .. } => ErrorKind::Malformed,
             R::SeatOccupied { .. }
             | R::SeatEmpty { .. }
             | R::AlreadySeated { .. }
@@ -313,7 +349,12 @@ impl Classified for Rejection {
             | R::CountBeforeRecording
             | R::SeatNotCounted { .. }
             | R::CountedEmpty { .. }
-            | R::NotInSeat { .. } => ErrorKind::Refused,
+            | R::NotInSeat { .. }
+            | R::NoSuchHand { .. }
+            | R::PotContestTooLate { .. }
+            | R::StackUnchanged { .. }
+            | R::CorrectedToNothing { .. }
+            | R::RemovalTooLarge { .. } => ErrorKind::Refused,
         }
     }
 

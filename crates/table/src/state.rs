@@ -778,6 +778,16 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             }
             state.uncounted = false;
         }
+        TableEvent::StackCorrected { seat, to, .. } => {
+            if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
+                s.stack = *to;
+            }
+        }
+        TableEvent::ChipsRemoved { seat, amount, .. } => {
+            if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
+                s.stack = s.stack.saturating_sub(*amount);
+            }
+        }
         TableEvent::HandEnded { busted, .. } => {
             // Each hand dealt during a penalty counts towards it (TDA 71).
             if let Some(h) = state.hand.take() {

@@ -166,9 +166,28 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
                 player: EntryId(choice % 5),
                 stack: amount,
             },
-            _ => Command::SetAbsent {
+            7 if (choice / 104).is_multiple_of(3) => Command::SetAbsent {
                 seat,
                 absent: choice.is_multiple_of(2),
+            },
+            // The floor's corrections of chips, between hands or not.
+            7 if choice / 104 % 3 == 1 => Command::CorrectStack {
+                seat,
+                player: state.seat(seat).map_or(EntryId(0), |s| s.player),
+                stack: amount,
+                concerns: if choice.is_multiple_of(2) {
+                    Concerns::Hand(choice / 2 % 4)
+                } else {
+                    Concerns::Moment("the move".into())
+                },
+                reason: "miscounted".into(),
+            },
+            _ => Command::RemoveChips {
+                seat,
+                player: state.seat(seat).map_or(EntryId(0), |s| s.player),
+                amount: amount / 10,
+                removal: Removal::Director,
+                reason: "hidden".into(),
             },
         };
     }
@@ -324,7 +343,15 @@ fn run(
         };
         let removed = match &cmd {
             Command::RemovePlayer { seat } => state.seat(*seat).map_or(0, |s| s.stack),
+            Command::RemoveChips { amount, .. } => *amount,
             _ => 0,
+        };
+        // A correction adds or takes what it changes.
+        let (seated, removed) = match &cmd {
+            Command::CorrectStack { seat, stack, .. } => {
+                (*stack, state.seat(*seat).map_or(0, |s| s.stack))
+            }
+            _ => (seated, removed),
         };
         // `execute` decides and applies in place: the same events, the same
         // state, and nothing changed on a rejection.
@@ -386,7 +413,14 @@ fn the_streams_play_real_hands() {
                     | TableEvent::OutOfTurnAction { .. }
             )
         });
+        let corrected = count(&log, |e| {
+            matches!(
+                e,
+                TableEvent::StackCorrected { .. } | TableEvent::ChipsRemoved { .. }
+            )
+        });
         assert!(read >= 10, "only {read} pushes of chips read");
+        assert!(corrected >= 1, "no correction of chips taken");
         assert!(ruled >= 3, "only {ruled} rulings");
     }
 }

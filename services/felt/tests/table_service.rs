@@ -2272,3 +2272,118 @@ async fn the_floor_runs_a_results_only_table_over_grpc() {
     assert!(!view.stacks_estimated);
     assert_eq!(view.seats[0].stack, 9_000);
 }
+
+/// The floor corrects a stack after a miscounted pot (TDA 22) and removes
+/// hidden chips from play (TDA 63), between hands, over gRPC: the floor's
+/// and the director's commands only, each its own event that a partner
+/// reads, malformed input refused by field, a ruling by its rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_corrects_a_stack_and_removes_chips_between_hands() {
+    use pb::action::Kind as A;
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let correct = |stack: u64, concerns: Option<pb::concerns::Kind>| {
+        C::CorrectStack(pb::CorrectStack {
+            seat: 1,
+            entry: 101,
+            stack,
+            concerns: concerns.map(|kind| pb::Concerns { kind: Some(kind) }),
+            reason: "the pot was pushed 200 short".into(),
+        })
+    };
+    let hand_1 = || Some(pb::concerns::Kind::Hand(1));
+    // During the hand: refused, nothing changes.
+    let e = run(&mut client, "fix", correct(5_200, hand_1()), "floor")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("in progress"), "{e:?}");
+    // Hand 1 played out: everyone folds to the big blind.
+    while let Some(seat) = get_table(&mut client, "tv")
+        .await
+        .hand
+        .and_then(|h| h.to_act)
+    {
+        let fold = act(seat, A::Fold(pb::Fold {}));
+        run(&mut client, &format!("fold-{seat}"), fold, "dealer-1")
+            .await
+            .unwrap();
+    }
+    let before = get_table(&mut client, "tv").await;
+    // Not the dealer's, not a partner's.
+    for token in ["dealer-1", "tv"] {
+        let e = run(&mut client, "fix", correct(5_200, hand_1()), token)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{token}");
+    }
+    // Malformed: what it concerns is required.
+    let e = run(&mut client, "fix", correct(5_200, None), "floor")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("correct_stack.concerns"), "{e:?}");
+    let e = run(
+        &mut client,
+        "fix",
+        correct(0, Some(pb::concerns::Kind::Moment("count".into()))),
+        "floor",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert_eq!(
+        e.metadata().get("felt-rule").and_then(|v| v.to_str().ok()),
+        Some("TDA 71")
+    );
+    assert_eq!(get_table(&mut client, "tv").await.version, before.version);
+    // The floor's correction, then the director's removal.
+    let events = run(&mut client, "fix", correct(5_200, hand_1()), "floor")
+        .await
+        .unwrap();
+    let Some(pb::table_event::Kind::StackCorrected(c)) =
+        events[0].event.as_ref().and_then(|e| e.kind.clone())
+    else {
+        panic!("{events:?}")
+    };
+    let was = before.seats[0].stack;
+    assert_eq!((c.seat, c.entry, c.from, c.to), (1, 101, was, 5_200));
+    assert_eq!(c.concerns.and_then(|c| c.kind), hand_1());
+    let remove = C::RemoveChips(pb::RemoveChips {
+        seat: 2,
+        entry: 102,
+        amount: 500,
+        removal: pb::Removal::Hidden.into(),
+        reason: "a 500 chip in a jacket pocket".into(),
+    });
+    run(&mut client, "hidden", remove, "boss").await.unwrap();
+    let after = get_table(&mut client, "tv").await;
+    assert_eq!(after.seats[0].stack, 5_200);
+    assert_eq!(after.seats[1].stack, before.seats[1].stack - 500);
+    // A partner reads both in the table's history.
+    let mut watch = client
+        .watch_table(with_token(
+            pb::WatchTableRequest {
+                table: table(1),
+                after_version: before.version,
+            },
+            "tv",
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let item = tokio::time::timeout(std::time::Duration::from_secs(10), watch.message())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .expect("the stream goes on");
+        if let Some(pb::watch_table_response::Item::Event(e)) = item.item {
+            seen.push(e.r#type);
+        }
+    }
+    assert_eq!(seen, ["StackCorrected", "ChipsRemoved"]);
+}

@@ -8,6 +8,7 @@ use crate::rejection::Rejection;
 use crate::state::{HandState, Phase, TableState, apply};
 
 mod action;
+mod corrections;
 mod deal;
 mod results;
 mod showdown;
@@ -107,6 +108,20 @@ impl Decider<'_> {
             Command::SetRecording { recording, reason } => self.set_recording(*recording, reason),
             Command::RecordResult { button, busted, by } => self.record_result(*button, busted, by),
             Command::CountStacks { count, stacks } => self.count_stacks(count, stacks),
+            Command::CorrectStack {
+                seat,
+                player,
+                stack,
+                concerns,
+                reason,
+            } => self.correct_stack(*seat, *player, *stack, concerns, reason),
+            Command::RemoveChips {
+                seat,
+                player,
+                amount,
+                removal,
+                reason,
+            } => self.remove_chips(*seat, *player, *amount, *removal, reason),
         }
     }
 

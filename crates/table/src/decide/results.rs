@@ -17,7 +17,7 @@ impl Recording {
 
 impl Decider<'_> {
     /// The seat holds the entry named for it.
-    fn holds(&self, seat: Seat, named: EntryId) -> Result<(), Rejection> {
+    pub(super) fn holds(&self, seat: Seat, named: EntryId) -> Result<(), Rejection> {
         self.check_seat(seat)?;
         let sitting = self
             .state
@@ -34,7 +34,7 @@ impl Decider<'_> {
         Ok(())
     }
 
-    fn between_hands(&self) -> Result<(), Rejection> {
+    pub(super) fn between_hands(&self) -> Result<(), Rejection> {
         match &self.state.hand {
             Some(h) => Err(Rejection::HandInProgress { number: h.number }),
             None => Ok(()),

@@ -295,6 +295,25 @@ pub(crate) fn command(
                 })
                 .collect::<Result<_, Status>>()?,
         },
+        C::CorrectStack(c) => Command::CorrectStack {
+            seat: seat(c.seat, "correct_stack.seat")?,
+            player: EntryId(c.entry),
+            stack: c.stack,
+            concerns: super::table_events::from_concerns(
+                c.concerns.as_ref(),
+                "correct_stack.concerns",
+            )
+            .map_err(invalid)?,
+            reason: c.reason.clone(),
+        },
+        C::RemoveChips(r) => Command::RemoveChips {
+            seat: seat(r.seat, "remove_chips.seat")?,
+            player: EntryId(r.entry),
+            amount: r.amount,
+            removal: super::table_events::from_removal(r.removal, "remove_chips.removal")
+                .map_err(invalid)?,
+            reason: r.reason.clone(),
+        },
         C::AskToSee(a) => Command::AskToSee {
             seat: seat(a.seat, "ask_to_see.seat")?,
             of: seat(a.of_seat, "ask_to_see.of_seat")?,
@@ -308,7 +327,8 @@ pub(crate) fn command(
 }
 
 /// Whether a command is the floor's: rulings, misdeals, penalties,
-/// calling the clock, what a table records, its results and counts.
+/// calling the clock, what a table records, its results and counts, and
+/// corrections of chips.
 pub(crate) fn is_floor_command(c: &Command) -> bool {
     matches!(
         c,
@@ -319,6 +339,8 @@ pub(crate) fn is_floor_command(c: &Command) -> bool {
             | Command::SetRecording { .. }
             | Command::RecordResult { .. }
             | Command::CountStacks { .. }
+            | Command::CorrectStack { .. }
+            | Command::RemoveChips { .. }
     )
 }
 

@@ -286,6 +286,15 @@ impl Bounded for pb::ExecuteRequest {
             Some(C::Misdeal(m)) => text("misdeal.reason", &m.reason, REASON),
             Some(C::Rule(r)) => text("rule.reason", &r.reason, REASON),
             Some(C::SetRecording(r)) => text("set_recording.reason", &r.reason, REASON),
+            Some(C::CorrectStack(c)) => {
+                if let Some(pb::concerns::Kind::Moment(m)) =
+                    c.concerns.as_ref().and_then(|c| c.kind.as_ref())
+                {
+                    text("correct_stack.concerns.moment", m, REASON)?;
+                }
+                text("correct_stack.reason", &c.reason, REASON)
+            }
+            Some(C::RemoveChips(r)) => text("remove_chips.reason", &r.reason, REASON),
             Some(C::CountStacks(c)) => {
                 text("count_stacks.count", &c.count, felt_table::MAX_COUNT_NAME)?;
                 seats("count_stacks.stacks", c.stacks.len())

@@ -8,8 +8,9 @@ use felt_cards::{Card, Category, Commitment, HandRank, Seed};
 use felt_proto::v1 as pb;
 use felt_proto::v1::table_event as te;
 use felt_table::{
-    ActionTaken, Blind, Bound, Bust, Deal, Declaration, EntryId, HouseRules, Level, OddChips,
-    PlayerAction, Recording, Ruling, Seat, Share, ShortBigBlind, Street, TableEvent,
+    ActionTaken, Blind, Bound, Bust, Concerns, Deal, Declaration, EntryId, HouseRules, Level,
+    OddChips, PlayerAction, Recording, Removal, Ruling, Seat, Share, ShortBigBlind, Street,
+    TableEvent,
 };
 
 /// Why an event from the wire is not a table's event: the field, and
@@ -500,8 +501,79 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             expected: *expected,
             counted: *counted,
         }),
+        TableEvent::StackCorrected {
+            seat,
+            player,
+            from,
+            to,
+            concerns: c,
+            reason,
+        } => Kind::StackCorrected(te::StackCorrected {
+            seat: (*seat).into(),
+            entry: player.get(),
+            from: *from,
+            to: *to,
+            concerns: Some(concerns(c)),
+            reason: reason.clone(),
+        }),
+        TableEvent::ChipsRemoved {
+            seat,
+            player,
+            amount,
+            removal: r,
+            reason,
+        } => Kind::ChipsRemoved(te::ChipsRemoved {
+            seat: (*seat).into(),
+            entry: player.get(),
+            amount: *amount,
+            removal: removal(*r).into(),
+            reason: reason.clone(),
+        }),
     };
     pb::TableEvent { kind: Some(kind) }
+}
+
+/// What a correction concerns, on the wire.
+pub(crate) fn concerns(c: &Concerns) -> pb::Concerns {
+    use pb::concerns::Kind;
+    pb::Concerns {
+        kind: Some(match c {
+            Concerns::Hand(n) => Kind::Hand(*n),
+            Concerns::Moment(m) => Kind::Moment(m.clone()),
+        }),
+    }
+}
+
+/// What a correction concerns, from the wire.
+pub(crate) fn from_concerns(
+    c: Option<&pb::Concerns>,
+    field: &'static str,
+) -> Result<Concerns, String> {
+    use pb::concerns::Kind;
+    match c.and_then(|c| c.kind.as_ref()) {
+        Some(Kind::Hand(n)) => Ok(Concerns::Hand(*n)),
+        Some(Kind::Moment(m)) => Ok(Concerns::Moment(m.clone())),
+        None => Err(format!("{field}: a hand's number or a moment is required")),
+    }
+}
+
+/// Why chips left play, on the wire.
+pub(crate) fn removal(r: Removal) -> pb::Removal {
+    match r {
+        Removal::Hidden => pb::Removal::Hidden,
+        Removal::Director => pb::Removal::Director,
+    }
+}
+
+/// Why chips leave play, from the wire.
+pub(crate) fn from_removal(r: i32, field: &'static str) -> Result<Removal, String> {
+    match pb::Removal::try_from(r) {
+        Ok(pb::Removal::Hidden) => Ok(Removal::Hidden),
+        Ok(pb::Removal::Director) => Ok(Removal::Director),
+        _ => Err(format!(
+            "{field}: REMOVAL_HIDDEN or REMOVAL_DIRECTOR is required"
+        )),
+    }
 }
 
 fn busts(busted: &[Bust]) -> Vec<pb::TableBust> {
@@ -801,6 +873,23 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             expected: c.expected,
             counted: c.counted,
         },
+        Kind::StackCorrected(c) => TableEvent::StackCorrected {
+            seat: seat(c.seat, "stack_corrected.seat")?,
+            player: EntryId(c.entry),
+            from: c.from,
+            to: c.to,
+            concerns: from_concerns(c.concerns.as_ref(), "stack_corrected.concerns")
+                .map_err(|e| bad("stack_corrected.concerns", e))?,
+            reason: c.reason.clone(),
+        },
+        Kind::ChipsRemoved(r) => TableEvent::ChipsRemoved {
+            seat: seat(r.seat, "chips_removed.seat")?,
+            player: EntryId(r.entry),
+            amount: r.amount,
+            removal: from_removal(r.removal, "chips_removed.removal")
+                .map_err(|e| bad("chips_removed.removal", e))?,
+            reason: r.reason.clone(),
+        },
     })
 }
 
@@ -1057,6 +1146,36 @@ mod tests {
                 expected: 19_800,
                 counted: 19_800,
             },
+            TableEvent::StackCorrected {
+                seat: 3,
+                player: EntryId(1_234),
+                from: 10_700,
+                to: 10_200,
+                concerns: Concerns::Hand(12),
+                reason: "the pot was miscounted".into(),
+            },
+            TableEvent::StackCorrected {
+                seat: 5,
+                player: EntryId(1_235),
+                from: 9_100,
+                to: 9_600,
+                concerns: Concerns::Moment("the move from table 4".into()),
+                reason: "500 left behind at table 4".into(),
+            },
+            TableEvent::ChipsRemoved {
+                seat: 3,
+                player: EntryId(1_234),
+                amount: 5_000,
+                removal: Removal::Hidden,
+                reason: "a 5,000 chip in a pocket".into(),
+            },
+            TableEvent::ChipsRemoved {
+                seat: 5,
+                player: EntryId(1_235),
+                amount: 100,
+                removal: Removal::Director,
+                reason: "the 25s leave play".into(),
+            },
         ]
     }
 
@@ -1066,8 +1185,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 34 kinds of event a table records.)
-        assert_eq!(kinds.len(), 34);
+        // (All 36 kinds of event a table records.)
+        assert_eq!(kinds.len(), 36);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());

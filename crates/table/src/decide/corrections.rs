@@ -1,0 +1,114 @@
+//! The floor's corrections of chips between hands: a stack set right, and
+//! chips taken out of play. Each names what it concerns and why, and takes
+//! effect before the next hand; none re-decides a recorded hand.
+
+use super::Decider;
+use crate::model::*;
+use crate::rejection::Rejection;
+
+fn bounded(text: &str, what: &'static str) -> Result<(), Rejection> {
+    let len = text.chars().count();
+    if len == 0 || len > MAX_REASON || text.chars().any(char::is_control) {
+        return Err(Rejection::InvalidText {
+            what,
+            len,
+            max: MAX_REASON,
+        });
+    }
+    Ok(())
+}
+
+impl Decider<'_> {
+    /// The correction's reason and what it concerns are well formed, and a
+    /// hand it names is the one a pot's count may still be contested for.
+    fn concerns(&self, concerns: &Concerns, reason: &str) -> Result<(), Rejection> {
+        bounded(reason, "a correction's reason")?;
+        match concerns {
+            Concerns::Moment(m) => bounded(m, "the moment a correction concerns"),
+            &Concerns::Hand(number) => {
+                let last = self.state.hands_started;
+                if number == 0 || number > last {
+                    Err(Rejection::NoSuchHand {
+                        number,
+                        played: last,
+                    })
+                } else if number < last {
+                    // Counting errors in pushing a pot may be contested
+                    // until substantial action in the next hand (TDA 22):
+                    // a hand is past once another was dealt after it.
+                    Err(Rejection::PotContestTooLate { number, last })
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    pub(super) fn correct_stack(
+        &mut self,
+        seat: Seat,
+        player: EntryId,
+        stack: Chips,
+        concerns: &Concerns,
+        reason: &str,
+    ) -> Result<(), Rejection> {
+        self.between_hands()?;
+        self.holds(seat, player)?;
+        self.concerns(concerns, reason)?;
+        let from = self.state.seat(seat).map_or(0, |p| p.stack);
+        if stack == 0 {
+            return Err(Rejection::CorrectedToNothing { seat });
+        }
+        if stack == from {
+            return Err(Rejection::StackUnchanged { seat, stack });
+        }
+        let total = u128::from(self.state.chips_in_play()) - u128::from(from) + u128::from(stack);
+        if total > u128::from(MAX_CHIPS) {
+            return Err(Rejection::CorrectionTooLarge {
+                total,
+                max: MAX_CHIPS,
+            });
+        }
+        self.emit(TableEvent::StackCorrected {
+            seat,
+            player,
+            from,
+            to: stack,
+            concerns: concerns.clone(),
+            reason: reason.to_owned(),
+        });
+        Ok(())
+    }
+
+    pub(super) fn remove_chips(
+        &mut self,
+        seat: Seat,
+        player: EntryId,
+        amount: Chips,
+        removal: Removal,
+        reason: &str,
+    ) -> Result<(), Rejection> {
+        self.between_hands()?;
+        self.holds(seat, player)?;
+        bounded(reason, "a removal's reason")?;
+        let stack = self.state.seat(seat).map_or(0, |p| p.stack);
+        if amount == 0 {
+            return Err(Rejection::NothingToRemove);
+        }
+        if amount >= stack {
+            return Err(Rejection::RemovalTooLarge {
+                seat,
+                amount,
+                stack,
+            });
+        }
+        self.emit(TableEvent::ChipsRemoved {
+            seat,
+            player,
+            amount,
+            removal,
+            reason: reason.to_owned(),
+        });
+        Ok(())
+    }
+}
