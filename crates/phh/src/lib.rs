@@ -227,6 +227,7 @@ pub fn replay(hand: &PhhHand, rules: HouseRules) -> Result<Replay, PhhError> {
                 seat,
                 player: EntryId(seat as u64),
                 stack: stack.chips("starting stacks")?,
+                carried: Default::default(),
             },
         )?;
     }

@@ -144,6 +144,7 @@ fn a_digital_hand_felt_dealt_exports_and_replays() {
                 seat,
                 player: EntryId(seat as u64),
                 stack: 2000,
+                carried: Default::default(),
             },
         );
     }

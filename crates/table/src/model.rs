@@ -36,6 +36,10 @@ pub enum OddChips {
 pub struct HouseRules {
     pub short_big_blind: ShortBigBlind,
     pub odd_chips: OddChips,
+    /// How repeated offences escalate (TDA 71: "repeated infractions are
+    /// subject to escalating penalties").
+    #[serde(default)]
+    pub penalty_scale: PenaltyScale,
 }
 
 impl HouseRules {
@@ -44,7 +48,83 @@ impl HouseRules {
     pub const POKERKIT: HouseRules = HouseRules {
         short_big_blind: ShortBigBlind::CallAmountPosted,
         odd_chips: OddChips::AllToTheFirstWinner,
+        penalty_scale: PenaltyScale::Tda,
     };
+}
+
+/// A house's scale of escalating penalties: the penalty for a player's
+/// first offence, second, and so on; past its last step, disqualification.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PenaltyScale {
+    /// A verbal warning, then one, two, three and four orbits (TDA 71;
+    /// seed 001: "one, two, three or four orbits, or disqualification";
+    /// seed 003, 2b: "from 1 to 4").
+    #[default]
+    Tda,
+    /// Seed 002 (B): a verbal warning, then three hands, one, two and
+    /// three orbits.
+    Series,
+}
+
+impl PenaltyScale {
+    /// The penalty for a player's offence number `offence` (1 for the
+    /// first); `None` past the scale: disqualification.
+    pub fn step(self, offence: u32) -> Option<Penalty> {
+        let steps: &[Penalty] = match self {
+            PenaltyScale::Tda => &[
+                Penalty::Warning,
+                Penalty::Orbits(1),
+                Penalty::Orbits(2),
+                Penalty::Orbits(3),
+                Penalty::Orbits(4),
+            ],
+            PenaltyScale::Series => &[
+                Penalty::Warning,
+                Penalty::Hands(3),
+                Penalty::Orbits(1),
+                Penalty::Orbits(2),
+                Penalty::Orbits(3),
+            ],
+        };
+        let k = usize::try_from(offence.checked_sub(1)?).ok()?;
+        steps.get(k).copied()
+    }
+}
+
+/// A penalty the floor gives (TDA 71).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Penalty {
+    /// A verbal warning: recorded, no hand missed.
+    Warning,
+    /// A number of hands missed.
+    Hands(u32),
+    /// One hand per player at the table, the offender included, times the
+    /// orbits.
+    Orbits(u8),
+    /// The house scale's step for the player's next offence
+    /// ([`PenaltyScale::step`]).
+    Next,
+}
+
+/// What a player takes with them from table to table besides their chips:
+/// the hands left of a penalty, whether they are away from the table, and
+/// the offences they were penalised for (for the house scale). Seating's
+/// moves carry it from the seat left to the seat taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Carried {
+    #[serde(default)]
+    pub penalty_hands: u32,
+    #[serde(default)]
+    pub absent: bool,
+    #[serde(default)]
+    pub offences: u32,
+}
+
+impl Carried {
+    /// Nothing to carry.
+    pub fn is_none(&self) -> bool {
+        *self == Carried::default()
+    }
 }
 
 /// How cards reach the players.
@@ -192,10 +272,13 @@ pub enum Command {
         seats: u8,
         rules: HouseRules,
     },
+    /// A player takes a seat with their chips, and what they carry from
+    /// the table they left (a penalty's hands, absence, offences).
     SeatPlayer {
         seat: Seat,
         player: EntryId,
         stack: Chips,
+        carried: Carried,
     },
     RemovePlayer {
         seat: Seat,
@@ -257,12 +340,16 @@ pub enum Command {
         ruling: Ruling,
         reason: String,
     },
-    /// A penalty (TDA 71): the player misses one hand per player at the
-    /// table, times `orbits`. The seat is dealt in, posts, and its hand is
-    /// dead.
+    /// A penalty (TDA 71), the floor's, with its reason: a warning, or
+    /// hands to miss (the seat is dealt in, posts, and its hand is dead),
+    /// or the house scale's next step for the player. `player` is the
+    /// entry the floor sees in the seat (`None`: whoever sits there); the
+    /// reason may be empty only where the floor gave none.
     Penalize {
         seat: Seat,
-        orbits: u8,
+        player: Option<EntryId>,
+        penalty: Penalty,
+        reason: String,
     },
     /// The floor calls the clock on the player to act (TDA 29). Recorded
     /// with its time; the player's time runs from it.
@@ -446,11 +533,17 @@ pub enum TableEvent {
         seat: Seat,
         player: EntryId,
         stack: Chips,
+        /// What the player brought from the table they left.
+        #[serde(default, skip_serializing_if = "Carried::is_none")]
+        carried: Carried,
     },
     PlayerRemoved {
         seat: Seat,
         player: EntryId,
         stack: Chips,
+        /// What the player takes to their next seat.
+        #[serde(default, skip_serializing_if = "Carried::is_none")]
+        carried: Carried,
     },
     AbsenceChanged {
         seat: Seat,
@@ -540,10 +633,23 @@ pub enum TableEvent {
         seat: Seat,
         amount: Chips,
     },
+    /// A penalty of hands to miss (TDA 71); `offence` is the player's
+    /// count of offences with it (0 in events recorded before it was kept).
     PenaltyGiven {
         seat: Seat,
         player: EntryId,
         hands: u32,
+        #[serde(default)]
+        offence: u32,
+        #[serde(default)]
+        reason: String,
+    },
+    /// A verbal warning (TDA 71): recorded, no hand missed.
+    WarningGiven {
+        seat: Seat,
+        player: EntryId,
+        offence: u32,
+        reason: String,
     },
     /// The clock was called on the player to act (TDA 29).
     ClockCalled {
@@ -676,6 +782,7 @@ impl TableEvent {
             TableEvent::FloorRuled { .. } => "FloorRuled",
             TableEvent::UndercallForfeited { .. } => "UndercallForfeited",
             TableEvent::PenaltyGiven { .. } => "PenaltyGiven",
+            TableEvent::WarningGiven { .. } => "WarningGiven",
             TableEvent::ClockCalled { .. } => "ClockCalled",
             TableEvent::TimedOut { .. } => "TimedOut",
             TableEvent::ActionTaken { .. } => "ActionTaken",

@@ -125,8 +125,13 @@ pub enum Rejection {
     #[error("the re-deal of a misdeal needs a new seed: the old one deals the same cards (TDA 35)")]
     #[strum(message = "TDA 35")]
     SameSeed,
-    #[error("a penalty is at least one orbit")]
+    #[error("a penalty is at least one hand or one orbit")]
     InvalidPenalty,
+    #[error(
+        "offence {offence} is past the house scale of penalties: the director disqualifies the player at seating (TDA 71)"
+    )]
+    #[strum(message = "TDA 71")]
+    ScaleEndsInDisqualification { offence: u32 },
     #[error("seat {seat} is not in the current hand")]
     NotInHand { seat: Seat },
     #[error("seat {seat} is to act: record its action in turn")]
@@ -354,6 +359,7 @@ impl Classified for Rejection {
             | R::PotContestTooLate { .. }
             | R::StackUnchanged { .. }
             | R::CorrectedToNothing { .. }
+            | R::ScaleEndsInDisqualification { .. }
             | R::RemovalTooLarge { .. } => ErrorKind::Refused,
         }
     }

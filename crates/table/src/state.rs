@@ -13,6 +13,9 @@ pub struct SeatState {
     pub absent: bool,
     /// Hands left to miss under a penalty (TDA 71).
     pub penalty_hands: u32,
+    /// Offences the player was penalised for (warnings included), here
+    /// and at the tables they came from: the house scale's count.
+    pub offences: u32,
     /// Seated since the table's last hand and not yet dealt in: waits while
     /// between the button and the small blind (TDA 8, 10).
     pub new: bool,
@@ -460,13 +463,15 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             seat,
             player,
             stack,
+            carried,
         } => {
             if let Some(slot) = state.seats.get_mut(idx(*seat)) {
                 *slot = Some(SeatState {
                     player: *player,
                     stack: *stack,
-                    absent: false,
-                    penalty_hands: 0,
+                    absent: carried.absent,
+                    penalty_hands: carried.penalty_hands,
+                    offences: carried.offences,
                     new: true,
                 });
             }
@@ -735,7 +740,8 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         | TableEvent::HandVoided { .. }
         | TableEvent::ActionBound { .. }
         | TableEvent::EntropyAdded { .. }
-        | TableEvent::PenaltyGiven { .. } => apply_ruling(state, event),
+        | TableEvent::PenaltyGiven { .. }
+        | TableEvent::WarningGiven { .. } => apply_ruling(state, event),
         // Records of how a ruling was reached; their effects are events of their own.
         TableEvent::ChipsRead { .. }
         | TableEvent::ShowAsked { .. }
@@ -880,9 +886,20 @@ fn apply_ruling(state: &mut TableState, event: &TableEvent) {
                 h.out_of_turn.retain(|o| o.0 != *seat);
             }
         }
-        TableEvent::PenaltyGiven { seat, hands, .. } => {
+        TableEvent::PenaltyGiven {
+            seat,
+            hands,
+            offence,
+            ..
+        } => {
             if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
-                s.penalty_hands += hands;
+                s.penalty_hands = s.penalty_hands.saturating_add(*hands);
+                s.offences = s.offences.max(*offence);
+            }
+        }
+        TableEvent::WarningGiven { seat, offence, .. } => {
+            if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
+                s.offences = s.offences.max(*offence);
             }
         }
         _ => {}

@@ -120,6 +120,7 @@ fn run(stacks: Vec<u64>, choices: Vec<u64>) -> Result<Vec<TableEvent>, TestCaseE
             seat: i as Seat + 1,
             player: EntryId(i as u64),
             stack,
+            carried: Default::default(),
         };
         match decide(&state, &seat) {
             Ok(events) => {
@@ -205,6 +206,7 @@ fn two_stacks_of_the_largest_count_are_refused_and_nothing_vanishes() {
         seat: 1,
         player: EntryId(1),
         stack: u64::MAX,
+        carried: Default::default(),
     };
     assert_eq!(
         decide(&state, &big),
@@ -227,6 +229,7 @@ fn two_stacks_of_the_largest_count_are_refused_and_nothing_vanishes() {
             seat,
             player: EntryId(player),
             stack: MAX_CHIPS / 2,
+            carried: Default::default(),
         };
         for e in decide(&state, &seat).unwrap() {
             state = evolve(state, &e);

@@ -131,7 +131,14 @@ fn ruling(seat: Seat, choice: u64, physical: bool) -> Command {
         },
         _ => Command::Penalize {
             seat,
-            orbits: (choice / 45 % 3) as u8,
+            player: None,
+            penalty: match choice / 45 % 5 {
+                0 => Penalty::Warning,
+                1 => Penalty::Hands((choice / 225 % 4) as u32),
+                2 => Penalty::Next,
+                _ => Penalty::Orbits((choice / 45 % 3) as u8),
+            },
+            reason: "exposed a card".into(),
         },
     }
 }
@@ -165,6 +172,7 @@ fn pick(state: &TableState, choice: u64, physical: bool) -> Command {
                 seat,
                 player: EntryId(choice % 5),
                 stack: amount,
+                carried: Default::default(),
             },
             7 if (choice / 104).is_multiple_of(3) => Command::SetAbsent {
                 seat,
@@ -330,6 +338,7 @@ fn run(
             seat: i as Seat + 1,
             player: EntryId(1000 + i as u64),
             stack,
+            carried: Default::default(),
         };
         prop_assert!(apply(&mut state, &cmd, &mut log));
     }

@@ -550,6 +550,7 @@ fn a_new_player_between_the_button_and_the_small_blind_waits_for_the_button() {
         seat: 4,
         player: EntryId(200),
         stack: 1000,
+        carried: Default::default(),
     });
     let events = t.start(level(50, 100), None);
     let h = t.hand();
@@ -585,6 +586,7 @@ fn a_new_player_who_draws_the_big_blind_plays_at_once() {
         seat: 6,
         player: EntryId(200),
         stack: 1000,
+        carried: Default::default(),
     });
     t.start(level(50, 100), None);
     let h = t.hand();

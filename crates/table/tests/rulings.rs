@@ -124,7 +124,12 @@ fn a_digital_re_deal_needs_a_new_seed_and_deals_new_cards() {
 #[test]
 fn the_misdeal_and_its_re_deal_count_once_for_a_penalty_and_the_dead_stay_dead() {
     let mut t = table(&[1000, 1000, 1000, 1000]);
-    t.ok(Command::Penalize { seat: 4, orbits: 1 });
+    t.ok(Command::Penalize {
+        seat: 4,
+        player: None,
+        penalty: Penalty::Orbits(1),
+        reason: String::new(),
+    });
     t.ok(Command::SetAbsent {
         seat: 3,
         absent: true,
@@ -145,13 +150,20 @@ fn the_misdeal_and_its_re_deal_count_once_for_a_penalty_and_the_dead_stay_dead()
 #[test]
 fn a_penalty_is_one_hand_per_player_at_the_table_times_the_orbits() {
     let mut t = table(&[1000, 1000, 1000]);
-    let events = t.ok(Command::Penalize { seat: 2, orbits: 2 });
+    let events = t.ok(Command::Penalize {
+        seat: 2,
+        player: None,
+        penalty: Penalty::Orbits(2),
+        reason: String::new(),
+    });
     assert_eq!(
         events,
         [TableEvent::PenaltyGiven {
             seat: 2,
             player: EntryId(101),
-            hands: 6
+            hands: 6,
+            offence: 1,
+            reason: String::new(),
         }]
     );
     let mut button = Some(3);
@@ -176,13 +188,23 @@ fn a_penalty_is_one_hand_per_player_at_the_table_times_the_orbits() {
 fn a_penalty_needs_a_player_and_an_orbit() {
     let t = table(&[1000, 1000]);
     assert_eq!(
-        t.refused(Command::Penalize { seat: 1, orbits: 0 }),
-        "a penalty is at least one orbit"
+        t.refused(Command::Penalize {
+            seat: 1,
+            player: None,
+            penalty: Penalty::Orbits(0),
+            reason: String::new(),
+        }),
+        "a penalty is at least one hand or one orbit"
     );
     let mut t = table(&[1000, 1000, 1000]);
     t.ok(Command::RemovePlayer { seat: 3 });
     assert_eq!(
-        t.refused(Command::Penalize { seat: 3, orbits: 1 }),
+        t.refused(Command::Penalize {
+            seat: 3,
+            player: None,
+            penalty: Penalty::Orbits(1),
+            reason: String::new(),
+        }),
         "seat 3 is empty"
     );
 }
@@ -431,6 +453,7 @@ fn every_command_at_a_table_never_opened_is_refused_as_not_open() {
             seat: 1,
             player: EntryId(1),
             stack: 100,
+            carried: Default::default(),
         },
     ];
     for command in commands {

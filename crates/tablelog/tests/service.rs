@@ -24,6 +24,7 @@ async fn open_table<L: EventLog>(h: &Tables<L>, stream: &felt_eventlog::StreamId
             seat,
             player: EntryId(seat.into()),
             stack: 2000,
+            carried: Default::default(),
         });
     }
     for (i, c) in commands.iter().enumerate() {

@@ -24,6 +24,7 @@ async fn a_table_stored_and_loaded_folds_to_the_same_state_and_exports_its_hands
             seat,
             player: EntryId(seat.into()),
             stack: 1000,
+            carried: Default::default(),
         });
     }
     let mut version = 0;

@@ -110,6 +110,7 @@ mod tests {
                     seat,
                     player: EntryId(u64::from(seat)),
                     stack: 1_000,
+                    carried: Default::default(),
                 },
             );
         }

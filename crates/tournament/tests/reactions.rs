@@ -8,7 +8,7 @@ use felt_seating::EntryId;
 use felt_seating::{
     Elimination, Move, MoveReason, SeatingCommand, SeatingEvent, SeatingState, Settings,
 };
-use felt_table::{Command, HouseRules, TableEvent};
+use felt_table::{Carried, Command, HouseRules, TableEvent};
 use felt_tournament::aggregates::{
     Clock, Definition, Payout, Registry, Seating, TournamentCreated, clock_stream, payout_stream,
     registry_stream, seating_stream,
@@ -197,16 +197,19 @@ fn a_results_only_tables_result_reaches_seating_as_a_result() {
             seat: 1,
             player: EntryId(100),
             stack: 500,
+            carried: Default::default(),
         },
         felt_table::Command::SeatPlayer {
             seat: 2,
             player: EntryId(101),
             stack: 400,
+            carried: Default::default(),
         },
         felt_table::Command::SeatPlayer {
             seat: 3,
             player: EntryId(102),
             stack: 600,
+            carried: Default::default(),
         },
         felt_table::Command::SetRecording {
             recording: felt_table::Recording::ResultsOnly,
@@ -556,15 +559,23 @@ fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() 
             command: Command::RemovePlayer { seat: 4 },
         }
     );
+    // The player leaves serving a penalty, away from the table, after two
+    // offences: they take it all to the new seat (TDA 71, 30).
+    let carried = Carried {
+        penalty_hands: 5,
+        absent: true,
+        offences: 2,
+    };
     let removal = [TableEvent::PlayerRemoved {
         seat: 4,
         player: EntryId(7),
         stack: 12_345,
+        carried,
     }];
-    assert_eq!(seats::stack_moved(&m, &removal), Some(12_345));
-    assert_eq!(seats::stack_moved(&m, &[]), None);
+    assert_eq!(seats::moved_with(&m, &removal), Some((12_345, carried)));
+    assert_eq!(seats::moved_with(&m, &[]), None);
     assert_eq!(
-        seats::move_in(&m, 12_345),
+        seats::move_in(&m, 12_345, carried),
         TableOrder {
             table: 1,
             id: "move-31-in".into(),
@@ -572,6 +583,7 @@ fn a_move_leaves_one_table_takes_the_new_seat_with_its_chips_and_is_completed() 
                 seat: 9,
                 player: EntryId(7),
                 stack: 12_345,
+                carried,
             },
         }
     );
@@ -610,6 +622,7 @@ fn drawn_seats_are_taken_at_their_tables_and_confirmed() {
                 seat,
                 player: EntryId(entry.into()),
                 stack: 10_000,
+                carried: Default::default(),
             },
         }
     );

@@ -59,6 +59,7 @@ pub(crate) fn run(args: &HandsArgs) -> anyhow::Result<()> {
                         seat,
                         player: EntryId(next_player),
                         stack: STACK,
+                        carried: Default::default(),
                     },
                     &mut events,
                 )?;

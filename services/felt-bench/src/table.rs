@@ -119,6 +119,7 @@ pub(crate) fn run(args: &TableArgs) -> anyhow::Result<()> {
                             seat,
                             entry: u64::from(t * 10 + seat),
                             stack: 1_000_000,
+                            carried: Default::default(),
                         }),
                     ))
                     .await?;

@@ -81,6 +81,7 @@ fn table_log(data: &std::path::Path) {
             seat,
             player: EntryId(seat.into()),
             stack: 500,
+            carried: Default::default(),
         });
     }
     commands.push(Command::StartHand {

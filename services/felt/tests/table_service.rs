@@ -152,6 +152,7 @@ async fn set_up(client: &mut TableServiceClient<Channel>) {
                 seat,
                 entry: 100 + u64::from(seat),
                 stack: 5000,
+                carried: Default::default(),
             }),
         ));
     }
@@ -405,6 +406,7 @@ async fn a_physical_showdown_and_the_floors_rulings_go_by_the_rules_over_grpc() 
             seat,
             entry: 100 + u64::from(seat),
             stack,
+            carried: Default::default(),
         });
         run(c, &format!("seat-{seat}"), sit, "boss").await.unwrap();
     }
@@ -581,6 +583,7 @@ async fn a_partner_verifies_a_shared_deal_from_the_commitment_the_entropy_and_th
             seat,
             entry: 100 + u64::from(seat),
             stack: 5000,
+            carried: Default::default(),
         });
         run(c, &format!("seat-{seat}"), sit, "boss").await.unwrap();
     }
@@ -1383,6 +1386,7 @@ async fn a_command_from_a_felt_service_records_where_it_comes_from() {
                     seat: 1,
                     entry: 101,
                     stack: 5000,
+                    carried: Default::default(),
                 }),
             ),
             "boss",
@@ -2169,6 +2173,7 @@ async fn the_floor_runs_a_results_only_table_over_grpc() {
                 seat,
                 entry: 100 + u64::from(seat),
                 stack: 5000,
+                carried: Default::default(),
             }),
             "boss",
         )
@@ -2386,4 +2391,75 @@ async fn the_floor_corrects_a_stack_and_removes_chips_between_hands() {
         }
     }
     assert_eq!(seen, ["StackCorrected", "ChipsRemoved"]);
+}
+
+/// The floor's discipline over gRPC (TDA 71): a warning and the house
+/// scale's next step, each with its reason and the offence's number; the
+/// floor's and the director's only; a kind without a reason is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_warns_and_penalises_by_the_house_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let penalize = |kind: pb::PenaltyKind, reason: &str| {
+        C::Penalize(pb::Penalize {
+            seat: 2,
+            entry: 102,
+            kind: kind.into(),
+            reason: reason.into(),
+            ..Default::default()
+        })
+    };
+    let e = run(
+        &mut client,
+        "w0",
+        penalize(pb::PenaltyKind::Warning, ""),
+        "floor",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("penalize.reason"), "{e:?}");
+    let e = run(
+        &mut client,
+        "w1",
+        penalize(pb::PenaltyKind::Warning, "soft play"),
+        "dealer-1",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    let warned = run(
+        &mut client,
+        "w1",
+        penalize(pb::PenaltyKind::Warning, "soft play"),
+        "floor",
+    )
+    .await
+    .unwrap();
+    let Some(pb::table_event::Kind::WarningGiven(w)) =
+        warned[0].event.as_ref().and_then(|e| e.kind.clone())
+    else {
+        panic!("{warned:?}")
+    };
+    assert_eq!((w.seat, w.entry, w.offence), (2, 102, 1));
+    assert_eq!(w.reason, "soft play");
+    let next = run(
+        &mut client,
+        "p2",
+        penalize(pb::PenaltyKind::Next, "soft play again"),
+        "boss",
+    )
+    .await
+    .unwrap();
+    let Some(pb::table_event::Kind::PenaltyGiven(p)) =
+        next[0].event.as_ref().and_then(|e| e.kind.clone())
+    else {
+        panic!("{next:?}")
+    };
+    // The TDA scale's second step: one orbit, one hand per player (3).
+    assert_eq!((p.hands, p.offence), (3, 2));
+    let view = get_table(&mut client, "tv").await;
+    assert_eq!(view.seats[1].penalty_hands, 3);
 }

@@ -1183,6 +1183,7 @@ async fn no_persons_token_goes_around_seating_at_its_tables() {
             seat: 9,
             entry: 999,
             stack: 1_000_000,
+            carried: Default::default(),
         }),
         C::RemovePlayer(pb::RemovePlayer { seat: 1 }),
         C::StartHand(pb::StartHand {

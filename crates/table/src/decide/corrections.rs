@@ -6,7 +6,7 @@ use super::Decider;
 use crate::model::*;
 use crate::rejection::Rejection;
 
-fn bounded(text: &str, what: &'static str) -> Result<(), Rejection> {
+pub(super) fn bounded(text: &str, what: &'static str) -> Result<(), Rejection> {
     let len = text.chars().count();
     if len == 0 || len > MAX_REASON || text.chars().any(char::is_control) {
         return Err(Rejection::InvalidText {

@@ -77,7 +77,8 @@ impl Decider<'_> {
                 seat,
                 player,
                 stack,
-            } => self.seat_player(*seat, *player, *stack),
+                carried,
+            } => self.seat_player(*seat, *player, *stack, *carried),
             Command::RemovePlayer { seat } => self.remove_player(*seat),
             Command::SetAbsent { seat, absent } => self.set_absent(*seat, *absent),
             Command::StartHand {
@@ -99,7 +100,12 @@ impl Decider<'_> {
             Command::TimeOut { seat } => self.time_out(*seat),
             Command::Misdeal { reason, deal } => self.misdeal(reason, deal),
             Command::Rule { ruling, reason } => self.rule(ruling, reason),
-            Command::Penalize { seat, orbits } => self.penalize(*seat, *orbits),
+            Command::Penalize {
+                seat,
+                player,
+                penalty,
+                reason,
+            } => self.penalize(*seat, *player, *penalty, reason),
             Command::Show { seat, cards } => self.show(*seat, cards.as_ref()),
             Command::Muck { seat } => self.muck(*seat),
             Command::PushPot { pot, winners } => self.push_pot(*pot, winners),
@@ -136,7 +142,13 @@ impl Decider<'_> {
         Ok(())
     }
 
-    fn seat_player(&mut self, seat: Seat, player: EntryId, stack: Chips) -> Result<(), Rejection> {
+    fn seat_player(
+        &mut self,
+        seat: Seat,
+        player: EntryId,
+        stack: Chips,
+        carried: Carried,
+    ) -> Result<(), Rejection> {
         self.check_seat(seat)?;
         if self.state.seat(seat).is_some() {
             return Err(Rejection::SeatOccupied { seat });
@@ -161,6 +173,7 @@ impl Decider<'_> {
             seat,
             player,
             stack,
+            carried,
         });
         Ok(())
     }
@@ -180,6 +193,11 @@ impl Decider<'_> {
             seat,
             player: occupant.player,
             stack: occupant.stack,
+            carried: Carried {
+                penalty_hands: occupant.penalty_hands,
+                absent: occupant.absent,
+                offences: occupant.offences,
+            },
         });
         Ok(())
     }
@@ -191,23 +209,64 @@ impl Decider<'_> {
         Ok(())
     }
 
-    fn penalize(&mut self, seat: Seat, orbits: u8) -> Result<(), Rejection> {
+    fn penalize(
+        &mut self,
+        seat: Seat,
+        player: Option<EntryId>,
+        penalty: Penalty,
+        reason: &str,
+    ) -> Result<(), Rejection> {
         self.check_seat(seat)?;
-        let offender = self
+        let sitting = self.state.seat(seat).ok_or(Rejection::SeatEmpty { seat })?;
+        let player = player.unwrap_or(sitting.player);
+        self.holds(seat, player)?;
+        if !reason.is_empty() {
+            corrections::bounded(reason, "a penalty's reason")?;
+        }
+        let offence = self
             .state
             .seat(seat)
-            .ok_or(Rejection::SeatEmpty { seat })?
-            .player;
-        if orbits == 0 {
+            .map_or(0, |p| p.offences)
+            .saturating_add(1);
+        let penalty = match penalty {
+            // Repeated offences escalate by the house's scale (TDA 71).
+            Penalty::Next => self
+                .state
+                .rules
+                .penalty_scale
+                .step(offence)
+                .ok_or(Rejection::ScaleEndsInDisqualification { offence })?,
+            given => given,
+        };
+        let reason = reason.to_owned();
+        let hands = match penalty {
+            Penalty::Warning => {
+                self.emit(TableEvent::WarningGiven {
+                    seat,
+                    player,
+                    offence,
+                    reason,
+                });
+                return Ok(());
+            }
+            Penalty::Hands(hands) => hands,
+            // One hand per player at the table when the offence occurred,
+            // the offender included, times the orbits (TDA 71).
+            Penalty::Orbits(orbits) => {
+                let players = self.state.seats.iter().flatten().count() as u32;
+                players * u32::from(orbits)
+            }
+            Penalty::Next => 0,
+        };
+        if hands == 0 {
             return Err(Rejection::InvalidPenalty);
         }
-        // One hand per player at the table, the offender included,
-        // times the orbits (TDA 71).
-        let players = self.state.seats.iter().flatten().count() as u32;
         self.emit(TableEvent::PenaltyGiven {
             seat,
-            player: offender,
-            hands: players * u32::from(orbits),
+            player,
+            hands,
+            offence,
+            reason,
         });
         Ok(())
     }

@@ -34,6 +34,7 @@ pub(crate) fn table_with(stacks: &[Chips], rules: HouseRules) -> Table {
             seat: i as Seat + 1,
             player: EntryId(100 + i as u64),
             stack,
+            carried: Default::default(),
         });
     }
     t

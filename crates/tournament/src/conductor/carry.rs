@@ -219,8 +219,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         let mut moved = Vec::new();
         for (m, out) in work.moves.iter().zip(outs) {
             let Some(out) = refused(out)? else { continue };
-            match reactions::seats::stack_moved(m, &out.events) {
-                Some(stack) => moved.push((m, stack)),
+            match reactions::seats::moved_with(m, &out.events) {
+                Some(with) => moved.push((m, with)),
                 None => tracing::warn!(
                     t,
                     id = m.id,
@@ -229,12 +229,11 @@ impl<L: EventLog + 'static> Conductor<L> {
                 ),
             }
         }
-        let ins =
-            futures::future::join_all(moved.iter().map(|(m, stack)| {
-                self.table_order(t, at, reactions::seats::move_in(m, *stack), from)
-            }))
-            .await;
-        for ((m, stack), seated) in moved.iter().zip(ins) {
+        let ins = futures::future::join_all(moved.iter().map(|(m, (stack, carried))| {
+            self.table_order(t, at, reactions::seats::move_in(m, *stack, *carried), from)
+        }))
+        .await;
+        for ((m, (stack, _)), seated) in moved.iter().zip(ins) {
             if refused(seated)?.is_none() {
                 continue;
             }

@@ -14,7 +14,7 @@
 use felt_seating::{
     EntryId, EntryStatus, Move, SeatingCommand, SeatingEvent, SeatingState, TableNo,
 };
-use felt_table::{Command, HouseRules, Seat, TableEvent};
+use felt_table::{Carried, Command, HouseRules, Seat, TableEvent};
 
 use super::{Order, TableOrder};
 use crate::aggregates::Seating;
@@ -43,7 +43,8 @@ pub struct Carry {
     /// Each seat taken at its table, then confirmed at seating.
     pub seats: Vec<(TableOrder, Order<SeatingCommand>)>,
     /// Each move: [`move_out`], then [`move_in`] and [`move_done`] with
-    /// the chips [`stack_moved`] finds in the removal.
+    /// the chips (and what else the player carries) [`moved_with`] finds
+    /// in the removal.
     pub moves: Vec<Move>,
 }
 
@@ -143,6 +144,7 @@ pub fn seat(entry: EntryId, table: TableNo, seat: Seat, stack: u64) -> TableOrde
             seat,
             player: entry,
             stack,
+            carried: Carried::default(),
         },
     }
 }
@@ -165,19 +167,26 @@ pub fn move_out(m: &Move) -> TableOrder {
     }
 }
 
-/// The chips a move's player left their table with, from the events of
+/// The chips a move's player left their table with, and what else they
+/// carry (a penalty's hands left, absence, offences), from the events of
 /// its removal: `None` if they do not remove that player.
-pub fn stack_moved(m: &Move, removal: &[TableEvent]) -> Option<u64> {
+pub fn moved_with(m: &Move, removal: &[TableEvent]) -> Option<(u64, Carried)> {
     removal.iter().find_map(|e| match e {
-        TableEvent::PlayerRemoved { stack, player, .. } if *player == m.entry => Some(*stack),
+        TableEvent::PlayerRemoved {
+            stack,
+            player,
+            carried,
+            ..
+        } if *player == m.entry => Some((*stack, *carried)),
         _ => None,
     })
 }
 
 /// A move's second step: the player takes their new seat with the chips
 /// they left the other table with (TDA 10: a moved player keeps their
-/// chips).
-pub fn move_in(m: &Move, stack: u64) -> TableOrder {
+/// chips), still serving their penalty and still away if they were
+/// (TDA 71, 30).
+pub fn move_in(m: &Move, stack: u64, carried: Carried) -> TableOrder {
     TableOrder {
         table: m.to.0,
         id: format!("move-{}-in", m.id),
@@ -185,6 +194,7 @@ pub fn move_in(m: &Move, stack: u64) -> TableOrder {
             seat: m.to.1,
             player: m.entry,
             stack,
+            carried,
         },
     }
 }

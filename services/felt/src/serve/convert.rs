@@ -5,8 +5,8 @@
 use felt_cards::{Card, Seed};
 use felt_proto::v1 as pb;
 use felt_table::{
-    AnteFormat, Command, Deal, Declaration, EntryId, HouseRules, Level, OddChips, PlayerAction,
-    Ruling, Seat, ShortBigBlind, TableEvent, TableState,
+    AnteFormat, Command, Deal, Declaration, EntryId, HouseRules, Level, OddChips, Penalty,
+    PlayerAction, Ruling, Seat, ShortBigBlind, TableEvent, TableState,
 };
 use tonic::Status;
 
@@ -81,6 +81,9 @@ pub(crate) fn rules(r: Option<&pb::HouseRules>) -> HouseRules {
         }
         if r.odd_chips() == pb::OddChips::AllToTheFirstWinner {
             rules.odd_chips = OddChips::AllToTheFirstWinner;
+        }
+        if r.penalty_scale() == pb::PenaltyScale::Series {
+            rules.penalty_scale = felt_table::PenaltyScale::Series;
         }
     }
     rules
@@ -165,6 +168,7 @@ pub(crate) fn command(
             seat: seat(s.seat, "seat_player.seat")?,
             player: EntryId(s.entry),
             stack: s.stack,
+            carried: super::table_events::from_carried(s.carried.as_ref()),
         },
         C::RemovePlayer(r) => Command::RemovePlayer {
             seat: seat(r.seat, "remove_player.seat")?,
@@ -222,10 +226,28 @@ pub(crate) fn command(
             ruling: ruling(r.ruling.as_ref(), "rule.ruling")?,
             reason: r.reason.clone(),
         },
-        C::Penalize(p) => Command::Penalize {
-            seat: seat(p.seat, "penalize.seat")?,
-            orbits: u8::try_from(p.orbits).map_err(|_| invalid("penalize.orbits: at most 255"))?,
-        },
+        C::Penalize(p) => {
+            let orbits =
+                || u8::try_from(p.orbits).map_err(|_| invalid("penalize.orbits: at most 255"));
+            let kind = pb::PenaltyKind::try_from(p.kind)
+                .map_err(|_| invalid(format!("penalize.kind: {} is not a kind", p.kind)))?;
+            if kind != pb::PenaltyKind::Unspecified && p.reason.is_empty() {
+                return Err(invalid("penalize.reason is required with penalize.kind"));
+            }
+            Command::Penalize {
+                seat: seat(p.seat, "penalize.seat")?,
+                player: (p.entry != 0).then_some(EntryId(p.entry)),
+                penalty: match kind {
+                    pb::PenaltyKind::Unspecified | pb::PenaltyKind::Orbits => {
+                        Penalty::Orbits(orbits()?)
+                    }
+                    pb::PenaltyKind::Warning => Penalty::Warning,
+                    pb::PenaltyKind::Hands => Penalty::Hands(p.hands),
+                    pb::PenaltyKind::Next => Penalty::Next,
+                },
+                reason: p.reason.clone(),
+            }
+        }
         C::CallClock(c) => Command::CallClock {
             seat: seat(c.seat, "call_clock.seat")?,
         },

@@ -85,10 +85,12 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
             seat,
             player,
             stack,
+            carried,
         } => C::SeatPlayer(pb::SeatPlayer {
             seat: u32::from(*seat),
             entry: player.0,
             stack: *stack,
+            carried: super::table_events::carried(carried),
         }),
         Command::RemovePlayer { seat } => C::RemovePlayer(pb::RemovePlayer {
             seat: u32::from(*seat),
@@ -349,6 +351,11 @@ mod tests {
                 seat: 4,
                 player: EntryId(77),
                 stack: 20_000,
+                carried: felt_table::Carried {
+                    penalty_hands: 3,
+                    absent: true,
+                    offences: 1,
+                },
             },
             Command::RemovePlayer { seat: 4 },
             Command::StartHand {

@@ -8,9 +8,9 @@ use felt_cards::{Card, Category, Commitment, HandRank, Seed};
 use felt_proto::v1 as pb;
 use felt_proto::v1::table_event as te;
 use felt_table::{
-    ActionTaken, Blind, Bound, Bust, Concerns, Deal, Declaration, EntryId, HouseRules, Level,
-    OddChips, PlayerAction, Recording, Removal, Ruling, Seat, Share, ShortBigBlind, Street,
-    TableEvent,
+    ActionTaken, Blind, Bound, Bust, Carried, Concerns, Deal, Declaration, EntryId, HouseRules,
+    Level, OddChips, PenaltyScale, PlayerAction, Recording, Removal, Ruling, Seat, Share,
+    ShortBigBlind, Street, TableEvent,
 };
 
 /// Why an event from the wire is not a table's event: the field, and
@@ -108,7 +108,30 @@ pub(crate) fn rules(r: &HouseRules) -> pb::HouseRules {
             OddChips::AllToTheFirstWinner => pb::OddChips::AllToTheFirstWinner,
         }
         .into(),
+        penalty_scale: match r.penalty_scale {
+            PenaltyScale::Tda => pb::PenaltyScale::Tda,
+            PenaltyScale::Series => pb::PenaltyScale::Series,
+        }
+        .into(),
     }
+}
+
+/// What a player carries between seats, on the wire (none: absent).
+pub(crate) fn carried(c: &Carried) -> Option<pb::Carried> {
+    (!c.is_none()).then_some(pb::Carried {
+        penalty_hands: c.penalty_hands,
+        absent: c.absent,
+        offences: c.offences,
+    })
+}
+
+/// What a player carries between seats, from the wire.
+pub(crate) fn from_carried(c: Option<&pb::Carried>) -> Carried {
+    c.map_or_else(Carried::default, |c| Carried {
+        penalty_hands: c.penalty_hands,
+        absent: c.absent,
+        offences: c.offences,
+    })
 }
 
 fn action(a: &PlayerAction) -> pb::Action {
@@ -242,19 +265,23 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             seat,
             player,
             stack,
+            carried: c,
         } => Kind::PlayerSeated(te::PlayerSeated {
             seat: (*seat).into(),
             entry: player.get(),
             stack: *stack,
+            carried: carried(c),
         }),
         TableEvent::PlayerRemoved {
             seat,
             player,
             stack,
+            carried: c,
         } => Kind::PlayerRemoved(te::PlayerRemoved {
             seat: (*seat).into(),
             entry: player.get(),
             stack: *stack,
+            carried: carried(c),
         }),
         TableEvent::AbsenceChanged { seat, absent } => Kind::AbsenceChanged(te::AbsenceChanged {
             seat: (*seat).into(),
@@ -378,10 +405,25 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             seat,
             player,
             hands,
+            offence,
+            reason,
         } => Kind::PenaltyGiven(te::PenaltyGiven {
             seat: (*seat).into(),
             entry: player.get(),
             hands: *hands,
+            offence: *offence,
+            reason: reason.clone(),
+        }),
+        TableEvent::WarningGiven {
+            seat,
+            player,
+            offence,
+            reason,
+        } => Kind::WarningGiven(te::WarningGiven {
+            seat: (*seat).into(),
+            entry: player.get(),
+            offence: *offence,
+            reason: reason.clone(),
         }),
         TableEvent::ClockCalled { seat } => Kind::ClockCalled(te::ClockCalled {
             seat: (*seat).into(),
@@ -637,11 +679,13 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             seat: seat(p.seat, "player_seated.seat")?,
             player: EntryId(p.entry),
             stack: p.stack,
+            carried: from_carried(p.carried.as_ref()),
         },
         Kind::PlayerRemoved(p) => TableEvent::PlayerRemoved {
             seat: seat(p.seat, "player_removed.seat")?,
             player: EntryId(p.entry),
             stack: p.stack,
+            carried: from_carried(p.carried.as_ref()),
         },
         Kind::AbsenceChanged(a) => TableEvent::AbsenceChanged {
             seat: seat(a.seat, "absence_changed.seat")?,
@@ -752,6 +796,14 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             seat: seat(p.seat, "penalty_given.seat")?,
             player: EntryId(p.entry),
             hands: p.hands,
+            offence: p.offence,
+            reason: p.reason.clone(),
+        },
+        Kind::WarningGiven(w) => TableEvent::WarningGiven {
+            seat: seat(w.seat, "warning_given.seat")?,
+            player: EntryId(w.entry),
+            offence: w.offence,
+            reason: w.reason.clone(),
         },
         Kind::ClockCalled(c) => TableEvent::ClockCalled {
             seat: seat(c.seat, "clock_called.seat")?,
@@ -913,11 +965,27 @@ mod tests {
                 seat: 3,
                 player: EntryId(1_234),
                 stack: 20_000,
+                carried: Carried::default(),
             },
             TableEvent::PlayerRemoved {
                 seat: 3,
                 player: EntryId(1_234),
                 stack: 18_500,
+                carried: Carried {
+                    penalty_hands: 4,
+                    absent: true,
+                    offences: 2,
+                },
+            },
+            TableEvent::PlayerSeated {
+                seat: 7,
+                player: EntryId(1_234),
+                stack: 18_500,
+                carried: Carried {
+                    penalty_hands: 4,
+                    absent: true,
+                    offences: 2,
+                },
             },
             TableEvent::AbsenceChanged {
                 seat: 4,
@@ -1022,6 +1090,14 @@ mod tests {
                 seat: 8,
                 player: EntryId(77),
                 hands: 9,
+                offence: 2,
+                reason: "cards exposed with action pending".into(),
+            },
+            TableEvent::WarningGiven {
+                seat: 8,
+                player: EntryId(77),
+                offence: 1,
+                reason: "excessive chatter".into(),
             },
             TableEvent::ClockCalled { seat: 3 },
             TableEvent::TimedOut { seat: 3 },
@@ -1185,8 +1261,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 36 kinds of event a table records.)
-        assert_eq!(kinds.len(), 36);
+        // (All 37 kinds of event a table records.)
+        assert_eq!(kinds.len(), 37);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());
