@@ -396,6 +396,19 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                         unrecorded.hands
                     ));
                 }
+                TableEvent::PlayerDisqualified {
+                    seat,
+                    player,
+                    stack,
+                    reason,
+                } => {
+                    removed += u128::from(*stack);
+                    corrected_out += u128::from(*stack);
+                    report.note(format!(
+                        "{t}: table {table}, after hand {}: seat {seat} (entry {player}) disqualified, {stack} chips removed from play (TDA 71): {reason}",
+                        unrecorded.hands
+                    ));
+                }
                 TableEvent::ChipsRemoved {
                     seat,
                     player,
@@ -651,6 +664,10 @@ fn check_places(
                     _ => groups.push((key, vec![*entry])),
                 }
             }
+            // Out at once, in no hand: a group of its own.
+            SeatingEvent::Disqualified { entry, .. } => {
+                groups.push((Key::Hand(i), vec![*entry]));
+            }
             _ => {}
         }
     }
@@ -687,7 +704,10 @@ fn check_places(
         };
         let high = field - out;
         for entry in group {
-            match payout.entries().get(entry).and_then(|e| e.place) {
+            let e = payout.entries().get(entry);
+            // A disqualification placed nowhere leaves its place empty.
+            let place = e.and_then(|e| e.place.or(e.forfeited.map(|(p, _)| (p, p))));
+            match place {
                 Some((first, last)) if first >= low && last <= high => {}
                 other => wrong.push(format!(
                     "entry {entry} placed {other:?}, its bust gives {low}-{high}"
@@ -710,10 +730,17 @@ fn check_places(
                 "entry {w}, the last with chips, is not placed first"
             ));
         }
+        // Prizes paid, and those disqualified entries forfeited.
+        let forfeited: u128 = payout
+            .entries()
+            .values()
+            .filter_map(|e| e.forfeited)
+            .map(|(_, prize)| u128::from(prize))
+            .sum();
         let paid: u128 = payout.entries().values().map(|e| u128::from(e.prize)).sum();
-        if paid != u128::from(pool.prize_pool) {
+        if paid + forfeited != u128::from(pool.prize_pool) {
             wrong.push(format!(
-                "prizes add up to {paid}, the pool is {}",
+                "prizes add up to {paid} and {forfeited} forfeited, the pool is {}",
                 pool.prize_pool
             ));
         }
@@ -723,9 +750,10 @@ fn check_places(
             .values()
             .map(|e| u128::from(e.bounties_won))
             .sum();
-        if bounties != u128::from(pool.bounties) {
+        let bounties_forfeited = u128::from(payout.forfeited()).saturating_sub(forfeited);
+        if bounties + bounties_forfeited != u128::from(pool.bounties) {
             wrong.push(format!(
-                "bounties paid add up to {bounties}, {} were bought in",
+                "bounties paid add up to {bounties} and {bounties_forfeited} forfeited, {} were bought in",
                 pool.bounties
             ));
         }

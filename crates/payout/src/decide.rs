@@ -129,6 +129,19 @@ pub enum PayoutEvent {
         result: DealResult,
     },
     DealWithdrawn,
+    /// A disqualified entry placed nowhere (the house rule): `place` is
+    /// left empty and its `prize` is forfeited, paid to nobody.
+    PlaceForfeited {
+        entry: EntryId,
+        place: u32,
+        prize: Money,
+    },
+    /// The bounty on a head nobody won (a disqualified entry): paid to
+    /// nobody.
+    BountyForfeited {
+        entry: EntryId,
+        amount: Money,
+    },
 }
 
 impl PayoutEvent {
@@ -148,6 +161,8 @@ impl PayoutEvent {
             PayoutEvent::DealConsented { .. } => "DealConsented",
             PayoutEvent::DealMade { .. } => "DealMade",
             PayoutEvent::DealWithdrawn => "DealWithdrawn",
+            PayoutEvent::PlaceForfeited { .. } => "PlaceForfeited",
+            PayoutEvent::BountyForfeited { .. } => "BountyForfeited",
         }
     }
 }
@@ -371,7 +386,15 @@ fn place_busts(state: &PayoutState, busts: &[Bust]) -> Decided {
     for b in busts {
         let bounty = state.entries.get(&b.entry).map_or(0, |e| e.bounty);
         if s.bounty > 0 && bounty > 0 {
-            events.push(bounty_event(s, b, bounty));
+            if b.by.is_empty() {
+                // Nobody won these chips (a disqualification).
+                events.push(PayoutEvent::BountyForfeited {
+                    entry: b.entry,
+                    amount: bounty,
+                });
+            } else {
+                events.push(bounty_event(s, b, bounty));
+            }
         }
     }
     if state.pool.is_none() || !state.waiting.is_empty() {
@@ -583,6 +606,16 @@ fn placements(
             let total: Money = (group.first..=group.last)
                 .map(|p| prizes.get(p as usize - 1).copied().unwrap_or(0))
                 .sum();
+            // A disqualification is a group of its own.
+            if let [entry] = group.entries[..]
+                && busts.iter().any(|b| b.entry == entry && b.forfeit)
+            {
+                return PayoutEvent::PlaceForfeited {
+                    entry,
+                    place: group.first,
+                    prize: total,
+                };
+            }
             let shares = share(total, group.entries.len());
             let prizes = group
                 .entries
@@ -637,6 +670,7 @@ fn first_place(
         .iter()
         .filter_map(|e| match e {
             PayoutEvent::Placed { group, .. } => Some(group.entries.clone()),
+            PayoutEvent::PlaceForfeited { entry, .. } => Some(vec![*entry]),
             _ => None,
         })
         .flatten()

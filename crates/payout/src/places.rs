@@ -38,6 +38,10 @@ pub struct Bust {
     /// crash a hand end may be reported again after later ones).
     #[serde(default)]
     pub out: Option<u32>,
+    /// Disqualified under the house rule that places them nowhere: the
+    /// place they stood in is left empty and its prize forfeited.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forfeit: bool,
 }
 
 /// Players sharing places `first..=last` (one player: a place of their own).

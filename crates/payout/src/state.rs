@@ -25,6 +25,10 @@ pub struct Entry {
     /// Places `first..=last` (shared when first < last).
     pub place: Option<(u32, u32)>,
     pub prize: Money,
+    /// Disqualified and placed nowhere: the place they stood in was left
+    /// empty and its prize forfeited.
+    #[serde(default)]
+    pub forfeited: Option<(u32, Money)>,
 }
 
 /// A deal on the table, waiting for every player's consent.
@@ -57,6 +61,9 @@ pub struct PayoutState {
     pub(crate) guaranteed: BTreeMap<EntryId, Money>,
     pub(crate) proposal: Option<Proposal>,
     pub(crate) deals: u32,
+    /// Prizes and bounties forfeited (disqualifications): paid to nobody.
+    #[serde(default)]
+    pub(crate) forfeited: Money,
 }
 
 impl PayoutState {
@@ -135,6 +142,27 @@ impl PayoutState {
         self.deals
     }
 
+    /// Prizes and bounties forfeited by disqualified entries: paid to
+    /// nobody.
+    pub fn forfeited(&self) -> Money {
+        self.forfeited
+    }
+
+    /// The waiting group that holds `entries` (the oldest) loses them.
+    fn settle_waiting(&mut self, entries: &[EntryId]) {
+        let first_waiting = self
+            .waiting
+            .first()
+            .is_some_and(|w| w.iter().any(|b| entries.contains(&b.entry)));
+        if first_waiting {
+            let w = &mut self.waiting[0];
+            w.retain(|b| !entries.contains(&b.entry));
+            if w.is_empty() {
+                self.waiting.remove(0);
+            }
+        }
+    }
+
     /// Entries not yet busted.
     pub fn remaining(&self) -> u32 {
         self.entries.len() as u32 - self.busted
@@ -180,6 +208,7 @@ impl PayoutState {
                         busted: false,
                         place: None,
                         prize: 0,
+                        forfeited: None,
                     },
                 );
             }
@@ -218,10 +247,6 @@ impl PayoutState {
                 self.held.remove(round);
             }
             PayoutEvent::Placed { group, prizes } => {
-                let first_waiting = self
-                    .waiting
-                    .first()
-                    .is_some_and(|w| w.iter().any(|b| group.entries.contains(&b.entry)));
                 for (id, prize) in prizes {
                     if let Some(e) = self.entries.get_mut(id) {
                         if !e.busted && group.first > 1 {
@@ -234,13 +259,28 @@ impl PayoutState {
                         e.prize = *prize;
                     }
                 }
-                if first_waiting {
-                    let w = &mut self.waiting[0];
-                    w.retain(|b| !group.entries.contains(&b.entry));
-                    if w.is_empty() {
-                        self.waiting.remove(0);
+                self.settle_waiting(&group.entries);
+            }
+            PayoutEvent::PlaceForfeited {
+                entry,
+                place,
+                prize,
+            } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    if !e.busted {
+                        self.busted += 1;
                     }
+                    e.busted = true;
+                    e.forfeited = Some((*place, *prize));
                 }
+                self.forfeited += prize;
+                self.settle_waiting(&[*entry]);
+            }
+            PayoutEvent::BountyForfeited { entry, amount } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.bounty = 0;
+                }
+                self.forfeited += amount;
             }
             PayoutEvent::BountyCollected { from, paid, added } => {
                 if let Some(e) = self.entries.get_mut(from) {

@@ -64,6 +64,7 @@ fn bust(entry: u64, table: u32, starting_stack: u64) -> Bust {
         starting_stack,
         by: vec![],
         out: None,
+        forfeit: false,
     }
 }
 
@@ -610,6 +611,7 @@ fn progressive_knockouts_pay_half_and_put_half_on_the_winners_head() {
             starting_stack: 10,
             by: vec![EntryId(2)],
             out: None,
+            forfeit: false,
         }],
     });
     commands.push(Command::RecordBusts {
@@ -619,6 +621,7 @@ fn progressive_knockouts_pay_half_and_put_half_on_the_winners_head() {
             starting_stack: 10,
             by: vec![EntryId(2)],
             out: None,
+            forfeit: false,
         }],
     });
     let (state, events) = run(&commands);
@@ -813,4 +816,98 @@ fn many_entries_at_once_are_recorded_all_or_none() {
         decide(&after, &Command::RecordEntries { entries: twice }),
         Err(PayoutError::DuplicateEntry { entry: EntryId(2) })
     );
+}
+
+/// A disqualified entry, as seating hands it over: out of the field in no
+/// hand, won by nobody.
+fn disqualified(entry: u64, forfeit: bool) -> Bust {
+    Bust {
+        entry: EntryId(entry),
+        table: 1,
+        starting_stack: 0,
+        by: vec![],
+        out: None,
+        forfeit,
+    }
+}
+
+/// Seed 000 rule 71 leaves a disqualified player's place to the house.
+/// Given 10 entries paying three places, when the director disqualifies
+/// entry 5 with three left under the house rule that places them nowhere,
+/// then third place is left empty and its prize forfeited, the next out
+/// finishes second, and the prizes paid and forfeited make the pool.
+#[test]
+fn a_disqualified_entry_placed_nowhere_forfeits_the_place_it_stood_in() {
+    let (mut state, _) = tournament(10, SimultaneousBusts::ShareAcrossTables);
+    let apply = |state: &mut PayoutState, c: Command| {
+        let events = decide(state, &c).unwrap_or_else(|e| panic!("{c:?}: {e}"));
+        for e in &events {
+            state.apply(e);
+        }
+        events
+    };
+    for e in [1, 2, 3, 4, 6, 7, 8] {
+        apply(
+            &mut state,
+            Command::RecordBusts {
+                busts: vec![bust(e, 1, 100)],
+            },
+        );
+    }
+    let events = apply(
+        &mut state,
+        Command::RecordBusts {
+            busts: vec![disqualified(5, true)],
+        },
+    );
+    assert_eq!(
+        events,
+        vec![PayoutEvent::PlaceForfeited {
+            entry: EntryId(5),
+            place: 3,
+            prize: 8_000,
+        }]
+    );
+    assert_eq!(state.entry(EntryId(5)).unwrap().place, None);
+    let events = apply(
+        &mut state,
+        Command::RecordBusts {
+            busts: vec![bust(9, 1, 100)],
+        },
+    );
+    let places: Vec<(u32, Vec<EntryId>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            PayoutEvent::Placed { group, .. } => Some((group.first, group.entries.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(places, vec![(2, vec![EntryId(9)]), (1, vec![EntryId(10)])]);
+    let paid: u64 = state.entries().values().map(|e| e.prize).sum();
+    assert_eq!((paid, state.forfeited()), (32_000, 8_000));
+}
+
+/// The default house rule places a disqualified entry as they stand and
+/// pays them; a bounty on their head, won by nobody, is forfeited.
+#[test]
+fn a_disqualified_entry_placed_as_they_stand_is_paid_and_forfeits_their_bounty() {
+    let mut settings = MoneySettings::club();
+    settings.bounty = 2_000;
+    let mut commands = vec![Command::Configure {
+        name: "KO".into(),
+        settings,
+        busts: SimultaneousBusts::ShareAcrossTables,
+    }];
+    commands.extend(entries(3));
+    commands.push(Command::CloseRegistration);
+    commands.push(Command::RecordBusts {
+        busts: vec![disqualified(2, false)],
+    });
+    let (state, events) = run(&commands);
+    assert!(events.contains(&PayoutEvent::BountyForfeited {
+        entry: EntryId(2),
+        amount: 2_000
+    }));
+    assert_eq!(state.entry(EntryId(2)).unwrap().place, Some((3, 3)));
+    assert_eq!(state.forfeited(), 2_000);
 }

@@ -59,6 +59,8 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         StartHandForHand => start_hand_for_hand(state),
         StopHandForHand => stop_hand_for_hand(state),
         HoldTable { table, reason } => hold_table(state, *table, reason),
+        Disqualify { entry, reason } => disqualify(state, settings, *entry, reason),
+        RemovalCompleted { entry, stack } => removal_completed(state, *entry, *stack, rng),
         ReleaseTable { table } => release_table(state, *table),
         HandEnded {
             table,
@@ -379,6 +381,11 @@ fn hand_ended(
             });
         }
     }
+    // A disqualified player who lost their chips in the hand they were
+    // playing has left the table: nothing is left to remove.
+    let (gone, busted): (Vec<&Elimination>, Vec<&Elimination>) = busted
+        .iter()
+        .partition(|b| state.room.removals.contains_key(&b.entry));
     if busted.len() as u32 >= state.room.players() {
         return Err(SeatingError::EveryoneBusted);
     }
@@ -389,6 +396,12 @@ fn hand_ended(
             button,
             big_blind,
             hand_for_hand_round: round,
+        });
+    }
+    for b in gone {
+        work.emit(SeatingEvent::RemovalCompleted {
+            entry: b.entry,
+            stack: 0,
         });
     }
     for bust in busted {
@@ -430,6 +443,56 @@ fn hold_table(state: &SeatingState, table: TableNo, reason: &str) -> Decided {
         table,
         reason: reason.to_string(),
     }])
+}
+
+/// The director disqualifies a player (TDA 71): out of the field now, in
+/// the place the house rule gives; the seat is held until the table has
+/// removed the player and their chips.
+fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason: &str) -> Decided {
+    if !state.started {
+        return Err(SeatingError::NotStarted);
+    }
+    let e = state
+        .entries
+        .get(&entry)
+        .ok_or(SeatingError::NoSuchEntry { entry })?;
+    let EntryStatus::Seated { table, seat } = e.status else {
+        return Err(SeatingError::NotPlaying { entry });
+    };
+    if e.moving.is_some() || state.room.unseated.contains(&entry) {
+        return Err(SeatingError::NotSettled { entry });
+    }
+    if reason.trim().is_empty() {
+        return Err(SeatingError::NoReason);
+    }
+    let players = state.room.players();
+    if players < 2 {
+        return Err(SeatingError::EveryoneBusted);
+    }
+    Ok(vec![SeatingEvent::Disqualified {
+        entry,
+        table,
+        seat,
+        reason: reason.to_string(),
+        placed: settings.disqualification == crate::model::Disqualification::PlacedAsTheyStand,
+        remaining: players - 1,
+    }])
+}
+
+/// The disqualified player's table removed them; the room is put in order.
+fn removal_completed(
+    state: &SeatingState,
+    entry: EntryId,
+    stack: crate::model::Chips,
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    if !state.room.removals.contains_key(&entry) {
+        return Err(SeatingError::NoRemoval { entry });
+    }
+    let mut work = Work::on(state);
+    work.emit(SeatingEvent::RemovalCompleted { entry, stack });
+    tidy(&mut work, rng);
+    Ok(work.events)
 }
 
 /// The floor releases a table it held.
@@ -619,6 +682,11 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     let pending = room.pending_at(table);
     if pending > 0 {
         return wait(format!("{pending} player moves are being carried out"));
+    }
+    if let Some((entry, _)) = room.removals.iter().find(|(_, at)| at.0 == table) {
+        return wait(format!(
+            "entry {entry}, disqualified, is leaving the table with their chips"
+        ));
     }
     if t.seats.iter().flatten().any(|e| room.unseated.contains(e)) {
         return wait("players are being seated".into());

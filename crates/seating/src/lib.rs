@@ -17,8 +17,8 @@ mod state;
 
 pub use decide::{decide, gate};
 pub use model::{
-    Balance, BreakOrder, Chips, Elimination, EntryId, Move, MoveReason, PlayerId, Seat, SeatReason,
-    SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
+    Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, Move, MoveReason, PlayerId,
+    Seat, SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
 };
 pub use state::{EntryInfo, EntryStatus, MAX_SEATS, MoveRecord, Room, SeatingState, Table};
 
@@ -93,6 +93,12 @@ pub enum SeatingError {
     NotHeld { table: TableNo },
     #[error("a hold needs the floor's reason")]
     NoReason,
+    #[error("entry {entry} is not playing: only a player in the field is disqualified")]
+    NotPlaying { entry: EntryId },
+    #[error("entry {entry} is being moved or seated: disqualify them once they sit at their table")]
+    NotSettled { entry: EntryId },
+    #[error("entry {entry} was not disqualified, or has left the table already")]
+    NoRemoval { entry: EntryId },
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -108,6 +114,7 @@ impl felt_vocabulary::Classified for SeatingError {
             S::InvalidSettings { .. } | S::NoPlayer | S::NoSuchSeat { .. } | S::NoReason => {
                 ErrorKind::Malformed
             }
+            S::NoRemoval { .. } => ErrorKind::NotFound,
             S::RegistrationClosed
             | S::FieldFull { .. }
             | S::LateRegistrationOver { .. }
@@ -125,7 +132,9 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::PaidAlreadySet { .. }
             | S::HandForHand { .. }
             | S::AlreadyHeld { .. }
-            | S::NotHeld { .. } => ErrorKind::Refused,
+            | S::NotHeld { .. }
+            | S::NotPlaying { .. }
+            | S::NotSettled { .. } => ErrorKind::Refused,
         }
     }
 

@@ -69,6 +69,22 @@ pub struct Settings {
     pub paid: u32,
     /// Hand-for-hand starts this many players from the money (RP8).
     pub hand_for_hand_distance: u32,
+    /// Where a disqualified player finishes (a house rule).
+    #[serde(default)]
+    pub disqualification: Disqualification,
+}
+
+/// Where a disqualified player finishes: the rule books leave it to the
+/// house.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Disqualification {
+    /// In the place they stood when disqualified, as if out then, and paid
+    /// its prize.
+    #[default]
+    PlacedAsTheyStand,
+    /// In no place and paid nothing: the place they stood in is left
+    /// empty and its prize forfeited.
+    NotPlaced,
 }
 
 /// Seed 002, 10C: with 100 to 200 entries (re-entries included), a redraw
@@ -100,6 +116,7 @@ impl Settings {
             redraws_by_field: false,
             paid: 0,
             hand_for_hand_distance: 1,
+            disqualification: Disqualification::PlacedAsTheyStand,
         }
     }
 
@@ -220,6 +237,19 @@ pub enum SeatingCommand {
     /// lets it.
     ReleaseTable {
         table: TableNo,
+    },
+    /// The director disqualifies a player (TDA 71): out of the field now,
+    /// placed by the house rule; their table removes them and their chips
+    /// from play, between hands.
+    Disqualify {
+        entry: EntryId,
+        reason: String,
+    },
+    /// The table removed a disqualified player, with the chips that left
+    /// play.
+    RemovalCompleted {
+        entry: EntryId,
+        stack: Chips,
     },
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
@@ -363,6 +393,25 @@ pub enum SeatingEvent {
     TableReleased {
         table: TableNo,
     },
+    /// The director disqualified a player (TDA 71): out of the field now
+    /// (`remaining` players after it), placed as they stand or in no
+    /// place (`placed`, the house rule). Their seat is held until their
+    /// table removes them.
+    Disqualified {
+        entry: EntryId,
+        table: TableNo,
+        seat: Seat,
+        reason: String,
+        placed: bool,
+        remaining: u32,
+    },
+    /// The disqualified player's table removed them: `stack` chips left
+    /// play with them (0: they lost their chips in the hand they were
+    /// playing).
+    RemovalCompleted {
+        entry: EntryId,
+        stack: Chips,
+    },
     /// A redraw (or the final table's draw) is waiting for every table to
     /// finish its hand.
     RedrawCalled {
@@ -422,6 +471,8 @@ impl SeatingEvent {
             TableClosed { .. } => "TableClosed",
             TableHeld { .. } => "TableHeld",
             TableReleased { .. } => "TableReleased",
+            Disqualified { .. } => "Disqualified",
+            RemovalCompleted { .. } => "RemovalCompleted",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",
             HandForHandStarted { .. } => "HandForHandStarted",

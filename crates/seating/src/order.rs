@@ -151,12 +151,16 @@ pub(crate) fn seat_new_entry(work: &mut Work, entry: EntryId, rng: &mut ChaCha20
 /// Puts the room in order after a change.
 pub(crate) fn tidy(work: &mut Work, rng: &mut ChaCha20Rng) {
     hand_for_hand(work);
-    if redraws(work, rng) {
-        return;
+    // Nobody is moved while a disqualified player still holds a seat: the
+    // room is put in order once their table has removed them.
+    if work.room.removals.is_empty() {
+        if redraws(work, rng) {
+            return;
+        }
+        break_tables(work, rng);
+        balance(work);
+        close_empty(work);
     }
-    break_tables(work, rng);
-    balance(work);
-    close_empty(work);
     hand_for_hand_round(work);
 }
 

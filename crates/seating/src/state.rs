@@ -117,6 +117,10 @@ pub struct Room {
     pub last_table: TableNo,
     /// Entries seated whose table has not yet confirmed it.
     pub unseated: OrdSet<EntryId>,
+    /// Disqualified players whose table has not yet removed them: the
+    /// seat they still hold, and the director's reason.
+    #[serde(default)]
+    pub removals: BTreeMap<EntryId, (TableNo, Seat, String)>,
 }
 
 impl Room {
@@ -133,6 +137,7 @@ impl Room {
         };
         !self.leaving.contains(&(table, seat))
             && !self.unseated.contains(&entry)
+            && !self.removals.contains_key(&entry)
             && !self.moves.values().any(|m| m.entry == entry)
     }
 }
@@ -148,9 +153,10 @@ impl Room {
         }
     }
 
-    /// Players in the tournament (seated or moving).
+    /// Players in the tournament (seated or moving; not a disqualified
+    /// player still at their table).
     pub fn players(&self) -> u32 {
-        self.tables.values().map(Table::count).sum()
+        self.tables.values().map(Table::count).sum::<u32>() - self.removals.len() as u32
     }
 
     /// Moves from or to the table not yet carried out.
@@ -267,6 +273,24 @@ impl Room {
             SeatingEvent::TableClosed { table } => {
                 self.tables.remove(table);
             }
+            SeatingEvent::Disqualified {
+                entry,
+                table,
+                seat,
+                reason,
+                ..
+            } => {
+                self.removals
+                    .insert(*entry, (*table, *seat, reason.clone()));
+            }
+            SeatingEvent::RemovalCompleted { entry, .. } => {
+                if let Some((table, seat, _)) = self.removals.remove(entry)
+                    && let Some(t) = self.tables.get_mut(&table)
+                    && t.seats[seat as usize - 1] == Some(*entry)
+                {
+                    t.seats[seat as usize - 1] = None;
+                }
+            }
             SeatingEvent::TableHeld { table, reason } => {
                 if let Some(t) = self.tables.get_mut(table) {
                     t.held = Some(reason.clone());
@@ -323,6 +347,8 @@ pub enum EntryStatus {
         seat: Seat,
     },
     Busted,
+    /// Out of the field by the director's ruling (TDA 71).
+    Disqualified,
     Unregistered,
 }
 
@@ -501,6 +527,14 @@ impl SeatingState {
             SeatingEvent::Busted { entry, .. } => {
                 if let Some(e) = self.entries.get_mut(entry) {
                     e.status = EntryStatus::Busted;
+                }
+                let k = self.out.len() as u32 + 1;
+                self.out.entry(*entry).or_insert(k);
+            }
+            // Out of the field in the order players went out, like a bust.
+            SeatingEvent::Disqualified { entry, .. } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.status = EntryStatus::Disqualified;
                 }
                 let k = self.out.len() as u32 + 1;
                 self.out.entry(*entry).or_insert(k);

@@ -1362,3 +1362,179 @@ fn redraw_points_follow_the_field_size_as_seed_002_sets_them() {
     .unwrap_err();
     assert!(err.to_string().contains("redraws_at"), "{err}");
 }
+
+/// The seat an entry holds.
+fn seat_of(state: &SeatingState, entry: u64) -> (u32, u8) {
+    match state.entry(EntryId(entry)).unwrap().status {
+        EntryStatus::Seated { table, seat } => (table, seat),
+        other => panic!("entry {entry} is {other:?}"),
+    }
+}
+
+/// Seed 000 rule 71: "As fichas de um jogador desqualificado devem ser
+/// removidas do jogo." Given a room in play, when the director
+/// disqualifies a player, then they are out of the field at once, in the
+/// order players went out, placed as they stand (the default house rule);
+/// their seat is held and their table waits until it has removed them
+/// (and their chips), and the room is put in order after.
+#[test]
+fn a_disqualified_player_leaves_the_field_at_once_and_the_table_when_it_removes_them() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let first = seat_of_first(&state, 1);
+    hand(&mut state, 1, 3, vec![first]);
+    let players = state.room().players();
+    let victim = state.room().tables[&2]
+        .seats
+        .iter()
+        .flatten()
+        .next()
+        .unwrap()
+        .get();
+    let (table, seat) = seat_of(&state, victim);
+    let dq = SeatingCommand::Disqualify {
+        entry: EntryId(victim),
+        reason: "chip passing".into(),
+    };
+    let events = run(&mut state, dq.clone());
+    assert_eq!(
+        events,
+        vec![SeatingEvent::Disqualified {
+            entry: EntryId(victim),
+            table,
+            seat,
+            reason: "chip passing".into(),
+            placed: true,
+            remaining: players - 1,
+        }]
+    );
+    assert_eq!(
+        state.entry(EntryId(victim)).unwrap().status,
+        EntryStatus::Disqualified
+    );
+    // The second out of the field.
+    assert_eq!(state.out().get(&EntryId(victim)), Some(&2));
+    assert_eq!(state.room().players(), players - 1);
+    // The seat is held, the table waits for the removal.
+    assert_eq!(
+        state.room().tables[&table].occupant(seat),
+        Some(EntryId(victim))
+    );
+    assert_eq!(
+        gate(&state, table).unwrap_err().to_string(),
+        format!(
+            "table {table} must wait: entry {victim}, disqualified, is leaving the table with their chips"
+        )
+    );
+    assert!(matches!(
+        try_run(&mut state, dq),
+        Err(SeatingError::NotPlaying { .. })
+    ));
+    // The table removed them with their chips.
+    let events = run(
+        &mut state,
+        SeatingCommand::RemovalCompleted {
+            entry: EntryId(victim),
+            stack: 10_000,
+        },
+    );
+    assert_eq!(
+        events[0],
+        SeatingEvent::RemovalCompleted {
+            entry: EntryId(victim),
+            stack: 10_000
+        }
+    );
+    assert_eq!(state.room().tables[&table].occupant(seat), None);
+    gate(&state, table).unwrap();
+    assert!(matches!(
+        try_run(
+            &mut state,
+            SeatingCommand::RemovalCompleted {
+                entry: EntryId(victim),
+                stack: 0,
+            }
+        ),
+        Err(SeatingError::NoRemoval { .. })
+    ));
+}
+
+/// The first entry seated at `table`.
+fn seat_of_first(state: &SeatingState, table: u32) -> u64 {
+    players_at(state, table, 1)[0]
+}
+
+/// A player disqualified while dealt into a hand (the table removes them
+/// when it ends): if they lose their chips in it, nothing is left to
+/// remove, and the hand's end completes the removal instead of a bust.
+/// The house rule that places them nowhere says so in the event.
+#[test]
+fn a_disqualified_player_who_busts_in_the_hand_in_play_is_removed_by_its_end() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.disqualification = felt_seating::Disqualification::NotPlaced;
+    let mut state = started(settings, 18);
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    let victim = seat_of_first(&state, 1);
+    let events = run(
+        &mut state,
+        SeatingCommand::Disqualify {
+            entry: EntryId(victim),
+            reason: "abuse".into(),
+        },
+    );
+    assert!(
+        matches!(
+            events[..],
+            [SeatingEvent::Disqualified { placed: false, .. }]
+        ),
+        "{events:?}"
+    );
+    let events = run_with(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 1,
+            button: 1,
+            big_blind: 3,
+            busted: vec![Elimination::of(EntryId(victim))],
+        },
+        seed(4),
+    );
+    assert!(events.contains(&SeatingEvent::RemovalCompleted {
+        entry: EntryId(victim),
+        stack: 0
+    }));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::Busted { .. }))
+    );
+    assert!(state.room().removals.is_empty());
+    gate(&state, 1).unwrap();
+}
+
+#[test]
+fn only_a_seated_player_with_a_reason_is_disqualified() {
+    let mut state = registered(Settings::tda(9, 10_000), 18);
+    let dq = |entry: u64, reason: &str| SeatingCommand::Disqualify {
+        entry: EntryId(entry),
+        reason: reason.into(),
+    };
+    assert!(matches!(
+        try_run(&mut state, dq(1, "abuse")),
+        Err(SeatingError::NotStarted)
+    ));
+    run_with(&mut state, SeatingCommand::Start, seed(42));
+    // Drawn but not yet seated by their table.
+    assert!(matches!(
+        try_run(&mut state, dq(1, "abuse")),
+        Err(SeatingError::NotSettled { .. })
+    ));
+    carry_out(&mut state);
+    assert!(matches!(
+        try_run(&mut state, dq(1, " ")),
+        Err(SeatingError::NoReason)
+    ));
+    assert!(matches!(
+        try_run(&mut state, dq(99, "abuse")),
+        Err(SeatingError::NoSuchEntry { .. })
+    ));
+}

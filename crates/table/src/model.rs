@@ -351,6 +351,14 @@ pub enum Command {
         penalty: Penalty,
         reason: String,
     },
+    /// The player in the seat is disqualified (TDA 71): they leave the
+    /// table and their chips leave play. Between hands, or while the
+    /// player is not dealt into the hand in play.
+    Disqualify {
+        seat: Seat,
+        player: EntryId,
+        reason: String,
+    },
     /// The floor calls the clock on the player to act (TDA 29). Recorded
     /// with its time; the player's time runs from it.
     CallClock {
@@ -644,6 +652,14 @@ pub enum TableEvent {
         #[serde(default)]
         reason: String,
     },
+    /// A disqualified player left the table; their `stack` left play
+    /// with them (TDA 71).
+    PlayerDisqualified {
+        seat: Seat,
+        player: EntryId,
+        stack: Chips,
+        reason: String,
+    },
     /// A verbal warning (TDA 71): recorded, no hand missed.
     WarningGiven {
         seat: Seat,
@@ -783,6 +799,7 @@ impl TableEvent {
             TableEvent::UndercallForfeited { .. } => "UndercallForfeited",
             TableEvent::PenaltyGiven { .. } => "PenaltyGiven",
             TableEvent::WarningGiven { .. } => "WarningGiven",
+            TableEvent::PlayerDisqualified { .. } => "PlayerDisqualified",
             TableEvent::ClockCalled { .. } => "ClockCalled",
             TableEvent::TimedOut { .. } => "TimedOut",
             TableEvent::ActionTaken { .. } => "ActionTaken",

@@ -132,6 +132,11 @@ pub enum Rejection {
     )]
     #[strum(message = "TDA 71")]
     ScaleEndsInDisqualification { offence: u32 },
+    #[error(
+        "seat {seat} is dealt into hand {number}: the disqualification takes effect when it ends (the floor may kill the hand first, TDA 71)"
+    )]
+    #[strum(message = "TDA 71")]
+    DisqualifiedInHand { seat: Seat, number: u64 },
     #[error("seat {seat} is not in the current hand")]
     NotInHand { seat: Seat },
     #[error("seat {seat} is to act: record its action in turn")]
@@ -360,6 +365,7 @@ impl Classified for Rejection {
             | R::StackUnchanged { .. }
             | R::CorrectedToNothing { .. }
             | R::ScaleEndsInDisqualification { .. }
+            | R::DisqualifiedInHand { .. }
             | R::RemovalTooLarge { .. } => ErrorKind::Refused,
         }
     }

@@ -476,7 +476,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 });
             }
         }
-        TableEvent::PlayerRemoved { seat, .. } => {
+        TableEvent::PlayerRemoved { seat, .. } | TableEvent::PlayerDisqualified { seat, .. } => {
             if let Some(slot) = state.seats.get_mut(idx(*seat)) {
                 *slot = None;
             }

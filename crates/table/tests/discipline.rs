@@ -244,3 +244,63 @@ fn fold_around(t: &mut Table) {
         t.act(seat, PlayerAction::Fold);
     }
 }
+
+#[test]
+fn a_disqualified_players_chips_leave_play_with_them() {
+    // Seed 000 rule 71: "As fichas de um jogador desqualificado devem ser
+    // removidas do jogo."
+    // Given three players between hands
+    let mut t = table(&[1000, 1500, 2000]);
+    let before = t.state.chips_in_play();
+    // When seat 2 is disqualified
+    let events = t.ok(Command::Disqualify {
+        seat: 2,
+        player: entry(2),
+        reason: "chip passing".into(),
+    });
+    // Then the player leaves with every chip of theirs out of play
+    assert_eq!(
+        events,
+        [TableEvent::PlayerDisqualified {
+            seat: 2,
+            player: entry(2),
+            stack: 1500,
+            reason: "chip passing".into(),
+        }]
+    );
+    assert!(t.state.seat(2).is_none());
+    assert_eq!(t.state.chips_in_play(), before - 1500);
+}
+
+#[test]
+fn a_player_dealt_into_the_hand_is_disqualified_when_it_ends() {
+    // Seed 000 rule 71; the hand in play is not re-decided: the floor may
+    // kill the player's hand (rule 1), and the disqualification follows
+    // the hand's end.
+    let mut t = table(&[1000, 1000, 1000, 1000]);
+    t.start(level(50, 100), Some(1));
+    let dq = || Command::Disqualify {
+        seat: 3,
+        player: entry(3),
+        reason: "abuse of a dealer".into(),
+    };
+    assert_eq!(
+        t.refused(dq()),
+        "seat 3 is dealt into hand 1: the disqualification takes effect when it ends (the floor may kill the hand first, TDA 71)"
+    );
+    t.ok(Command::Rule {
+        ruling: Ruling::KillHand { seat: 3 },
+        reason: "abuse of a dealer".into(),
+    });
+    fold_around(&mut t);
+    let events = t.ok(dq());
+    assert!(
+        matches!(events[..], [TableEvent::PlayerDisqualified { seat: 3, .. }]),
+        "{events:?}"
+    );
+    assert_eq!(
+        t.refused(dq()),
+        "seat 3 is empty",
+        "a seat disqualified once"
+    );
+}

@@ -64,6 +64,7 @@ impl Aggregate for Seating {
             | ResultRecorded { .. }
             | SeatConfirmed { .. }
             | MoveCompleted { .. }
+            | RemovalCompleted { .. }
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
             Create { .. }
@@ -72,7 +73,8 @@ impl Aggregate for Seating {
             | StartHandForHand
             | StopHandForHand
             | HoldTable { .. }
-            | ReleaseTable { .. } => false,
+            | ReleaseTable { .. }
+            | Disqualify { .. } => false,
         }
     }
 

@@ -278,6 +278,7 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
                     starting_stack: 2_500,
                     by: vec![EntryId(99)],
                     out: Some(1),
+                    forfeit: false,
                 }],
             },
         })
@@ -881,6 +882,7 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
                     starting_stack: 10_000,
                     by: vec![EntryId(500)],
                     out: None,
+                    forfeit: false,
                 }],
             },
         );
@@ -921,6 +923,7 @@ fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
                 starting_stack: 10_000,
                 by: vec![EntryId(500)],
                 out: None,
+                forfeit: false,
             }],
         },
     );

@@ -1318,3 +1318,159 @@ async fn the_floor_holds_a_table_while_it_rules_and_releases_it() {
     assert!(seen.iter().any(|s| s == "TableHeld"), "{seen:?}");
     assert!(seen.iter().any(|s| s == "TableReleased"), "{seen:?}");
 }
+
+/// The director disqualifies a player (TDA 71) at seating through `felt
+/// up`: the floor may not; the player leaves the field at once and their
+/// table removes them and their chips from play; partners watching
+/// seating see it with its reason; the tournament is played to a winner,
+/// the disqualified entry placed as they stood (the default house rule),
+/// and `felt audit verify` passes and names the chips removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_director_disqualifies_a_player_and_the_tournament_plays_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let t = "dq";
+    let mut seating = up.seating();
+    common::open_tournament(&mut seating, t, "Disqualified", "USD", 12, &director).await;
+    let found = seating
+        .find_seat(with(
+            pb::FindSeatRequest {
+                tournament_id: t.into(),
+                query: "Player 07".into(),
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .entries
+        .remove(0);
+    let (entry, table) = (found.entry, found.table);
+    let dq = |id: &str, role: &str, reason: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                command: Some(pb::floor_request::Command::Disqualify(
+                    pb::DisqualifyEntry {
+                        entry,
+                        reason: reason.into(),
+                    },
+                )),
+            },
+            up.token(role),
+        );
+        async move { seating.floor(req).await.map(tonic::Response::into_inner) }
+    };
+    let e = dq("dq-1", "floor", "chip passing").await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = dq("dq-1", "director", "").await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    let done = dq("dq-1", "director", "chip passing").await.unwrap();
+    assert!(!done.duplicate);
+    assert!(
+        dq("dq-1", "director", "chip passing")
+            .await
+            .unwrap()
+            .duplicate
+    );
+    // Out of the field; gone from the table with their chips.
+    let standings = seating
+        .get_standings(with(
+            pb::GetStandingsRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(standings.players_left, 11);
+    let view = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
+        .get_table(with(
+            pb::GetTableRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: t.into(),
+                    table,
+                }),
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert!(view.seats.iter().all(|s| s.entry != entry), "{view:?}");
+    // Partners see the disqualification with its reason.
+    let mut watch = seating
+        .watch_seating(with(
+            pb::WatchSeatingRequest {
+                tournament_id: t.into(),
+                ..Default::default()
+            },
+            up.token("partner"),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut seen = None;
+    while let Ok(Some(Ok(batch))) = tokio::time::timeout(
+        Duration::from_secs(2),
+        tokio_stream::StreamExt::next(&mut watch),
+    )
+    .await
+    {
+        seen = batch.events.iter().find_map(|e| match &e.kind {
+            Some(pb::seating_event::Kind::Disqualified(d)) => Some(d.clone()),
+            _ => None,
+        });
+        if seen.is_some() {
+            break;
+        }
+    }
+    let seen = seen.expect("the disqualification in seating's stream");
+    assert_eq!((seen.entry, seen.reason.as_str()), (entry, "chip passing"));
+    // Played to a winner.
+    let up = std::sync::Arc::new(up);
+    let mut dealers = Vec::new();
+    for table in 1..=2 {
+        let up = up.clone();
+        let director = director.clone();
+        dealers.push(tokio::spawn(async move {
+            common::deal_table(up.channel.clone(), up.channel.clone(), t, table, &director).await
+        }));
+    }
+    for d in dealers {
+        d.await.expect("a dealer");
+    }
+    let end = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let results = common::results(&up.channel, t, &director).await;
+            if results.results.len() == 12 {
+                return results;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("every entry placed");
+    let placed = end.results.iter().find(|r| r.entry == entry).unwrap();
+    assert_eq!((placed.first, placed.last), (12, 12), "{placed:?}");
+    let mut up = std::sync::Arc::into_inner(up).expect("the dealers are done");
+    up.stop();
+    let data = data.to_str().unwrap();
+    audit_passes(&["--data", data, "--tournament", t]);
+    let audit = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["audit", "verify", "--data", data, "--tournament", t])
+        .output()
+        .expect("run felt audit");
+    let audit = String::from_utf8_lossy(&audit.stdout);
+    assert!(
+        audit.contains(&format!("(entry {entry}) disqualified")),
+        "{audit}"
+    );
+}

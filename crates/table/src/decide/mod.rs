@@ -96,6 +96,11 @@ impl Decider<'_> {
                 declaration,
                 in_front,
             } => self.push_chips(*seat, chips, *declaration, in_front),
+            Command::Disqualify {
+                seat,
+                player,
+                reason,
+            } => self.disqualify(*seat, *player, reason),
             Command::CallClock { seat } => self.call_clock(*seat),
             Command::TimeOut { seat } => self.time_out(*seat),
             Command::Misdeal { reason, deal } => self.misdeal(reason, deal),
@@ -198,6 +203,27 @@ impl Decider<'_> {
                 absent: occupant.absent,
                 offences: occupant.offences,
             },
+        });
+        Ok(())
+    }
+
+    fn disqualify(&mut self, seat: Seat, player: EntryId, reason: &str) -> Result<(), Rejection> {
+        self.holds(seat, player)?;
+        corrections::bounded(reason, "a disqualification's reason")?;
+        if let Some(h) = &self.state.hand
+            && h.player(seat).is_some()
+        {
+            return Err(Rejection::DisqualifiedInHand {
+                seat,
+                number: h.number,
+            });
+        }
+        let stack = self.state.seat(seat).map_or(0, |p| p.stack);
+        self.emit(TableEvent::PlayerDisqualified {
+            seat,
+            player,
+            stack,
+            reason: reason.to_owned(),
         });
         Ok(())
     }

@@ -207,6 +207,20 @@ impl<L: EventLog + 'static> Conductor<L> {
                 }
             }
         }
+        // Disqualified players leave their tables (refused while they play
+        // a hand: sent again once it ends).
+        for (entry, order) in work.removals {
+            let Some(out) = refused(self.table_order(t, at, order, from).await)? else {
+                continue;
+            };
+            let Some(stack) = reactions::seats::disqualified_with(entry, &out.events) else {
+                continue;
+            };
+            let done = reactions::seats::removed(entry, stack);
+            if let Some(out) = refused(self.seat_from(t, &done.id, at, done.command, from).await)? {
+                decided = out.last;
+            }
+        }
         // The players leave their tables at once (the appends to
         // different tables share a commit), then take their new seats at
         // once; seating hears of each move in order.

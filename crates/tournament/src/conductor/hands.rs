@@ -273,6 +273,29 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(out.duplicate)
     }
 
+    /// The floor's (or the director's) ruling on entries and seats at
+    /// seating (a disqualification), under the caller's command id, with
+    /// the request's fingerprint `from`; what it brings on is carried to
+    /// the tables and the other services. Whether the command was a
+    /// repeat, and seating's version after it.
+    pub async fn floor(
+        &self,
+        t: &str,
+        command: SeatingCommand,
+        command_id: &str,
+        now: Millis,
+        from: &Provenance,
+    ) -> Result<(bool, u64)> {
+        let out = self
+            .seat_from(t, &format!("floor-{command_id}"), now, command, from)
+            .await?;
+        let version = out.version;
+        drop(out.state);
+        self.react(t, out.last).await?;
+        self.carry_out(t).await?;
+        Ok((out.duplicate, version))
+    }
+
     /// The floor holds a table's next hand while it rules there, with its
     /// reason, or releases it (`hold` false). Whether the command was a
     /// repeat, and seating's version after it.

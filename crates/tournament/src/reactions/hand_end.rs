@@ -170,26 +170,43 @@ pub fn busts(cause: &Cause<Seating>) -> Option<Order<felt_payout::Command>> {
     let mut busts = Vec::new();
     let mut round = None;
     for e in &cause.events {
-        let SeatingEvent::Busted {
-            entry,
-            table,
-            starting_stack,
-            by,
-            hand_for_hand_round,
-            ..
-        } = e
-        else {
-            continue;
-        };
-        // One hand's busts are all of the table's round.
-        round = round.or(*hand_for_hand_round);
-        busts.push(Bust {
-            entry: *entry,
-            table: *table,
-            starting_stack: *starting_stack,
-            by: by.clone(),
-            out: cause.state.out().get(entry).copied(),
-        });
+        match e {
+            SeatingEvent::Busted {
+                entry,
+                table,
+                starting_stack,
+                by,
+                hand_for_hand_round,
+                ..
+            } => {
+                // One hand's busts are all of the table's round.
+                round = round.or(*hand_for_hand_round);
+                busts.push(Bust {
+                    entry: *entry,
+                    table: *table,
+                    starting_stack: *starting_stack,
+                    by: by.clone(),
+                    out: cause.state.out().get(entry).copied(),
+                    forfeit: false,
+                });
+            }
+            // A disqualification is out of the field at once, in no hand:
+            // placed as they stand, or in no place (the house rule).
+            SeatingEvent::Disqualified {
+                entry,
+                table,
+                placed,
+                ..
+            } => busts.push(Bust {
+                entry: *entry,
+                table: *table,
+                starting_stack: 0,
+                by: Vec::new(),
+                out: cause.state.out().get(entry).copied(),
+                forfeit: !placed,
+            }),
+            _ => {}
+        }
     }
     if busts.is_empty() {
         return None;

@@ -15,7 +15,7 @@
 //! | [`entries::to_payout`] | seating's `Registered`, `AlternatePromoted`, `Unregistered` | payout (paid in, refunded) | seating's runner |
 //! | [`entries::clock_starts`] | seating's `Started` | the clock | seating's runner |
 //! | [`hand_end::to_seating`] | a table's `HandEnded` | seating | the follower |
-//! | [`hand_end::busts`] | seating's `Busted` | payout (placed, or held for a hand-for-hand round) | seating's runner |
+//! | [`hand_end::busts`] | seating's `Busted`, `Disqualified` | payout (placed, or held for a hand-for-hand round) | seating's runner |
 //! | [`hand_end::rounds_over`] | seating's `HandEnded`, payout's `BustsHeld` | payout | seating's runner |
 //! | [`hand_for_hand::to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock | seating's runner |
 //! | [`registration::level_closes`] | the clock's `Started`, `PeriodStarted`, `JumpedToLevel` past late registration | seating | the clock's runner |
@@ -38,6 +38,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
     matches!(
         event,
         SeatingEvent::Busted { .. }
+            | SeatingEvent::Disqualified { .. }
             | SeatingEvent::HandEnded { .. }
             | SeatingEvent::HandForHandStarted { .. }
             | SeatingEvent::HandForHandRound { .. }

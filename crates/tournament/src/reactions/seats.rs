@@ -29,6 +29,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::SeatsDrawn { .. }
             | SeatingEvent::Seated { .. }
             | SeatingEvent::MoveStarted { .. }
+            | SeatingEvent::Disqualified { .. }
     )
 }
 
@@ -46,11 +47,17 @@ pub struct Carry {
     /// the chips (and what else the player carries) [`moved_with`] finds
     /// in the removal.
     pub moves: Vec<Move>,
+    /// Each disqualified player to remove ([`disqualify`]), then
+    /// [`removed`] at seating with the chips [`disqualified_with`] finds.
+    pub removals: Vec<(EntryId, TableOrder)>,
 }
 
 impl Carry {
     pub fn is_empty(&self) -> bool {
-        self.open.is_empty() && self.seats.is_empty() && self.moves.is_empty()
+        self.open.is_empty()
+            && self.seats.is_empty()
+            && self.moves.is_empty()
+            && self.removals.is_empty()
     }
 
     /// What of it concerns `table`: its opening, the seats taken there,
@@ -68,6 +75,11 @@ impl Carry {
                 .moves
                 .into_iter()
                 .filter(|m| m.from.0 == table || m.to.0 == table)
+                .collect(),
+            removals: self
+                .removals
+                .into_iter()
+                .filter(|(_, order)| order.table == table)
                 .collect(),
         }
     }
@@ -104,7 +116,46 @@ pub fn pending(state: &SeatingState) -> Carry {
         open: Vec::new(),
         seats,
         moves: state.room().moves.values().copied().collect(),
+        removals: state
+            .room()
+            .removals
+            .iter()
+            .map(|(&entry, (table, seat, reason))| {
+                (entry, disqualify(entry, *table, *seat, reason))
+            })
+            .collect(),
     }
+}
+
+/// A disqualified player leaves their table, their chips out of play
+/// (TDA 71), under an id naming the entry.
+pub fn disqualify(entry: EntryId, table: TableNo, seat: Seat, reason: &str) -> TableOrder {
+    TableOrder {
+        table,
+        id: format!("dq-{entry}"),
+        command: Command::Disqualify {
+            seat,
+            player: entry,
+            reason: reason.to_string(),
+        },
+    }
+}
+
+/// The chips a disqualified player left play with, from the table's
+/// events: `None` if they do not remove that player.
+pub fn disqualified_with(entry: EntryId, removal: &[TableEvent]) -> Option<u64> {
+    removal.iter().find_map(|e| match e {
+        TableEvent::PlayerDisqualified { player, stack, .. } if *player == entry => Some(*stack),
+        _ => None,
+    })
+}
+
+/// The table removed the disqualified player: seating frees the seat.
+pub fn removed(entry: EntryId, stack: u64) -> Order<SeatingCommand> {
+    Order::new(
+        format!("dq-{entry}-done"),
+        SeatingCommand::RemovalCompleted { entry, stack },
+    )
 }
 
 /// A table seating opened, opened at the table service with the

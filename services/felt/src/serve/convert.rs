@@ -336,6 +336,11 @@ pub(crate) fn command(
                 .map_err(invalid)?,
             reason: r.reason.clone(),
         },
+        C::Disqualify(d) => Command::Disqualify {
+            seat: seat(d.seat, "disqualify.seat")?,
+            player: EntryId(d.entry),
+            reason: d.reason.clone(),
+        },
         C::AskToSee(a) => Command::AskToSee {
             seat: seat(a.seat, "ask_to_see.seat")?,
             of: seat(a.of_seat, "ask_to_see.of_seat")?,
@@ -363,6 +368,7 @@ pub(crate) fn is_floor_command(c: &Command) -> bool {
             | Command::CountStacks { .. }
             | Command::CorrectStack { .. }
             | Command::RemoveChips { .. }
+            | Command::Disqualify { .. }
     )
 }
 

@@ -178,6 +178,18 @@ impl Bounded for pb::HandForHandRequest {
     }
 }
 
+impl Bounded for pb::FloorRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        use pb::floor_request::Command as C;
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        match &self.command {
+            Some(C::Disqualify(d)) => text("disqualify.reason", &d.reason, REASON),
+            None => Ok(()),
+        }
+    }
+}
+
 impl Bounded for pb::HoldTableRequest {
     fn bounded(&self) -> Result<(), Status> {
         id("tournament_id", &self.tournament_id)?;
@@ -295,6 +307,7 @@ impl Bounded for pb::ExecuteRequest {
                 text("correct_stack.reason", &c.reason, REASON)
             }
             Some(C::RemoveChips(r)) => text("remove_chips.reason", &r.reason, REASON),
+            Some(C::Disqualify(d)) => text("disqualify.reason", &d.reason, REASON),
             Some(C::CountStacks(c)) => {
                 text("count_stacks.count", &c.count, felt_table::MAX_COUNT_NAME)?;
                 seats("count_stacks.stacks", c.stacks.len())

@@ -30,6 +30,7 @@ fn busts(bs: &[Bust]) -> Vec<pb::PayoutBust> {
             starting_stack: b.starting_stack,
             by: entries(&b.by),
             out: b.out,
+            forfeit: b.forfeit,
         })
         .collect()
 }
@@ -195,6 +196,21 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
             result: Some(result(r)),
         }),
         PayoutEvent::DealWithdrawn => pe::Kind::DealWithdrawn(pe::DealWithdrawn {}),
+        PayoutEvent::PlaceForfeited {
+            entry,
+            place,
+            prize,
+        } => pe::Kind::PlaceForfeited(pe::PlaceForfeited {
+            entry: entry.get(),
+            place: *place,
+            prize: *prize,
+        }),
+        PayoutEvent::BountyForfeited { entry, amount } => {
+            pe::Kind::BountyForfeited(pe::BountyForfeited {
+                entry: entry.get(),
+                amount: *amount,
+            })
+        }
     }
 }
 

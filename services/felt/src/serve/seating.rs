@@ -43,6 +43,7 @@ fn entry_view(entry: EntryId, info: &EntryInfo) -> pb::EntryView {
         EntryStatus::Registered => (pb::EntryStatus::Registered, 0, 0),
         EntryStatus::Seated { table, seat } => (pb::EntryStatus::Seated, table, u32::from(seat)),
         EntryStatus::Busted => (pb::EntryStatus::Busted, 0, 0),
+        EntryStatus::Disqualified => (pb::EntryStatus::Disqualified, 0, 0),
         EntryStatus::Unregistered => (pb::EntryStatus::Unregistered, 0, 0),
     };
     pb::EntryView {
@@ -130,6 +131,17 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     }
     seating.redraws_at.clone_from(&req.redraws_at);
     seating.redraws_by_field = req.redraws_by_field_size;
+    seating.disqualification = match pb::DisqualificationRule::try_from(req.disqualification) {
+        Ok(pb::DisqualificationRule::Unspecified | pb::DisqualificationRule::PlacedAsTheyStand) => {
+            felt_seating::Disqualification::PlacedAsTheyStand
+        }
+        Ok(pb::DisqualificationRule::NotPlaced) => felt_seating::Disqualification::NotPlaced,
+        Err(_) => {
+            return Err(invalid(
+                "disqualification: placed as they stand or not placed",
+            ));
+        }
+    };
     if req.hand_for_hand_distance > 0 {
         seating.hand_for_hand_distance = req.hand_for_hand_distance;
     }
@@ -482,6 +494,45 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             .await
             .map_err(tournament_status)?;
         Ok(Response::new(pb::HoldTableResponse { duplicate, version }))
+    }
+
+    async fn floor(
+        &self,
+        request: Request<pb::FloorRequest>,
+    ) -> Result<Response<pb::FloorResponse>, Status> {
+        use pb::floor_request::Command as C;
+        super::limits::check(request.get_ref())?;
+        let role = role(&request)?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        let command = match &req.command {
+            Some(C::Disqualify(d)) => {
+                super::shared::director(&role, "disqualifying a player (TDA 71)")?;
+                if d.reason.trim().is_empty() {
+                    return Err(invalid("disqualify.reason is required"));
+                }
+                felt_seating::SeatingCommand::Disqualify {
+                    entry: EntryId(d.entry),
+                    reason: d.reason.clone(),
+                }
+            }
+            None => return Err(invalid("command is required")),
+        };
+        let t = &req.tournament_id;
+        self.ctx.known(t).await?;
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(&req),
+            ..Default::default()
+        };
+        let (duplicate, version) = self
+            .ctx
+            .conductor
+            .floor(t, command, &req.command_id, self.ctx.now(), &from)
+            .await
+            .map_err(tournament_status)?;
+        Ok(Response::new(pb::FloorResponse { duplicate, version }))
     }
 
     async fn hand_for_hand(

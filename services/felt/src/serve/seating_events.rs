@@ -3,7 +3,9 @@
 
 use felt_proto::v1 as pb;
 use felt_proto::v1::seating_event as se;
-use felt_seating::{BreakOrder, EntryId, MoveReason, SeatReason, SeatingEvent, Settings};
+use felt_seating::{
+    BreakOrder, Disqualification, EntryId, MoveReason, SeatReason, SeatingEvent, Settings,
+};
 
 fn entries(es: &[EntryId]) -> Vec<u64> {
     es.iter().map(|e| e.get()).collect()
@@ -49,6 +51,11 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
         redraws_by_field_size: s.redraws_by_field,
         paid: s.paid,
         hand_for_hand_distance: s.hand_for_hand_distance,
+        disqualification: match s.disqualification {
+            Disqualification::PlacedAsTheyStand => pb::DisqualificationRule::PlacedAsTheyStand,
+            Disqualification::NotPlaced => pb::DisqualificationRule::NotPlaced,
+        }
+        .into(),
     }
 }
 
@@ -169,6 +176,27 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
         }),
         SeatingEvent::TableReleased { table } => {
             se::Kind::TableReleased(se::TableReleased { table: *table })
+        }
+        SeatingEvent::Disqualified {
+            entry,
+            table,
+            seat,
+            reason,
+            placed,
+            remaining,
+        } => se::Kind::Disqualified(se::Disqualified {
+            entry: entry.get(),
+            table: *table,
+            seat: (*seat).into(),
+            reason: reason.clone(),
+            placed: *placed,
+            remaining: *remaining,
+        }),
+        SeatingEvent::RemovalCompleted { entry, stack } => {
+            se::Kind::RemovalCompleted(se::RemovalCompleted {
+                entry: entry.get(),
+                stack: *stack,
+            })
         }
         SeatingEvent::TableClosed { table } => {
             se::Kind::TableClosed(se::TableClosed { table: *table })

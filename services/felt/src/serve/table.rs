@@ -331,6 +331,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     | felt_table::Command::SeatPlayer { .. }
                     | felt_table::Command::RemovePlayer { .. }
                     | felt_table::Command::StartHand { .. }
+                    | felt_table::Command::Disqualify { .. }
             )
             && self.seating_runs(&table.tournament_id).await?
         {

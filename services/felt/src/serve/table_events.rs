@@ -414,6 +414,17 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             offence: *offence,
             reason: reason.clone(),
         }),
+        TableEvent::PlayerDisqualified {
+            seat,
+            player,
+            stack,
+            reason,
+        } => Kind::PlayerDisqualified(te::PlayerDisqualified {
+            seat: (*seat).into(),
+            entry: player.get(),
+            stack: *stack,
+            reason: reason.clone(),
+        }),
         TableEvent::WarningGiven {
             seat,
             player,
@@ -799,6 +810,12 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             offence: p.offence,
             reason: p.reason.clone(),
         },
+        Kind::PlayerDisqualified(d) => TableEvent::PlayerDisqualified {
+            seat: seat(d.seat, "player_disqualified.seat")?,
+            player: EntryId(d.entry),
+            stack: d.stack,
+            reason: d.reason.clone(),
+        },
         Kind::WarningGiven(w) => TableEvent::WarningGiven {
             seat: seat(w.seat, "warning_given.seat")?,
             player: EntryId(w.entry),
@@ -1099,6 +1116,12 @@ mod tests {
                 offence: 1,
                 reason: "excessive chatter".into(),
             },
+            TableEvent::PlayerDisqualified {
+                seat: 8,
+                player: EntryId(77),
+                stack: 12_000,
+                reason: "chip passing".into(),
+            },
             TableEvent::ClockCalled { seat: 3 },
             TableEvent::TimedOut { seat: 3 },
             TableEvent::ActionTaken {
@@ -1261,8 +1284,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 37 kinds of event a table records.)
-        assert_eq!(kinds.len(), 37);
+        // (All 38 kinds of event a table records.)
+        assert_eq!(kinds.len(), 38);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());

@@ -384,6 +384,7 @@ fn entry_json(e: &pb::EntryView) -> EntryJson {
             S::Registered => "registered",
             S::Seated => "seated",
             S::Busted => "busted",
+            S::Disqualified => "disqualified",
             S::Unregistered => "unregistered",
             S::Unspecified => "unknown",
         },
