@@ -95,6 +95,15 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
         Command::RemovePlayer { seat } => C::RemovePlayer(pb::RemovePlayer {
             seat: u32::from(*seat),
         }),
+        Command::Disqualify {
+            seat,
+            player,
+            reason,
+        } => C::Disqualify(pb::Disqualify {
+            seat: u32::from(*seat),
+            entry: player.0,
+            reason: reason.clone(),
+        }),
         // The table service draws a digital deck's seed itself.
         Command::StartHand {
             level: l,
@@ -358,6 +367,11 @@ mod tests {
                 },
             },
             Command::RemovePlayer { seat: 4 },
+            Command::Disqualify {
+                seat: 4,
+                player: EntryId(77),
+                reason: "chip passing".into(),
+            },
             Command::StartHand {
                 level: Level {
                     small_blind: 100,
