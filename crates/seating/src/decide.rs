@@ -60,6 +60,12 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         StopHandForHand => stop_hand_for_hand(state),
         HoldTable { table, reason } => hold_table(state, *table, reason),
         Disqualify { entry, reason } => disqualify(state, settings, *entry, reason),
+        MovePlayer {
+            entry,
+            table,
+            seat,
+            reason,
+        } => move_player(state, *entry, *table, *seat, reason),
         RemovalCompleted { entry, stack } => removal_completed(state, *entry, *stack, rng),
         ReleaseTable { table } => release_table(state, *table),
         HandEnded {
@@ -477,6 +483,60 @@ fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason:
         placed: settings.disqualification == crate::model::Disqualification::PlacedAsTheyStand,
         remaining: players - 1,
     }])
+}
+
+/// The floor moves a player to a free seat it names (TDA 7: a player in
+/// the wrong seat moves to the right one with their current stack).
+fn move_player(
+    state: &SeatingState,
+    entry: EntryId,
+    table: TableNo,
+    seat: Seat,
+    reason: &str,
+) -> Decided {
+    if !state.started {
+        return Err(SeatingError::NotStarted);
+    }
+    let e = state
+        .entries
+        .get(&entry)
+        .ok_or(SeatingError::NoSuchEntry { entry })?;
+    let EntryStatus::Seated {
+        table: from_table,
+        seat: from_seat,
+    } = e.status
+    else {
+        return Err(SeatingError::NotPlaying { entry });
+    };
+    if !state.room.movable(from_table, from_seat) {
+        return Err(SeatingError::NotSettled { entry });
+    }
+    let t = state
+        .room
+        .tables
+        .get(&table)
+        .ok_or(SeatingError::NoSuchTable { table })?;
+    if seat == 0 || seat > t.size() {
+        return Err(SeatingError::NoSuchSeat { table, seat });
+    }
+    if (from_table, from_seat) == (table, seat) {
+        return Err(SeatingError::AlreadyThere { entry, table, seat });
+    }
+    if t.occupant(seat).is_some() || state.room.leaving.contains(&(table, seat)) {
+        return Err(SeatingError::SeatTaken { table, seat });
+    }
+    if reason.trim().is_empty() {
+        return Err(SeatingError::NoReason);
+    }
+    let mut work = Work::on(state);
+    work.start_move(
+        entry,
+        (from_table, from_seat),
+        (table, seat),
+        crate::model::MoveReason::Floor,
+        reason.to_string(),
+    );
+    Ok(work.events)
 }
 
 /// The disqualified player's table removed them; the room is put in order.

@@ -99,6 +99,14 @@ pub enum SeatingError {
     NotSettled { entry: EntryId },
     #[error("entry {entry} was not disqualified, or has left the table already")]
     NoRemoval { entry: EntryId },
+    #[error("table {table} seat {seat} is taken: a player moves to a free seat")]
+    SeatTaken { table: TableNo, seat: Seat },
+    #[error("entry {entry} already sits at table {table} seat {seat}")]
+    AlreadyThere {
+        entry: EntryId,
+        table: TableNo,
+        seat: Seat,
+    },
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -134,7 +142,9 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::AlreadyHeld { .. }
             | S::NotHeld { .. }
             | S::NotPlaying { .. }
-            | S::NotSettled { .. } => ErrorKind::Refused,
+            | S::NotSettled { .. }
+            | S::SeatTaken { .. }
+            | S::AlreadyThere { .. } => ErrorKind::Refused,
         }
     }
 

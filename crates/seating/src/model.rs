@@ -149,6 +149,10 @@ pub enum MoveReason {
     Redraw,
     /// The final table's draw (RP9).
     FinalTable,
+    /// The floor moved the player to a seat it named: a player found in
+    /// the wrong seat moves to the right one with their current stack
+    /// (TDA 7).
+    Floor,
 }
 
 /// A player the table busted in a hand, as the table recorded it.
@@ -237,6 +241,15 @@ pub enum SeatingCommand {
     /// lets it.
     ReleaseTable {
         table: TableNo,
+    },
+    /// The floor moves a player to a seat it names (a player in the wrong
+    /// seat, TDA 7), with the reason it gives; the player keeps their
+    /// current stack. Carried out as any move, between hands.
+    MovePlayer {
+        entry: EntryId,
+        table: TableNo,
+        seat: Seat,
+        reason: String,
     },
     /// The director disqualifies a player (TDA 71): out of the field now,
     /// placed by the house rule; their table removes them and their chips

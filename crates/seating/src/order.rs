@@ -52,7 +52,7 @@ impl Work {
             .expect("work starts from a configured room")
     }
 
-    fn start_move(
+    pub(crate) fn start_move(
         &mut self,
         entry: EntryId,
         from: (TableNo, Seat),

@@ -1538,3 +1538,71 @@ fn only_a_seated_player_with_a_reason_is_disqualified() {
         Err(SeatingError::NoSuchEntry { .. })
     ));
 }
+
+/// Seed 000 rule 7: "Um jogador que comece o torneio em um assento errado
+/// e com o montante correto de fichas será movido para o lugar correto e
+/// levará seu stack atual." Given a player in the wrong seat, when the
+/// floor moves them to the seat it names, then the move is recorded with
+/// the floor's reason and carried out as any move, the player taking the
+/// chips they had.
+#[test]
+fn the_floor_moves_a_player_in_the_wrong_seat_to_the_right_one() {
+    let mut state = started(Settings::tda(9, 10_000), 16);
+    let player = seat_of_first(&state, 1);
+    let (from_table, from_seat) = seat_of(&state, player);
+    let free = (1..=9u8)
+        .find(|&s| state.room().tables[&2].occupant(s).is_none())
+        .unwrap();
+    let taken = (1..=9u8)
+        .find(|&s| state.room().tables[&2].occupant(s).is_some())
+        .unwrap();
+    let move_to = |table: u32, seat: u8, reason: &str| SeatingCommand::MovePlayer {
+        entry: EntryId(player),
+        table,
+        seat,
+        reason: reason.into(),
+    };
+    assert!(matches!(
+        try_run(&mut state, move_to(2, taken, "wrong seat")),
+        Err(SeatingError::SeatTaken { table: 2, .. })
+    ));
+    assert!(matches!(
+        try_run(&mut state, move_to(from_table, from_seat, "wrong seat")),
+        Err(SeatingError::AlreadyThere { .. })
+    ));
+    assert!(matches!(
+        try_run(&mut state, move_to(2, 10, "wrong seat")),
+        Err(SeatingError::NoSuchSeat { .. })
+    ));
+    assert!(matches!(
+        try_run(&mut state, move_to(2, free, "")),
+        Err(SeatingError::NoReason)
+    ));
+    let events = run(&mut state, move_to(2, free, "found in seat 4 of table 1"));
+    assert_eq!(
+        moves(&events),
+        vec![(
+            player,
+            (from_table, from_seat),
+            (2, free),
+            MoveReason::Floor
+        )]
+    );
+    let SeatingEvent::MoveStarted { r#move, detail } = &events[0] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(detail, "found in seat 4 of table 1");
+    // Moving: not moved again until it is done.
+    assert!(matches!(
+        try_run(&mut state, move_to(2, free, "again")),
+        Err(SeatingError::NotSettled { .. })
+    ));
+    run(
+        &mut state,
+        SeatingCommand::MoveCompleted {
+            id: r#move.id,
+            stack: 12_345,
+        },
+    );
+    assert_eq!(seat_of(&state, player), (2, free));
+}

@@ -74,7 +74,8 @@ impl Aggregate for Seating {
             | StopHandForHand
             | HoldTable { .. }
             | ReleaseTable { .. }
-            | Disqualify { .. } => false,
+            | Disqualify { .. }
+            | MovePlayer { .. } => false,
         }
     }
 

@@ -383,6 +383,64 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
         ),
     );
     browser.wait("lobby", "#tables", &format!("Table {}", moved.to_table));
+
+    // The floor moves a player found in the wrong seat to a free one, and
+    // the director disqualifies another: the lobby shows both, with the
+    // reasons given.
+    let map = seating
+        .get_table_map(with(
+            pb::GetTableMapRequest {
+                tournament_id: T.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("the table map")
+        .into_inner();
+    let floor = |id: &str, command: pb::floor_request::Command, token: &str| {
+        let mut seating = seating.clone();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: T.into(),
+                command_id: id.into(),
+                command: Some(command),
+            },
+            token,
+        );
+        async move { seating.floor(req).await.expect("the floor's ruling") }
+    };
+    let victim = map.tables[0].occupants[0].clone();
+    floor(
+        "dq",
+        pb::floor_request::Command::Disqualify(pb::DisqualifyEntry {
+            entry: victim.entry,
+            reason: "chip passing".into(),
+        }),
+        &director,
+    )
+    .await;
+    browser.wait(
+        "lobby",
+        "#rulings",
+        &format!(
+            "{} (#{}) at table {}: disqualified — chip passing",
+            victim.name, victim.entry, victim.table
+        ),
+    );
+    // (The seat the disqualified player left is free.)
+    let mover = map.tables[1].occupants[0].clone();
+    floor(
+        "wrong-seat",
+        pb::floor_request::Command::MovePlayer(pb::MovePlayer {
+            entry: mover.entry,
+            table: victim.table,
+            seat: victim.seat,
+            reason: "found in the wrong seat".into(),
+        }),
+        up.token("floor"),
+    )
+    .await;
+    browser.wait("lobby", "#moves", "(floor: found in the wrong seat");
     browser.resize("lobby", &format!("http://{addr}/t/{T}/lobby"), 412, 900);
     browser.fill("lobby", "#find", &moved.entry.to_string());
     browser.wait("lobby", "#found", &seat);

@@ -185,6 +185,7 @@ impl Bounded for pb::FloorRequest {
         token("command_id", &self.command_id, COMMAND_ID)?;
         match &self.command {
             Some(C::Disqualify(d)) => text("disqualify.reason", &d.reason, REASON),
+            Some(C::MovePlayer(m)) => text("move_player.reason", &m.reason, REASON),
             None => Ok(()),
         }
     }

@@ -518,6 +518,19 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     reason: d.reason.clone(),
                 }
             }
+            Some(C::MovePlayer(m)) => {
+                super::shared::floor_or_director(&role, "moving a player to a seat")?;
+                if m.reason.trim().is_empty() {
+                    return Err(invalid("move_player.reason is required"));
+                }
+                felt_seating::SeatingCommand::MovePlayer {
+                    entry: EntryId(m.entry),
+                    table: m.table,
+                    seat: u8::try_from(m.seat)
+                        .map_err(|_| invalid("move_player.seat: a seat is 1 to 10"))?,
+                    reason: m.reason.clone(),
+                }
+            }
             None => return Err(invalid("command is required")),
         };
         let t = &req.tournament_id;

@@ -157,9 +157,24 @@ struct MoveJson {
     to_table: u32,
     to_seat: u32,
     reason: &'static str,
+    /// The floor's reason, for a move the floor made.
+    detail: String,
     completed: bool,
     /// When seating decided it (service time), if the stream said.
     at_ms: Option<i64>,
+}
+
+/// A ruling on a player the room is told of: a disqualification, with
+/// its reason.
+#[derive(Clone, Serialize, Default)]
+struct RulingJson {
+    entry: u64,
+    /// Found by the entry's number once the board asks seating.
+    name: String,
+    table: u32,
+    what: &'static str,
+    reason: String,
+    at_ms: i64,
 }
 
 /// What a screen gets: everything it shows, whole.
@@ -178,6 +193,8 @@ pub(super) struct BoardJson {
     results: Vec<ResultJson>,
     finished: usize,
     moves: Vec<MoveJson>,
+    /// The latest rulings on players (disqualifications), newest first.
+    rulings: Vec<RulingJson>,
     /// Seating's stream version: the lobby reloads its table map when it
     /// moves.
     seating_version: u64,
@@ -200,6 +217,8 @@ pub(super) struct Board {
     payout_poke: Notify,
     /// When each move was decided, from seating's stream.
     move_times: Mutex<HashMap<u64, i64>>,
+    /// Rulings on players from seating's stream, oldest first.
+    rulings: Mutex<Vec<RulingJson>>,
 }
 
 impl Board {
@@ -219,6 +238,7 @@ impl Board {
             seating_poke: Notify::new(),
             payout_poke: Notify::new(),
             move_times: Mutex::default(),
+            rulings: Mutex::default(),
         }
     }
 
@@ -309,13 +329,29 @@ async fn follow_seating(d: Arc<Display>, b: Arc<Board>) {
                 b.seating_poke.notify_one();
                 while let Ok(Some(item)) = stream.message().await {
                     let mut times = b.move_times.lock().expect("move times");
+                    let mut rulings = b.rulings.lock().expect("rulings");
                     for e in &item.events {
                         after = after.max(e.sequence);
-                        if let Some(pb::seating_event::Kind::MoveStarted(m)) = &e.kind {
-                            times.insert(m.id, e.recorded_at_ms);
+                        match &e.kind {
+                            Some(pb::seating_event::Kind::MoveStarted(m)) => {
+                                times.insert(m.id, e.recorded_at_ms);
+                            }
+                            Some(pb::seating_event::Kind::Disqualified(q)) => {
+                                rulings.push(RulingJson {
+                                    entry: q.entry,
+                                    name: String::new(),
+                                    table: q.table,
+                                    what: "disqualified",
+                                    reason: q.reason.clone(),
+                                    at_ms: e.recorded_at_ms,
+                                });
+                                let extra = rulings.len().saturating_sub(MOVES);
+                                rulings.drain(..extra);
+                            }
+                            _ => {}
                         }
                     }
-                    drop(times);
+                    drop((times, rulings));
                     b.seating_poke.notify_one();
                 }
             }
@@ -359,8 +395,45 @@ fn move_reason(r: pb::MoveReason) -> &'static str {
         pb::MoveReason::TableBroken => "table broken",
         pb::MoveReason::Redraw => "redraw",
         pb::MoveReason::FinalTable => "final table",
+        pb::MoveReason::Floor => "floor",
         pb::MoveReason::Unspecified => "move",
     }
+}
+
+/// The board's rulings, newest first, each with the player's name (asked
+/// of seating by entry number, once).
+async fn named_rulings(d: &Display, b: &Board) -> Vec<RulingJson> {
+    let unnamed: Vec<u64> = {
+        let rulings = b.rulings.lock().expect("rulings");
+        rulings
+            .iter()
+            .filter(|r| r.name.is_empty())
+            .map(|r| r.entry)
+            .collect()
+    };
+    for entry in unnamed {
+        let found = d
+            .seating()
+            .find_seat(d.request(pb::FindSeatRequest {
+                tournament_id: b.tournament.clone(),
+                query: entry.to_string(),
+            }))
+            .await;
+        if let Some(name) = found.ok().and_then(|f| {
+            f.into_inner()
+                .entries
+                .into_iter()
+                .find(|e| e.entry == entry)
+                .map(|e| e.name)
+        }) {
+            let mut rulings = b.rulings.lock().expect("rulings");
+            for r in rulings.iter_mut().filter(|r| r.entry == entry) {
+                r.name.clone_from(&name);
+            }
+        }
+    }
+    let rulings = b.rulings.lock().expect("rulings");
+    rulings.iter().rev().cloned().collect()
 }
 
 async fn refresh_seating(d: Arc<Display>, b: Arc<Board>) {
@@ -399,14 +472,21 @@ async fn refresh_seating(d: Arc<Display>, b: Arc<Board>) {
                         to_table: m.to_table,
                         to_seat: m.to_seat,
                         reason: move_reason(m.reason()),
+                        detail: if m.reason() == pb::MoveReason::Floor {
+                            m.detail.clone()
+                        } else {
+                            String::new()
+                        },
                         completed: m.completed,
                         at_ms: times.get(&m.id).copied(),
                     })
                     .collect();
+                let rulings = named_rulings(&d, &b).await;
                 b.update(|board| {
                     board.name = standings.name.clone();
                     board.standings = Some(standings_json(&standings));
                     board.moves = moves;
+                    board.rulings = rulings;
                     board.seating_version += 1;
                 });
             }

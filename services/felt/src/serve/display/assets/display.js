@@ -213,8 +213,15 @@
       fill($('moves'), b.moves.length ? b.moves.map((m) => {
         const at = m.at_ms ? new Date(m.at_ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) + ' ' : '';
         return el('li', at + m.name + ' (#' + m.entry + '): table ' + m.from_table + ' seat ' + m.from_seat +
-          ' → table ' + m.to_table + ' seat ' + m.to_seat + ' (' + m.reason + (m.completed ? '' : ', moving') + ')');
+          ' → table ' + m.to_table + ' seat ' + m.to_seat + ' (' + m.reason + (m.detail ? ': ' + m.detail : '') +
+          (m.completed ? '' : ', moving') + ')');
       }) : [el('li', 'No moves yet', 'muted')]);
+      const rulings = b.rulings || [];
+      $('rulings-section').hidden = rulings.length === 0;
+      fill($('rulings'), rulings.map((r) => {
+        const at = new Date(r.at_ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) + ' ';
+        return el('li', at + (r.name || 'Entry') + ' (#' + r.entry + ') at table ' + r.table + ': ' + r.what + ' — ' + r.reason);
+      }));
       loadTables();
       if ($('find').value.trim()) find();
     });
