@@ -66,6 +66,7 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             seat,
             reason,
         } => move_player(state, *entry, *table, *seat, reason),
+        SeatAlternates { count } => seat_alternates(state, settings, *count, rng),
         RemovalCompleted { entry, stack } => removal_completed(state, *entry, *stack, rng),
         ReleaseTable { table } => release_table(state, *table),
         HandEnded {
@@ -483,6 +484,57 @@ fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason:
         placed: settings.disqualification == crate::model::Disqualification::PlacedAsTheyStand,
         remaining: players - 1,
     }])
+}
+
+/// The floor seats the next alternates, in the order they registered:
+/// each an entry from now, with a full stack at a seat drawn like a late
+/// entry's (TDA 8).
+fn seat_alternates(
+    state: &SeatingState,
+    settings: &Settings,
+    count: u32,
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    if !state.started {
+        return Err(SeatingError::NotStarted);
+    }
+    if state.registration_closed {
+        return Err(SeatingError::RegistrationClosed);
+    }
+    let waiting: Vec<EntryId> = state
+        .entries
+        .iter()
+        .filter(|(_, e)| e.status == EntryStatus::Alternate)
+        .map(|(&id, _)| id)
+        .collect();
+    if count == 0 || count as usize > waiting.len() {
+        return Err(SeatingError::NoAlternates {
+            count,
+            waiting: waiting.len() as u32,
+        });
+    }
+    let field = state.entries_in().saturating_add(count);
+    if field > crate::MAX_ENTRIES {
+        return Err(SeatingError::FieldFull {
+            max: crate::MAX_ENTRIES,
+        });
+    }
+    if settings
+        .starting_stack
+        .checked_mul(crate::Chips::from(field))
+        .is_none_or(|chips| chips > crate::MAX_CHIPS)
+    {
+        return Err(SeatingError::FieldFull {
+            max: state.entries_in(),
+        });
+    }
+    let mut work = Work::on(state);
+    for &entry in &waiting[..count as usize] {
+        work.emit(SeatingEvent::AlternatePromoted { entry });
+        seat_new_entry(&mut work, entry, rng);
+    }
+    tidy(&mut work, rng);
+    Ok(work.events)
 }
 
 /// The floor moves a player to a free seat it names (TDA 7: a player in

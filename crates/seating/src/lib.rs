@@ -99,6 +99,8 @@ pub enum SeatingError {
     NotSettled { entry: EntryId },
     #[error("entry {entry} was not disqualified, or has left the table already")]
     NoRemoval { entry: EntryId },
+    #[error("{waiting} alternates are waiting, not {count}")]
+    NoAlternates { count: u32, waiting: u32 },
     #[error("table {table} seat {seat} is taken: a player moves to a free seat")]
     SeatTaken { table: TableNo, seat: Seat },
     #[error("entry {entry} already sits at table {table} seat {seat}")]
@@ -144,7 +146,8 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NotPlaying { .. }
             | S::NotSettled { .. }
             | S::SeatTaken { .. }
-            | S::AlreadyThere { .. } => ErrorKind::Refused,
+            | S::AlreadyThere { .. }
+            | S::NoAlternates { .. } => ErrorKind::Refused,
         }
     }
 

@@ -251,6 +251,13 @@ pub enum SeatingCommand {
         seat: Seat,
         reason: String,
     },
+    /// The floor seats the next `count` alternates, in the order they
+    /// registered, once play has begun and while registration is open:
+    /// each becomes an entry with a full stack at a seat drawn at random,
+    /// dealt in unless between the small blind and the button (TDA 8).
+    SeatAlternates {
+        count: u32,
+    },
     /// The director disqualifies a player (TDA 71): out of the field now,
     /// placed by the house rule; their table removes them and their chips
     /// from play, between hands.

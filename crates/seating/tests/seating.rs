@@ -1606,3 +1606,65 @@ fn the_floor_moves_a_player_in_the_wrong_seat_to_the_right_one() {
     );
     assert_eq!(seat_of(&state, player), (2, free));
 }
+
+/// Seed 000 rule 8: "Os jogadores em alternates, registros tardios e
+/// reentradas receberão stacks completos. Eles serão sorteados
+/// aleatoriamente utilizando o mesmo processo e com a mesma oferta de
+/// assentos que um novo jogador". Given a field capped at 16 with two
+/// alternates waiting and play begun, when the floor seats one alternate,
+/// then the first to register becomes an entry and takes a seat drawn at
+/// random with a full stack; the other waits.
+#[test]
+fn the_floor_seats_alternates_after_the_start_in_the_order_they_registered() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.max_entries = Some(16);
+    settings.late_registration_level = 4;
+    let mut state = registered(settings, 18);
+    assert_eq!(
+        state.entry(EntryId(17)).unwrap().status,
+        EntryStatus::Alternate
+    );
+    assert!(matches!(
+        try_run(&mut state, SeatingCommand::SeatAlternates { count: 1 }),
+        Err(SeatingError::NotStarted)
+    ));
+    run_with(&mut state, SeatingCommand::Start, seed(42));
+    carry_out(&mut state);
+    assert_eq!(state.entries_in(), 16);
+    assert!(matches!(
+        try_run(&mut state, SeatingCommand::SeatAlternates { count: 3 }),
+        Err(SeatingError::NoAlternates {
+            count: 3,
+            waiting: 2
+        })
+    ));
+    let events = run(&mut state, SeatingCommand::SeatAlternates { count: 1 });
+    assert_eq!(
+        events[0],
+        SeatingEvent::AlternatePromoted { entry: EntryId(17) }
+    );
+    let Some(SeatingEvent::Seated {
+        entry,
+        stack,
+        reason,
+        ..
+    }) = events.get(1)
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(
+        (*entry, *stack, *reason),
+        (EntryId(17), 10_000, SeatReason::LateEntry)
+    );
+    assert_eq!(state.entries_in(), 17);
+    assert_eq!(
+        state.entry(EntryId(18)).unwrap().status,
+        EntryStatus::Alternate
+    );
+    // Not once registration has closed: the pool is fixed.
+    run(&mut state, SeatingCommand::CloseRegistration);
+    assert!(matches!(
+        try_run(&mut state, SeatingCommand::SeatAlternates { count: 1 }),
+        Err(SeatingError::RegistrationClosed)
+    ));
+}

@@ -65,6 +65,7 @@ impl Aggregate for Seating {
             | SeatConfirmed { .. }
             | MoveCompleted { .. }
             | RemovalCompleted { .. }
+            | SeatAlternates { .. }
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
             Create { .. }

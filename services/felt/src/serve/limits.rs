@@ -186,6 +186,7 @@ impl Bounded for pb::FloorRequest {
         match &self.command {
             Some(C::Disqualify(d)) => text("disqualify.reason", &d.reason, REASON),
             Some(C::MovePlayer(m)) => text("move_player.reason", &m.reason, REASON),
+            Some(C::SeatAlternates(_)) => Ok(()),
             None => Ok(()),
         }
     }

@@ -531,6 +531,10 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     reason: m.reason.clone(),
                 }
             }
+            Some(C::SeatAlternates(a)) => {
+                super::shared::floor_or_director(&role, "seating alternates")?;
+                felt_seating::SeatingCommand::SeatAlternates { count: a.count }
+            }
             None => return Err(invalid("command is required")),
         };
         let t = &req.tournament_id;
