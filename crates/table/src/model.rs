@@ -40,6 +40,54 @@ pub struct HouseRules {
     /// subject to escalating penalties").
     #[serde(default)]
     pub penalty_scale: PenaltyScale,
+    /// What counts as substantial action (after which no misdeal).
+    #[serde(default)]
+    pub substantial_action: SubstantialAction,
+    /// Who is dealt into a misdeal's re-deal.
+    #[serde(default)]
+    pub misdeal_redeal: MisdealRedeal,
+    /// Whether short all-in raises reopen the betting.
+    #[serde(default)]
+    pub reopening: Reopening,
+}
+
+/// What counts as substantial action (a misdeal may be declared only
+/// before it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SubstantialAction {
+    /// TDA 36: any two actions in turn of which one puts chips in, or any
+    /// three actions.
+    #[default]
+    Tda,
+    /// Seed 002: two actions in turn that both put chips in (a bet, raise
+    /// or call), or any three actions.
+    Series,
+}
+
+/// Who is dealt into a misdeal's re-deal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum MisdealRedeal {
+    /// TDA 35: an exact copy; a player away from the seat for the
+    /// original deal has a dead hand in the re-deal too.
+    #[default]
+    ExactCopy,
+    /// Seed 002 (B): a player away for the original deal plays the
+    /// re-deal normally if back at the seat.
+    AbsentPlay,
+}
+
+/// Whether short all-in raises reopen the betting for players who have
+/// acted (seed 004 lists the houses' variants).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Reopening {
+    /// TDA 47: short all-ins that together make a full raise reopen it.
+    #[default]
+    Cumulative,
+    /// Only a full bet or raise reopens: a short all-in is a call to those
+    /// who have acted, however many follow.
+    Never,
+    /// An all-in raise of at least half the minimum raise reopens it.
+    HalfRaise,
 }
 
 impl HouseRules {
@@ -49,6 +97,9 @@ impl HouseRules {
         short_big_blind: ShortBigBlind::CallAmountPosted,
         odd_chips: OddChips::AllToTheFirstWinner,
         penalty_scale: PenaltyScale::Tda,
+        substantial_action: SubstantialAction::Tda,
+        misdeal_redeal: MisdealRedeal::ExactCopy,
+        reopening: Reopening::Cumulative,
     };
 }
 

@@ -48,6 +48,8 @@ pub struct InHand {
     pub dead: bool,
     /// Dealt while the player serves a penalty: the hand counts towards it.
     pub penalized: bool,
+    /// Away from the seat when the hand was dealt (TDA 30).
+    pub away: bool,
     /// What the player's words or gestures bound their next action to
     /// (TDA 46, 55), until they act.
     pub bound: Option<Bound>,
@@ -98,6 +100,10 @@ pub struct HandState {
     pub chip_actions: u32,
     /// Actions taken out of turn, waiting for the action to reach them (TDA 53).
     pub out_of_turn: Vec<(Seat, PlayerAction, Chips)>,
+    /// The table's house rules for substantial action and reopening, as
+    /// the hand was dealt.
+    pub substantial_rule: SubstantialAction,
+    pub reopening: Reopening,
     /// The table's blind positions before this hand, restored by a misdeal.
     pub(crate) previous_blinds: (Option<Seat>, Option<Seat>),
 }
@@ -415,13 +421,20 @@ impl HandState {
     /// facing a full raise since, possibly made of several short all-ins
     /// (TDA 47).
     pub fn reopened_for(&self, p: &InHand) -> bool {
-        !p.acted || self.current_bet.saturating_sub(p.bet_when_acted) >= self.min_raise
+        !p.acted
+            || (self.reopening == Reopening::Cumulative
+                && self.current_bet.saturating_sub(p.bet_when_acted) >= self.min_raise)
     }
 
     /// Substantial action (TDA 36): two actions in turn of which one put
-    /// chips in, or any three actions. Posting blinds does not count.
+    /// chips in, or any three actions; by seed 002's house rule, two that
+    /// both put chips in. Posting blinds does not count.
     pub fn substantial_action(&self) -> bool {
-        self.actions >= 3 || (self.actions >= 2 && self.chip_actions >= 1)
+        let chips_needed = match self.substantial_rule {
+            SubstantialAction::Tda => 1,
+            SubstantialAction::Series => 2,
+        };
+        self.actions >= 3 || (self.actions >= 2 && self.chip_actions >= chips_needed)
     }
 
     /// Betting is over with a player all in: every live hand is tabled and
@@ -504,6 +517,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             }
             for &(seat, stack) in stacks {
                 let penalized = state.seat(seat).is_some_and(|s| s.penalty_hands > 0);
+                let away = state.seat(seat).is_some_and(|s| s.absent);
                 if let Some(p) = players.get_mut(idx(seat)) {
                     *p = Some(InHand {
                         starting_stack: stack,
@@ -518,6 +532,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                         shown: false,
                         dead: false,
                         penalized,
+                        away,
                         bound: None,
                     });
                 }
@@ -554,6 +569,8 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 chip_actions: 0,
                 out_of_turn: Vec::new(),
                 previous_blinds,
+                substantial_rule: state.rules.substantial_action,
+                reopening: state.rules.reopening,
             });
         }
         TableEvent::AntePosted { seat, amount } => {
@@ -638,6 +655,15 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 if raise >= h.min_raise {
                     // A full bet or raise: everyone else may act again.
                     h.min_raise = raise;
+                    for p in h.players.iter_mut().flatten() {
+                        p.acted = false;
+                    }
+                } else if *all_in
+                    && h.reopening == Reopening::HalfRaise
+                    && raise.saturating_mul(2) >= h.min_raise
+                {
+                    // A house's half-raise rule: a short all-in of half
+                    // the minimum raise or more reopens the betting.
                     for p in h.players.iter_mut().flatten() {
                         p.acted = false;
                     }

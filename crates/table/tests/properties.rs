@@ -328,9 +328,33 @@ fn run(
             }
         }
     };
+    // Every house's rules keep the invariants.
+    let pick_rules = choices.first().copied().unwrap_or(0);
     let open = Command::OpenTable {
         seats: stacks.len() as u8,
-        rules: HouseRules::default(),
+        rules: HouseRules {
+            substantial_action: if pick_rules % 2 == 0 {
+                SubstantialAction::Tda
+            } else {
+                SubstantialAction::Series
+            },
+            misdeal_redeal: if pick_rules / 2 % 2 == 0 {
+                MisdealRedeal::ExactCopy
+            } else {
+                MisdealRedeal::AbsentPlay
+            },
+            reopening: match pick_rules / 4 % 3 {
+                0 => Reopening::Cumulative,
+                1 => Reopening::Never,
+                _ => Reopening::HalfRaise,
+            },
+            penalty_scale: if pick_rules / 12 % 2 == 0 {
+                PenaltyScale::Tda
+            } else {
+                PenaltyScale::Series
+            },
+            ..HouseRules::default()
+        },
     };
     prop_assert!(apply(&mut state, &open, &mut log));
     for (i, &stack) in stacks.iter().enumerate() {

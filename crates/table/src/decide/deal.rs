@@ -441,8 +441,15 @@ impl Decider<'_> {
         if !matches!(deal, Deal::Physical) && *deal == h.deal {
             return Err(Rejection::SameSeed);
         }
+        // An exact copy: the dead stay dead (TDA 35); by seed 002's house
+        // rule a player away for the original deal plays the re-deal if
+        // back (still away, their hand dies again by TDA 30).
+        let absent_play = self.state.rules.misdeal_redeal == MisdealRedeal::AbsentPlay;
         let dead: Vec<Seat> = (1..=self.state.size)
-            .filter(|&s| h.player(s).is_some_and(|p| p.dead))
+            .filter(|&s| {
+                h.player(s)
+                    .is_some_and(|p| p.dead && !(absent_play && p.away))
+            })
             .collect();
         let again = TableEvent::HandStarted {
             number: h.number,

@@ -85,6 +85,19 @@ pub(crate) fn rules(r: Option<&pb::HouseRules>) -> HouseRules {
         if r.penalty_scale() == pb::PenaltyScale::Series {
             rules.penalty_scale = felt_table::PenaltyScale::Series;
         }
+        if r.substantial_action() == pb::SubstantialAction::Series {
+            rules.substantial_action = felt_table::SubstantialAction::Series;
+        }
+        if r.misdeal_redeal() == pb::MisdealRedeal::AbsentPlay {
+            rules.misdeal_redeal = felt_table::MisdealRedeal::AbsentPlay;
+        }
+        rules.reopening = match r.reopening() {
+            pb::Reopening::Never => felt_table::Reopening::Never,
+            pb::Reopening::HalfRaise => felt_table::Reopening::HalfRaise,
+            pb::Reopening::Cumulative | pb::Reopening::Unspecified => {
+                felt_table::Reopening::Cumulative
+            }
+        };
     }
     rules
 }

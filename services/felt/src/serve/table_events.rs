@@ -113,6 +113,22 @@ pub(crate) fn rules(r: &HouseRules) -> pb::HouseRules {
             PenaltyScale::Series => pb::PenaltyScale::Series,
         }
         .into(),
+        substantial_action: match r.substantial_action {
+            felt_table::SubstantialAction::Tda => pb::SubstantialAction::Tda,
+            felt_table::SubstantialAction::Series => pb::SubstantialAction::Series,
+        }
+        .into(),
+        misdeal_redeal: match r.misdeal_redeal {
+            felt_table::MisdealRedeal::ExactCopy => pb::MisdealRedeal::ExactCopy,
+            felt_table::MisdealRedeal::AbsentPlay => pb::MisdealRedeal::AbsentPlay,
+        }
+        .into(),
+        reopening: match r.reopening {
+            felt_table::Reopening::Cumulative => pb::Reopening::Cumulative,
+            felt_table::Reopening::Never => pb::Reopening::Never,
+            felt_table::Reopening::HalfRaise => pb::Reopening::HalfRaise,
+        }
+        .into(),
     }
 }
 
@@ -977,6 +993,16 @@ mod tests {
             TableEvent::TableOpened {
                 seats: 9,
                 rules: HouseRules::POKERKIT,
+            },
+            TableEvent::TableOpened {
+                seats: 8,
+                rules: HouseRules {
+                    penalty_scale: PenaltyScale::Series,
+                    substantial_action: felt_table::SubstantialAction::Series,
+                    misdeal_redeal: felt_table::MisdealRedeal::AbsentPlay,
+                    reopening: felt_table::Reopening::HalfRaise,
+                    ..HouseRules::default()
+                },
             },
             TableEvent::PlayerSeated {
                 seat: 3,
