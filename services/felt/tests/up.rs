@@ -1474,3 +1474,354 @@ async fn the_director_disqualifies_a_player_and_the_tournament_plays_on() {
         "{audit}"
     );
 }
+
+/// The floor's toolbox through one `felt up` (issue 26): a field capped at
+/// ten with an alternate waiting; the floor moves a player found in the
+/// wrong seat, seats the alternate after the start, penalises a player at
+/// the table that will break and corrects a stack; the director
+/// disqualifies a player. The penalty goes on at the penalised player's
+/// new table after the break; the tournament is played to a winner, every
+/// entry is placed, and `felt audit verify` passes, naming the correction
+/// and the disqualification.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
+    use pb::execute_request::Command as C;
+    use pb::floor_request::Command as F;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let floor_token = up.token("floor").to_string();
+    let t = "toolbox";
+    let mut seating = up.seating();
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
+                tournament_id: t.into(),
+                name: "Toolbox".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    pb::StructurePreset::Turbo.into(),
+                )),
+                table_size: 5,
+                max_entries: 10,
+                late_registration_level: 2,
+                money: Some(pb::MoneySettings {
+                    currency: "USD".into(),
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            &director,
+        ))
+        .await
+        .expect("create");
+    common::presales(&mut seating, t, 11, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    let map = || {
+        let mut seating = up.seating();
+        let req = with(
+            pb::GetTableMapRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        );
+        async move { seating.get_table_map(req).await.unwrap().into_inner() }
+    };
+    let floor = |id: &str, command: F, token: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                command: Some(command),
+            },
+            token,
+        );
+        async move { seating.floor(req).await.map(tonic::Response::into_inner) }
+    };
+    let tables = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone());
+    let at_table = |table: u32, id: &str, command: C, token: &str| {
+        let mut tables = tables.clone();
+        let req = with(
+            pb::ExecuteRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: t.into(),
+                    table,
+                }),
+                command_id: id.into(),
+                command: Some(command),
+                provenance: None,
+            },
+            token,
+        );
+        async move { tables.execute(req).await.map(tonic::Response::into_inner) }
+    };
+    // Ten seated at two full tables of five; the eleventh waits.
+    let room = map().await;
+    assert_eq!(
+        room.tables.iter().map(|t| t.players).collect::<Vec<_>>(),
+        [5, 5]
+    );
+    // A player found in the wrong seat moves to the one the floor names,
+    // with their chips.
+    // The alternate is seated after the start: every table is full, so a
+    // third opens.
+    floor(
+        "alternate",
+        F::SeatAlternates(pb::SeatAlternates { count: 1 }),
+        &floor_token,
+    )
+    .await
+    .expect("the alternate seated");
+    let room = map().await;
+    assert_eq!(room.tables.len(), 3, "{room:?}");
+    let wrong = room.tables[0].occupants[0].clone();
+    let (to_table, free) = room
+        .tables
+        .iter()
+        .skip(1)
+        .find_map(|r| {
+            let free = (1..=r.seats).find(|s| r.occupants.iter().all(|o| o.seat != *s))?;
+            Some((r.table, free))
+        })
+        .expect("a free seat");
+    floor(
+        "wrong-seat",
+        F::MovePlayer(pb::MovePlayer {
+            entry: wrong.entry,
+            table: to_table,
+            seat: free,
+            reason: "sat at table 1, drawn for another".into(),
+        }),
+        &floor_token,
+    )
+    .await
+    .expect("the floor's move");
+    let room = map().await;
+    let everyone: Vec<pb::EntryView> = room
+        .tables
+        .iter()
+        .flat_map(|t| t.occupants.clone())
+        .collect();
+    assert_eq!(everyone.len(), 11, "{room:?}");
+    assert!(everyone.iter().any(|o| o.entry == 11));
+    let moves = seating
+        .get_moves(with(
+            pb::GetMovesRequest {
+                tournament_id: t.into(),
+                last: 0,
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .moves;
+    assert!(
+        moves.iter().any(|m| m.entry == wrong.entry
+            && (m.to_table, m.to_seat) == (to_table, free)
+            && m.reason() == pb::MoveReason::Floor
+            && m.detail == "sat at table 1, drawn for another"
+            && m.completed),
+        "{moves:?}"
+    );
+    // Registration closes: the pool is fixed at eleven entries.
+    seating
+        .close_registration(with(
+            pb::CloseRegistrationRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("close");
+    // A penalty at table 3, which will break (the highest number) once
+    // nine are left.
+    let penalised = room
+        .tables
+        .iter()
+        .find(|r| r.table == 3)
+        .unwrap()
+        .occupants
+        .iter()
+        .find(|o| o.entry != wrong.entry)
+        .unwrap()
+        .clone();
+    at_table(
+        3,
+        "penalty",
+        C::Penalize(pb::Penalize {
+            seat: penalised.seat,
+            entry: penalised.entry,
+            kind: pb::PenaltyKind::Hands.into(),
+            hands: 40,
+            reason: "exposed a card with action pending".into(),
+            ..Default::default()
+        }),
+        &floor_token,
+    )
+    .await
+    .expect("the penalty");
+    // A stack corrected at table 1, before its first hand.
+    let fixed = room.tables[0].occupants[0].clone();
+    at_table(
+        1,
+        "fix",
+        C::CorrectStack(pb::CorrectStack {
+            seat: fixed.seat,
+            entry: fixed.entry,
+            stack: 20_500,
+            concerns: Some(pb::Concerns {
+                kind: Some(pb::concerns::Kind::Moment("the draw".into())),
+            }),
+            reason: "a 500 chip left in the seat".into(),
+        }),
+        &floor_token,
+    )
+    .await
+    .expect("the correction");
+    // The director disqualifies a player at table 1.
+    let dq = room.tables[0]
+        .occupants
+        .iter()
+        .find(|o| o.entry != fixed.entry)
+        .unwrap()
+        .clone();
+    floor(
+        "dq",
+        F::Disqualify(pb::DisqualifyEntry {
+            entry: dq.entry,
+            reason: "chip passing".into(),
+        }),
+        &director,
+    )
+    .await
+    .expect("the disqualification");
+    // Dealers play every table; table 3 breaks at the first bust that
+    // leaves nine, and the penalised player serves the rest at their new
+    // table.
+    let up = std::sync::Arc::new(up);
+    let mut dealers = Vec::new();
+    for table in 1..=3 {
+        let up = up.clone();
+        let director = director.clone();
+        dealers.push(tokio::spawn(async move {
+            common::deal_table(up.channel.clone(), up.channel.clone(), t, table, &director).await
+        }));
+    }
+    // The penalised player's seat away from table 3, once they sit there.
+    let moved_seat = || {
+        let mut tables = tables.clone();
+        let mut seating = up.seating();
+        let find = with(
+            pb::FindSeatRequest {
+                tournament_id: t.into(),
+                query: penalised.entry.to_string(),
+            },
+            &director,
+        );
+        let director = director.clone();
+        async move {
+            let found = seating.find_seat(find).await.unwrap().into_inner();
+            let at = found
+                .entries
+                .into_iter()
+                .find(|e| e.entry == penalised.entry)?;
+            if at.table == 3 || at.table == 0 {
+                return None;
+            }
+            let req = with(
+                pb::GetTableRequest {
+                    table: Some(pb::TableRef {
+                        tournament_id: t.into(),
+                        table: at.table,
+                    }),
+                },
+                &director,
+            );
+            let view = tables.get_table(req).await.ok()?.into_inner().table?;
+            view.seats.into_iter().find(|s| s.entry == penalised.entry)
+        }
+    };
+    let carried = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            if let Some(s) = moved_seat().await {
+                return s.penalty_hands;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the penalised player moved when table 3 broke");
+    assert!(carried > 0, "the penalty came with the player");
+    let moved = up
+        .seating()
+        .get_moves(with(
+            pb::GetMovesRequest {
+                tournament_id: t.into(),
+                last: 0,
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .moves;
+    let last = moved
+        .iter()
+        .rev()
+        .find(|m| m.entry == penalised.entry)
+        .expect("the penalised player's move");
+    assert_eq!(last.reason(), pb::MoveReason::TableBroken, "{last:?}");
+    // Served there, hand by hand.
+    tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            match moved_seat().await {
+                Some(s) if s.penalty_hands < carried => return,
+                _ => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+        }
+    })
+    .await
+    .expect("a hand of the penalty served at the new table");
+    for d in dealers {
+        d.await.expect("a dealer");
+    }
+    let end = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let results = common::results(&up.channel, t, &director).await;
+            if results.results.len() == 11 {
+                return results;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("every entry placed");
+    check_results(&end.results, 11, 110_000);
+    let mut up = std::sync::Arc::into_inner(up).expect("the dealers are done");
+    up.stop();
+    let data = data.to_str().unwrap();
+    audit_passes(&["--data", data, "--tournament", t]);
+    let audit = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["audit", "verify", "--data", data, "--tournament", t])
+        .output()
+        .expect("run felt audit");
+    let audit = String::from_utf8_lossy(&audit.stdout);
+    assert!(audit.contains("a 500 chip left in the seat"), "{audit}");
+    assert!(
+        audit.contains(&format!("(entry {}) disqualified", dq.entry)),
+        "{audit}"
+    );
+}
