@@ -45,6 +45,7 @@ pub fn decision(command: &str, n: u64, count: u64) -> Decision {
             .collect(),
         trace: None,
         request: None,
+        actor: None,
     }
 }
 
@@ -755,6 +756,62 @@ pub async fn a_decision_keeps_its_request_fingerprint<H: Harness>(h: &mut H) {
     assert_eq!(crate::verify_chain(&read), Ok(()));
 }
 
+/// The person a decision names is stored with its envelopes, in their
+/// hash, read back however they are read and by subscribers; a decision
+/// without one names nobody.
+pub async fn a_decision_keeps_its_actor<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let s = stream("seating", "main");
+    let mut sub = log
+        .subscribe(
+            Filter {
+                tournament: None,
+                kind: Some("seating".into()),
+            },
+            0,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let a = log
+        .append(
+            &s,
+            Expected::NoStream,
+            Decision {
+                actor: Some("ana.floor".into()),
+                ..decision("by-ana", 1, 2)
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    log.append(&s, Expected::Exactly(2), decision("nobody", 3, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let read = log.read(&s, 1).await.unwrap_or_else(|e| panic!("{e}"));
+    let actors: Vec<Option<&str>> = read.iter().map(|e| e.actor.as_deref()).collect();
+    assert_eq!(actors, [Some("ana.floor"), Some("ana.floor"), None]);
+    let by_position = log
+        .read_decision(&s, a.position)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        by_position
+            .iter()
+            .all(|e| e.actor.as_deref() == Some("ana.floor"))
+    );
+    let delivered = tokio::time::timeout(std::time::Duration::from_secs(10), sub.next())
+        .await
+        .expect("a decision in time")
+        .expect("the subscription goes on")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        delivered
+            .envelopes
+            .iter()
+            .all(|e| e.actor.as_deref() == Some("ana.floor"))
+    );
+    assert_eq!(crate::verify_chain(&read), Ok(()));
+}
+
 /// One `#[tokio::test]` per conformance test, each with a fresh harness
 /// from `$setup` (an async fn returning a [`Harness`]).
 #[macro_export]
@@ -774,7 +831,8 @@ macro_rules! conformance_tests {
             the_hash_chain_verifies_and_finds_a_change,
             a_large_stream_reads_back_whole,
             a_decision_reads_back_by_its_position,
-            a_decision_keeps_its_request_fingerprint
+            a_decision_keeps_its_request_fingerprint,
+            a_decision_keeps_its_actor
         );
     };
     (@each $setup:path; $($name:ident),*) => {

@@ -91,12 +91,58 @@ pub struct Envelope {
     /// hash as before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<Hash>,
+    /// The person whose command brought the decision (their id as their
+    /// credential names them), when a person's: in the hash, so the audit
+    /// proves who did what. Absent in envelopes stored before people were
+    /// named, which hash as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+}
+
+/// An envelope as format 3 stores it: every field in place, the optional
+/// ones as nil when absent (a reader of formats 1 and 2 reads the missing
+/// trailing ones as absent).
+#[derive(Serialize)]
+struct Stored<'a> {
+    schema_version: u16,
+    event_type: &'a str,
+    stream: &'a StreamId,
+    sequence: u64,
+    command_id: &'a str,
+    causation_id: &'a Option<String>,
+    correlation_id: &'a Option<String>,
+    recorded_at: i64,
+    prev_hash: Hash,
+    #[serde(with = "serde_bytes")]
+    payload: &'a [u8],
+    request: Option<Hash>,
+    actor: &'a Option<String>,
+}
+
+impl<'a> From<&'a Envelope> for Stored<'a> {
+    fn from(e: &'a Envelope) -> Stored<'a> {
+        Stored {
+            schema_version: e.schema_version,
+            event_type: &e.event_type,
+            stream: &e.stream,
+            sequence: e.sequence,
+            command_id: &e.command_id,
+            causation_id: &e.causation_id,
+            correlation_id: &e.correlation_id,
+            recorded_at: e.recorded_at,
+            prev_hash: e.prev_hash,
+            payload: &e.payload,
+            request: e.request,
+            actor: &e.actor,
+        }
+    }
 }
 
 impl Envelope {
     /// SHA-256 over the envelope's fields in a fixed order (MessagePack of
     /// the tuple: stream key, sequence, event type, schema version, command,
-    /// causation and correlation ids, recorded time, previous hash, payload).
+    /// causation and correlation ids, recorded time, previous hash, payload,
+    /// and the actor when there is one).
     pub fn hash(&self) -> Hash {
         let fields = (
             self.stream.key(),
@@ -112,7 +158,10 @@ impl Envelope {
         );
         let mut h = Sha256::new();
         // Encoding a tuple of plain values into a Vec cannot fail.
-        h.update(rmp_serde::to_vec(&fields).unwrap_or_default());
+        match &self.actor {
+            None => h.update(rmp_serde::to_vec(&fields).unwrap_or_default()),
+            Some(actor) => h.update(rmp_serde::to_vec(&(fields, actor)).unwrap_or_default()),
+        }
         Hash(h.finalize().into())
     }
 
@@ -134,8 +183,8 @@ impl Envelope {
     /// a new format byte, and readers keep reading the old ones.
     pub fn encode_all(envelopes: &[Envelope]) -> Result<Vec<u8>, LogError> {
         let mut out = vec![FORMAT];
-        rmp_serde::encode::write(&mut out, envelopes)
-            .map_err(|e| LogError::Encode(e.to_string()))?;
+        let stored: Vec<Stored<'_>> = envelopes.iter().map(Stored::from).collect();
+        rmp_serde::encode::write(&mut out, &stored).map_err(|e| LogError::Encode(e.to_string()))?;
         Ok(out)
     }
 
@@ -146,8 +195,9 @@ impl Envelope {
         };
         match bytes.split_first() {
             // Format 1 differs only in storing hashes as 32 numbers, which
-            // `Hash` reads as well.
-            Some((&(FORMAT | 1), rest)) => {
+            // `Hash` reads as well; format 2 only in leaving out the
+            // trailing fields when absent (read as absent).
+            Some((&(FORMAT | 1 | 2), rest)) => {
                 rmp_serde::from_slice(rest).map_err(|e| bad(e.to_string()))
             }
             Some((other, _)) => Err(bad(format!("unknown envelope format {other}"))),
@@ -156,9 +206,10 @@ impl Envelope {
     }
 }
 
-/// The envelope layout `encode_all` writes: 2 since hashes are stored as
-/// bytes (format 1 stored them as 32 numbers, slower to read).
-const FORMAT: u8 = 2;
+/// The envelope layout `encode_all` writes: 3 since every field is in
+/// place, the actor among them (format 2 left absent trailing fields out;
+/// format 1 stored hashes as 32 numbers, slower to read).
+const FORMAT: u8 = 3;
 
 /// Where a stream's hash chain breaks.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -226,6 +277,7 @@ mod tests {
             events: vec![event],
             trace: None,
             request: None,
+            actor: None,
         };
         envelopes_for(&stream, 0, Hash::default(), &decision).remove(0)
     }
@@ -285,9 +337,43 @@ mod tests {
         let stored = Envelope::encode_all(std::slice::from_ref(&fingerprinted)).unwrap();
         assert_eq!(Envelope::decode_all(&stored), Ok(vec![fingerprinted]));
         let without = Envelope::encode_all(std::slice::from_ref(&plain)).unwrap();
-        // (32 bytes, and two of MessagePack's bin header.)
-        assert_eq!(stored.len(), without.len() + 34);
+        // (32 bytes and two of MessagePack's bin header, where a nil was.)
+        assert_eq!(stored.len(), without.len() + 33);
         assert_eq!(Envelope::decode_all(&without), Ok(vec![plain]));
+    }
+
+    /// The person whose command it was is kept with the envelope and is in
+    /// its hash: changing who did it breaks the chain. An envelope without
+    /// one hashes as before people were named.
+    #[test]
+    fn the_actor_is_kept_and_in_the_hash() {
+        let plain =
+            envelope(NewEvent::encode("Seated", 1, &SeatedV1 { seat: 2, stack: 70 }).unwrap());
+        let mut by_ana = plain.clone();
+        by_ana.actor = Some("ana".into());
+        assert_ne!(by_ana.hash(), plain.hash());
+        let mut by_bia = plain.clone();
+        by_bia.actor = Some("bia".into());
+        assert_ne!(by_ana.hash(), by_bia.hash());
+        // Without a request's fingerprint too: each field in its place.
+        let stored = Envelope::encode_all(&[by_ana.clone(), plain.clone()]).unwrap();
+        assert_eq!(Envelope::decode_all(&stored), Ok(vec![by_ana, plain]));
+    }
+
+    /// Format 2 left absent trailing fields out: its envelopes read as
+    /// they were written.
+    #[test]
+    fn envelopes_stored_in_format_two_are_read_as_they_were_written() {
+        let plain =
+            envelope(NewEvent::encode("Seated", 1, &SeatedV1 { seat: 2, stack: 70 }).unwrap());
+        let mut fingerprinted = plain.clone();
+        fingerprinted.request = Some(Hash([9; 32]));
+        for env in [plain, fingerprinted] {
+            // (The derived layout skips an absent request, as format 2 did.)
+            let mut stored = vec![2u8];
+            rmp_serde::encode::write(&mut stored, &[&env]).unwrap();
+            assert_eq!(Envelope::decode_all(&stored), Ok(vec![env]));
+        }
     }
 
     /// How format 1 stored an envelope: the previous hash as 32 numbers.
@@ -326,18 +412,18 @@ mod tests {
         let mut stored = vec![1u8];
         rmp_serde::encode::write(&mut stored, &[&old]).unwrap();
         let now = Envelope::encode_all(std::slice::from_ref(&env)).unwrap();
-        assert_eq!(now[0], 2, "new envelopes are written in format 2");
+        assert_eq!(now[0], 3, "new envelopes are written in format 3");
         assert!(
             now.len() < stored.len(),
-            "format 2 is smaller: {} bytes against {}",
+            "format 3 is smaller: {} bytes against {}",
             now.len(),
             stored.len()
         );
         assert_eq!(Envelope::decode_all(&stored), Ok(vec![env.clone()]));
         assert_eq!(Envelope::decode_all(&now), Ok(vec![env]));
         assert_eq!(
-            Envelope::decode_all(&[3, 0x90]).unwrap_err().to_string(),
-            "cannot decode envelopes: unknown envelope format 3"
+            Envelope::decode_all(&[4, 0x90]).unwrap_err().to_string(),
+            "cannot decode envelopes: unknown envelope format 4"
         );
     }
 

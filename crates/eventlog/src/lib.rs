@@ -233,6 +233,8 @@ pub struct Decision {
     /// The fingerprint of the request that brought it (see
     /// [`Envelope::request`]), kept with each of its envelopes.
     pub request: Option<Hash>,
+    /// The person whose command it is (see [`Envelope::actor`]).
+    pub actor: Option<String>,
 }
 
 /// The answer to an append.
@@ -453,6 +455,7 @@ pub(crate) fn envelopes_for(
             prev_hash: last_hash,
             payload: e.payload.clone(),
             request: decision.request,
+            actor: decision.actor.clone(),
         };
         last_hash = env.hash();
         out.push(env);

@@ -283,6 +283,9 @@ pub struct Provenance {
     /// decided for a request with another fingerprint is refused
     /// ([`HandleError::Reused`]). `None`: not checked.
     pub request: Option<felt_eventlog::Hash>,
+    /// The person whose command it is, as their credential names them
+    /// (`None`: a reaction, or a credential that names no person).
+    pub actor: Option<String>,
 }
 
 impl Provenance {
@@ -635,6 +638,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                     .collect::<Result<_, _>>()?,
                 trace: from.trace.clone(),
                 request: from.request,
+                actor: from.actor.clone(),
             };
             let expected = if entry.version == 0 {
                 Expected::NoStream

@@ -51,6 +51,7 @@ async fn a_decision_records_its_causation_and_correlation() {
         request: None,
         causation_id: Some("t.clock.main@7".into()),
         correlation_id: Some("t.clock.main/tick-9".into()),
+        actor: None,
     };
     a.handle_from(&stream, "take", 2, &from, &Move::Take(3))
         .await

@@ -76,6 +76,7 @@ pub async fn append<L: EventLog>(
         events: events.iter().map(encode).collect::<Result<_, _>>()?,
         trace: None,
         request: None,
+        actor: None,
     };
     log.append(stream, expected, decision).await
 }

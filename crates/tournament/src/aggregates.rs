@@ -263,6 +263,7 @@ pub async fn register_tournament<L: felt_eventlog::EventLog>(
         )?],
         trace: None,
         request: None,
+        actor: None,
     };
     log.append(&registry_stream()?, felt_eventlog::Expected::Any, decision)
         .await?;

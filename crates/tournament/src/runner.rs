@@ -144,6 +144,7 @@ pub fn provenance(
         correlation_id: Some(
             correlation_id.map_or_else(|| format!("{key}/{command_id}"), str::to_owned),
         ),
+        actor: None,
     }
 }
 

@@ -213,6 +213,7 @@ async fn a_registry_entry_from_before_deal_modes_reads_as_the_digital_deal_it_wa
         events: vec![NewEvent::encode("TournamentCreated", 1, &before).unwrap()],
         trace: None,
         request: None,
+        actor: None,
     };
     log.append(&registry_stream().unwrap(), Expected::Any, decision)
         .await

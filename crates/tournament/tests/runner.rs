@@ -46,6 +46,7 @@ async fn append(log: &EmbeddedLog, stream: &StreamId, n: u64) -> u64 {
         events: vec![NewEvent::encode("Added", 1, &n).unwrap()],
         trace: None,
         request: None,
+        actor: None,
     };
     log.append(stream, Expected::Any, decision)
         .await

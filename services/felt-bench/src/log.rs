@@ -76,6 +76,7 @@ fn decision(command: String, n: u64) -> anyhow::Result<Decision> {
             .collect::<Result<_, _>>()?,
         trace: None,
         request: None,
+        actor: None,
     })
 }
 

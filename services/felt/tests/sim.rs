@@ -367,6 +367,7 @@ fn an_audit_of_a_log_whose_counts_no_longer_add_up_fails_without_crashing() {
                     events: busts,
                     trace: None,
                     request: None,
+                    actor: None,
                 },
             ))
             .unwrap();

@@ -125,6 +125,7 @@ fn provenance(
         request: None,
         causation_id: given(&sent.causation_id),
         correlation_id: given(&sent.correlation_id),
+        actor: None,
     })
 }
 
