@@ -288,6 +288,30 @@ pub struct Provenance {
     pub actor: Option<String>,
 }
 
+tokio::task_local! {
+    /// The person whose request the task is serving, as the edge that
+    /// took it named them: see [`as_actor`].
+    static ACTOR: Option<String>;
+}
+
+/// Runs `work` (a request's handling) on behalf of `actor`: every
+/// decision it brings that is not a reaction (no cause recorded) names
+/// them, however deep in the call the decision is taken.
+pub async fn as_actor<F: std::future::Future>(actor: Option<String>, work: F) -> F::Output {
+    ACTOR.scope(actor, work).await
+}
+
+/// The person a decision names: the one `from` gives, else, for a
+/// decision that is no reaction, the person the task serves.
+fn actor_of(from: &Provenance) -> Option<String> {
+    from.actor.clone().or_else(|| {
+        from.causation_id
+            .is_none()
+            .then(|| ACTOR.try_with(Clone::clone).ok().flatten())
+            .flatten()
+    })
+}
+
 impl Provenance {
     /// Where a request comes from, fingerprinted by its bytes (SHA-256).
     pub fn of_request(bytes: &[u8]) -> Provenance {
@@ -638,7 +662,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
                     .collect::<Result<_, _>>()?,
                 trace: from.trace.clone(),
                 request: from.request,
-                actor: from.actor.clone(),
+                actor: actor_of(from),
             };
             let expected = if entry.version == 0 {
                 Expected::NoStream

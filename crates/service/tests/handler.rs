@@ -133,3 +133,44 @@ async fn a_command_id_reused_for_another_request_is_refused() {
     assert_eq!(log.read(&stream, 1).await.unwrap().len(), 1);
     assert_eq!(*fresh.state(&stream).await.unwrap().0, 5);
 }
+
+/// A decision names the person whose request it serves: the one its
+/// provenance gives, else the one the task serves ([`felt_service::as_actor`])
+/// unless it is a reaction (a cause recorded), which names nobody.
+#[tokio::test]
+async fn a_decision_names_the_person_whose_request_brought_it() {
+    use felt_eventlog::EventLog as _;
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let stream = StreamId::new("t", "box", "1").unwrap();
+    let a: Handler<Chips, _> = Handler::new(log.clone());
+    felt_service::as_actor(Some("ana".into()), async {
+        a.handle(&stream, "put", 1, &Move::Put(5)).await.unwrap();
+        // A reaction the request runs on its way names nobody.
+        let reaction = felt_service::Provenance {
+            causation_id: Some("t.clock.main@7".into()),
+            ..Default::default()
+        };
+        a.handle_from(&stream, "react", 2, &reaction, &Move::Put(1))
+            .await
+            .unwrap();
+        // Named outright.
+        let bia = felt_service::Provenance {
+            actor: Some("bia".into()),
+            ..Default::default()
+        };
+        a.handle_from(&stream, "bia", 3, &bia, &Move::Put(1))
+            .await
+            .unwrap();
+    })
+    .await;
+    a.handle(&stream, "nobody", 4, &Move::Put(1)).await.unwrap();
+    let actors: Vec<Option<String>> = log
+        .read(&stream, 1)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.actor)
+        .collect();
+    assert_eq!(actors, [Some("ana".into()), None, Some("bia".into()), None]);
+}

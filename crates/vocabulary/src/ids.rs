@@ -312,6 +312,18 @@ text_id!(
     |b| b.is_ascii_graphic()
 );
 
+text_id!(
+    /// A member of staff: the director, a floor person, a dealer, a
+    /// partner's integration, as the director named them when issuing
+    /// their credential ("ana.souza"). Every decision a person's command
+    /// brings names them.
+    PersonId,
+    "a person id",
+    64,
+    "printable ASCII characters without spaces",
+    |b| b.is_ascii_graphic()
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,8 +16,8 @@
 pub mod ids;
 
 pub use ids::{
-    AnteFormat, Chips, EntryId, IdError, Level, MAX_CHIPS, Millis, Money, PlayerId, Seat, TableNo,
-    TournamentId,
+    AnteFormat, Chips, EntryId, IdError, Level, MAX_CHIPS, Millis, Money, PersonId, PlayerId, Seat,
+    TableNo, TournamentId,
 };
 
 /// What kind of error an error is.

@@ -1825,3 +1825,165 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
         "{audit}"
     );
 }
+
+/// People, not roles: the director issues a floor person and a partner
+/// their own credentials (only the director may); each works for what
+/// its role allows, the decisions a person's requests bring name them in
+/// the log, a credential is listed without its secret, the same request
+/// sent again gives the same secret, and a revoked credential is refused
+/// at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_director_issues_and_revokes_credentials_that_name_their_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let mut up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let t = "people";
+    let mut seating = up.seating();
+    common::open_tournament(&mut seating, t, "People", "USD", 12, &director).await;
+    let issue = |id: &str, person: &str, kind: pb::StaffRoleKind, token: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::IssueCredentialRequest {
+                command_id: id.into(),
+                person_id: person.into(),
+                name: format!("{person}'s name"),
+                role: Some(pb::StaffRole {
+                    kind: kind.into(),
+                    ..Default::default()
+                }),
+            },
+            token,
+        );
+        async move {
+            seating
+                .issue_credential(req)
+                .await
+                .map(tonic::Response::into_inner)
+        }
+    };
+    let e = issue(
+        "c-1",
+        "ana.souza",
+        pb::StaffRoleKind::Floor,
+        up.token("floor"),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let ana = issue("c-1", "ana.souza", pb::StaffRoleKind::Floor, &director)
+        .await
+        .unwrap();
+    let again = issue("c-1", "ana.souza", pb::StaffRoleKind::Floor, &director)
+        .await
+        .unwrap();
+    assert!(again.duplicate);
+    assert_eq!(
+        (again.credential, &again.token),
+        (ana.credential, &ana.token)
+    );
+    let tv = issue("c-2", "tv.overlay", pb::StaffRoleKind::Partner, &director)
+        .await
+        .unwrap();
+    let hold = |id: &str, token: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::HoldTableRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                table: 1,
+                hold: true,
+                reason: "a ruling".into(),
+            },
+            token,
+        );
+        async move { seating.hold_table(req).await }
+    };
+    // A partner's credential reads and may not hold a table; Ana may.
+    let e = hold("h-tv", &tv.token).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    hold("h-ana", &ana.token)
+        .await
+        .expect("ana holds the table");
+    // Listed without secrets.
+    let list = seating
+        .list_credentials(with(pb::ListCredentialsRequest {}, &director))
+        .await
+        .unwrap()
+        .into_inner();
+    let people: Vec<(&str, pb::StaffRoleKind, bool)> = list
+        .credentials
+        .iter()
+        .map(|c| {
+            (
+                c.person_id.as_str(),
+                c.role.as_ref().unwrap().kind(),
+                c.revoked,
+            )
+        })
+        .collect();
+    assert_eq!(
+        people,
+        [
+            ("ana.souza", pb::StaffRoleKind::Floor, false),
+            ("tv.overlay", pb::StaffRoleKind::Partner, false)
+        ]
+    );
+    assert!(!format!("{list:?}").contains(&ana.token));
+    // Revoked: refused at once.
+    seating
+        .revoke_credential(with(
+            pb::RevokeCredentialRequest {
+                command_id: "r-1".into(),
+                credential: ana.credential,
+                reason: "left the event".into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("revoked");
+    let e = hold("h-ana-2", &ana.token).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    up.stop();
+    // Started again, felt knows its people from the log.
+    let mut up = Up::start(&[], &data).await;
+    let read = |token: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::GetStandingsRequest {
+                tournament_id: t.into(),
+            },
+            token,
+        );
+        async move { seating.get_standings(req).await }
+    };
+    let known = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if read(&tv.token).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(
+        known.is_ok(),
+        "the partner's credential works after a restart"
+    );
+    let e = read(&ana.token).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    up.stop();
+    // The log names Ana on the hold she asked for, and the director on
+    // the tournament's creation.
+    let log = felt_eventlog::EmbeddedLog::open(&data.join("log.redb")).unwrap();
+    let seating_stream = felt_eventlog::StreamId::new(t, "seating", "main").unwrap();
+    let events = felt_eventlog::EventLog::read(&log, &seating_stream, 1)
+        .await
+        .unwrap();
+    let held = events
+        .iter()
+        .find(|e| e.event_type == "TableHeld")
+        .expect("the hold");
+    assert_eq!(held.actor.as_deref(), Some("ana.souza"));
+    assert_eq!(events[0].actor.as_deref(), Some("director"));
+}

@@ -240,6 +240,18 @@ impl SeatKey {
         format!("seat.{tournament}.{table}.{seat}.{entry}.{hex}")
     }
 
+    /// A person's credential's secret, from the request that issues it:
+    /// the same command id gives the same secret under the same key (a
+    /// retry is answered with it), and nobody without the key can say it.
+    pub(crate) fn person_secret(&self, command_id: &str) -> String {
+        use hmac::Mac;
+        let mut mac = <SeatMac as Mac>::new_from_slice(&self.0).expect("any key length");
+        mac.update(format!("felt-credential-v1|{command_id}").as_bytes());
+        let tag = mac.finalize().into_bytes();
+        let hex: String = tag[..16].iter().map(|b| format!("{b:02x}")).collect();
+        format!("p.{hex}")
+    }
+
     /// The role a seat's token stands for, if this key issued it.
     fn verify(&self, token: &str) -> Option<Role> {
         use hmac::Mac;
@@ -275,9 +287,20 @@ impl SeatKey {
     }
 }
 
-/// The interceptor: puts the caller's role into the request.
+/// Who calls, as the decisions their requests bring name them: the
+/// person a credential was issued to, or the role a deployment's own
+/// token stands for (`director`, `floor`, `dealer:<t>/<n>`, a seat).
+/// felt's own `service` credential is nobody.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Actor(pub Option<String>);
+
+/// The interceptor: puts the caller's role, and who they are, into the
+/// request: a deployment token (`--token`), a person's credential the
+/// director issued (found by its hash in the people registry, live), or
+/// a seat's credential.
 pub fn authenticate(
     tokens: Arc<HashMap<String, Role>>,
+    people: Arc<super::people::Credentials>,
     seats: SeatKey,
 ) -> impl Fn(Request<()>) -> Result<Request<()>, Status> + Clone {
     move |mut req: Request<()>| {
@@ -291,14 +314,62 @@ pub fn authenticate(
                     "a bearer token is required (authorization: Bearer <token>)",
                 )
             })?;
-        let role = tokens
-            .get(token)
-            .cloned()
-            .or_else(|| seats.verify(token))
-            .ok_or_else(|| Status::unauthenticated("the bearer token is not known"))?;
+        let (role, actor) = if let Some(role) = tokens.get(token) {
+            (role.clone(), (*role != Role::Service).then(|| role.name()))
+        } else if let Some((role, person)) = people.lookup(token) {
+            (role, Some(person))
+        } else if let Some(role) = seats.verify(token) {
+            let name = role.name();
+            (role, Some(name))
+        } else {
+            return Err(Status::unauthenticated("the bearer token is not known"));
+        };
         req.extensions_mut().insert(role);
+        req.extensions_mut().insert(Actor(actor));
         Ok(req)
     }
+}
+
+/// A service behind the interceptor, each call on behalf of its caller.
+pub fn guard<S, F: Clone>(
+    service: S,
+    interceptor: &F,
+) -> tonic::service::interceptor::InterceptedService<OnBehalf<S>, F> {
+    tonic::service::interceptor::InterceptedService::new(OnBehalf(service), interceptor.clone())
+}
+
+/// A service whose every call runs on behalf of the caller the
+/// interceptor found ([`felt_service::as_actor`]): the decisions a call
+/// brings name them.
+#[derive(Clone, Debug)]
+pub struct OnBehalf<S>(pub S);
+
+impl<S, B> tower::Service<tonic::codegen::http::Request<B>> for OnBehalf<S>
+where
+    S: tower::Service<tonic::codegen::http::Request<B>> + Send,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: tonic::codegen::http::Request<B>) -> Self::Future {
+        let actor = req.extensions().get::<Actor>().and_then(|a| a.0.clone());
+        let call = self.0.call(req);
+        Box::pin(felt_service::as_actor(actor, call))
+    }
+}
+
+impl<S: tonic::server::NamedService> tonic::server::NamedService for OnBehalf<S> {
+    const NAME: &'static str = S::NAME;
 }
 
 /// The caller's role, as the interceptor recorded it.

@@ -192,6 +192,35 @@ impl Bounded for pb::FloorRequest {
     }
 }
 
+impl Bounded for pb::IssueCredentialRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        by_rule(
+            "person_id",
+            &self.person_id,
+            felt_vocabulary::PersonId::check,
+        )?;
+        text("name", &self.name, NAME)?;
+        if let Some(r) = &self.role {
+            id("role.tournament_id", &r.tournament_id)?;
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for pb::RevokeCredentialRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        text("reason", &self.reason, REASON)
+    }
+}
+
+impl Bounded for pb::ListCredentialsRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        Ok(())
+    }
+}
+
 impl Bounded for pb::HoldTableRequest {
     fn bounded(&self) -> Result<(), Status> {
         id("tournament_id", &self.tournament_id)?;

@@ -26,6 +26,7 @@ mod display;
 mod limits;
 mod payout;
 mod payout_events;
+mod people;
 mod remote;
 mod seating;
 mod seating_events;
@@ -653,7 +654,10 @@ pub async fn serve_conductor<L: EventLog + 'static>(
             auth::SeatKey::new(shared::fresh_seed().0)
         }
     };
-    let interceptor = auth::authenticate(Arc::new(tokens), seat_key.clone());
+    // The people registry's credentials, as this process folds them.
+    let people = Arc::new(people::Credentials::default());
+    let interceptor = auth::authenticate(Arc::new(tokens), people.clone(), seat_key.clone());
+
     let ctx = shared::Ctx {
         conductor: conductor.clone(),
         now,
@@ -679,12 +683,13 @@ pub async fn serve_conductor<L: EventLog + 'static>(
         health
             .set_serving::<TableServiceServer<table::TableApi<L>>>()
             .await;
-        routes.add_service(TableServiceServer::with_interceptor(
-            api,
-            interceptor.clone(),
-        ));
+        routes.add_service(auth::guard(TableServiceServer::new(api), &interceptor));
     }
     let mut background = tokio::task::JoinSet::new();
+    background.spawn(people::follow(
+        conductor.seating.log().clone(),
+        people.clone(),
+    ));
     if !conductor.hosts().all() {
         // Deployed apart: the reactions that write this process's streams
         // follow their causes in the log (in one process, the front door's
@@ -695,9 +700,12 @@ pub async fn serve_conductor<L: EventLog + 'static>(
         health
             .set_serving::<ClockServiceServer<clock::ClockApi<L>>>()
             .await;
-        routes.add_service(ClockServiceServer::with_interceptor(
-            clock::ClockApi::new(ctx.clone(), remote_seating(services, settings)?),
-            interceptor.clone(),
+        routes.add_service(auth::guard(
+            ClockServiceServer::new(clock::ClockApi::new(
+                ctx.clone(),
+                remote_seating(services, settings)?,
+            )),
+            &interceptor,
         ));
         background.spawn(clock::ticker(ctx.clone()));
     }
@@ -705,9 +713,13 @@ pub async fn serve_conductor<L: EventLog + 'static>(
         health
             .set_serving::<SeatingServiceServer<seating::SeatingApi<L>>>()
             .await;
-        routes.add_service(SeatingServiceServer::with_interceptor(
-            seating::SeatingApi::new(ctx.clone()),
-            interceptor.clone(),
+        routes.add_service(auth::guard(
+            SeatingServiceServer::new(seating::SeatingApi::new(
+                ctx.clone(),
+                people.clone(),
+                seat_key.clone(),
+            )),
+            &interceptor,
         ));
         background.spawn(seating::follower(ctx.clone()));
     }
@@ -715,9 +727,9 @@ pub async fn serve_conductor<L: EventLog + 'static>(
         health
             .set_serving::<PayoutServiceServer<payout::PayoutApi<L>>>()
             .await;
-        routes.add_service(PayoutServiceServer::with_interceptor(
-            payout::PayoutApi::new(ctx.clone()),
-            interceptor,
+        routes.add_service(auth::guard(
+            PayoutServiceServer::new(payout::PayoutApi::new(ctx.clone())),
+            &interceptor,
         ));
     }
     let mut server = Server::builder();

@@ -25,11 +25,51 @@ use super::status::{log as log_status, tournament as tournament_status};
 
 pub(crate) struct SeatingApi<L: EventLog> {
     ctx: Ctx<L>,
+    /// The people registry, which the seating service writes.
+    people: felt_service::Handler<super::people::People, L>,
+    /// The registry as this process folds it: told at once of what it
+    /// issues or revokes.
+    credentials: Arc<super::people::Credentials>,
+    /// The deployment's key, from which a credential's secret is drawn.
+    key: super::auth::SeatKey,
 }
 
 impl<L: EventLog + 'static> SeatingApi<L> {
-    pub(crate) fn new(ctx: Ctx<L>) -> Self {
-        SeatingApi { ctx }
+    pub(crate) fn new(
+        ctx: Ctx<L>,
+        credentials: Arc<super::people::Credentials>,
+        key: super::auth::SeatKey,
+    ) -> Self {
+        let people = felt_service::Handler::new(ctx.conductor.seating.log().clone());
+        SeatingApi {
+            ctx,
+            people,
+            credentials,
+            key,
+        }
+    }
+
+    /// A command to the people registry (the director's), under the
+    /// request's fingerprint; the registry this process knows is brought
+    /// up to the decision before the answer.
+    async fn people(
+        &self,
+        command_id: &str,
+        request: &impl felt_proto::prost::Message,
+        command: felt_people::PeopleCommand,
+    ) -> Result<felt_service::Outcome<super::people::People>, Status> {
+        let stream = super::people::stream().map_err(super::status::log)?;
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(request),
+            ..Default::default()
+        };
+        let out = self
+            .people
+            .handle_from(&stream, command_id, self.ctx.now(), &from, &command)
+            .await
+            .map_err(|e| super::status::refused(&e))?;
+        self.credentials.advance(&out.state, out.version);
+        Ok(out)
     }
 
     async fn state(&self, t: &str) -> Result<Arc<SeatingState>, Status> {
@@ -59,6 +99,58 @@ fn entry_view(entry: EntryId, info: &EntryInfo) -> pb::EntryView {
 }
 
 use super::seating_events::move_reason;
+
+/// A role from the wire, as the people registry grants it.
+fn grant(role: Option<&pb::StaffRole>) -> Result<felt_people::Grant, Status> {
+    let role = role.ok_or_else(|| invalid("role is required"))?;
+    Ok(match role.kind() {
+        pb::StaffRoleKind::Director => felt_people::Grant::Director,
+        pb::StaffRoleKind::Floor => felt_people::Grant::Floor,
+        pb::StaffRoleKind::Partner => felt_people::Grant::Partner,
+        pb::StaffRoleKind::Dealer => felt_people::Grant::Dealer {
+            tournament: role
+                .tournament_id
+                .parse()
+                .map_err(|e| invalid(format!("role.tournament_id: {e}")))?,
+            table: match role.table {
+                0 => {
+                    return Err(invalid(
+                        "role.table: a dealer's table is its number, from 1",
+                    ));
+                }
+                n => n,
+            },
+        },
+        pb::StaffRoleKind::Unspecified => {
+            return Err(invalid(
+                "role.kind: STAFF_ROLE_KIND_DIRECTOR, _FLOOR, _PARTNER or _DEALER is required",
+            ));
+        }
+    })
+}
+
+/// A grant on the wire.
+fn staff_role(grant: &felt_people::Grant) -> pb::StaffRole {
+    match grant {
+        felt_people::Grant::Director => pb::StaffRole {
+            kind: pb::StaffRoleKind::Director.into(),
+            ..Default::default()
+        },
+        felt_people::Grant::Floor => pb::StaffRole {
+            kind: pb::StaffRoleKind::Floor.into(),
+            ..Default::default()
+        },
+        felt_people::Grant::Partner => pb::StaffRole {
+            kind: pb::StaffRoleKind::Partner.into(),
+            ..Default::default()
+        },
+        felt_people::Grant::Dealer { tournament, table } => pb::StaffRole {
+            kind: pb::StaffRoleKind::Dealer.into(),
+            tournament_id: tournament.to_string(),
+            table: *table,
+        },
+    }
+}
 
 fn invalid(what: impl std::fmt::Display) -> Status {
     Status::invalid_argument(what.to_string())
@@ -494,6 +586,99 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             .await
             .map_err(tournament_status)?;
         Ok(Response::new(pb::HoldTableResponse { duplicate, version }))
+    }
+
+    async fn issue_credential(
+        &self,
+        request: Request<pb::IssueCredentialRequest>,
+    ) -> Result<Response<pb::IssueCredentialResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        super::shared::director(&role(&request)?, "issuing a credential")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        let person: felt_people::PersonId = req
+            .person_id
+            .parse()
+            .map_err(|e| invalid(format!("person_id: {e}")))?;
+        let grant = grant(req.role.as_ref())?;
+        let token = self.key.person_secret(&req.command_id);
+        let command = felt_people::PeopleCommand::Issue {
+            person,
+            name: req.name.clone(),
+            grant,
+            hash: super::people::hash(&token),
+        };
+        let out = self.people(&req.command_id, &req, command).await?;
+        let credential = out
+            .events
+            .iter()
+            .find_map(|e| match e {
+                felt_people::PeopleEvent::Issued { credential, hash, .. } => {
+                    // (A retry under another key: its secret is not this.)
+                    (*hash == super::people::hash(&token)).then_some(*credential)
+                }
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Status::failed_precondition(
+                    "this credential was issued under another key: its secret cannot be given again; revoke it and issue another",
+                )
+            })?;
+        Ok(Response::new(pb::IssueCredentialResponse {
+            credential,
+            token,
+            duplicate: out.duplicate,
+        }))
+    }
+
+    async fn revoke_credential(
+        &self,
+        request: Request<pb::RevokeCredentialRequest>,
+    ) -> Result<Response<pb::RevokeCredentialResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        super::shared::director(&role(&request)?, "revoking a credential")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        let command = felt_people::PeopleCommand::Revoke {
+            credential: req.credential,
+            reason: req.reason.clone(),
+        };
+        let out = self.people(&req.command_id, &req, command).await?;
+        Ok(Response::new(pb::RevokeCredentialResponse {
+            duplicate: out.duplicate,
+        }))
+    }
+
+    async fn list_credentials(
+        &self,
+        request: Request<pb::ListCredentialsRequest>,
+    ) -> Result<Response<pb::ListCredentialsResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        super::shared::director(&role(&request)?, "listing credentials")?;
+        let stream = super::people::stream().map_err(super::status::log)?;
+        let (state, version) = self
+            .people
+            .state(&stream)
+            .await
+            .map_err(super::status::log)?;
+        self.credentials.advance(&state, version);
+        let credentials = state
+            .credentials()
+            .iter()
+            .map(|(&n, c)| pb::CredentialView {
+                credential: n,
+                person_id: c.person.to_string(),
+                name: c.name.clone(),
+                role: Some(staff_role(&c.grant)),
+                revoked: c.revoked.is_some(),
+                revoked_reason: c.revoked.clone().unwrap_or_default(),
+            })
+            .collect();
+        Ok(Response::new(pb::ListCredentialsResponse { credentials }))
     }
 
     async fn floor(
