@@ -1930,6 +1930,63 @@ async fn the_director_issues_and_revokes_credentials_that_name_their_person() {
         ]
     );
     assert!(!format!("{list:?}").contains(&ana.token));
+    // Every table seating opens has its dealer's credential, for its
+    // tablet: the floor's to hand out; the same every time it is asked.
+    let dealer = |table: u32, token: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::IssueDealerCredentialRequest {
+                tournament_id: t.into(),
+                table,
+            },
+            token,
+        );
+        async move {
+            seating
+                .issue_dealer_credential(req)
+                .await
+                .map(tonic::Response::into_inner)
+        }
+    };
+    let e = dealer(2, &tv.token).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = dealer(99, up.token("floor")).await.unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    let table_2 = dealer(2, up.token("floor")).await.unwrap();
+    assert_eq!(dealer(2, &director).await.unwrap().token, table_2.token);
+    let begin = |table: u32, token: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::BeginHandRequest {
+                tournament_id: t.into(),
+                table,
+            },
+            token,
+        );
+        async move { seating.begin_hand(req).await }
+    };
+    begin(2, &table_2.token)
+        .await
+        .expect("the dealer begins a hand at their own table");
+    let e = begin(1, &table_2.token).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    // Revoked, it stops; the table's next credential replaces it.
+    seating
+        .revoke_credential(with(
+            pb::RevokeCredentialRequest {
+                command_id: "r-dealer".into(),
+                credential: table_2.credential,
+                reason: "tablet lost".into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("revoked");
+    let e = begin(2, &table_2.token).await.unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+    let next = dealer(2, up.token("floor")).await.unwrap();
+    assert_ne!(next.token, table_2.token);
+    assert!(!next.duplicate);
     // Revoked: refused at once.
     seating
         .revoke_credential(with(

@@ -252,6 +252,21 @@ impl SeatKey {
         format!("p.{hex}")
     }
 
+    /// The secret of the `generation`th dealer credential of a table.
+    pub(crate) fn dealer_secret(
+        &self,
+        tournament: &str,
+        table: TableNo,
+        generation: u64,
+    ) -> String {
+        use hmac::Mac;
+        let mut mac = <SeatMac as Mac>::new_from_slice(&self.0).expect("any key length");
+        mac.update(format!("felt-dealer-v1|{tournament}|{table}|{generation}").as_bytes());
+        let tag = mac.finalize().into_bytes();
+        let hex: String = tag[..16].iter().map(|b| format!("{b:02x}")).collect();
+        format!("d.{hex}")
+    }
+
     /// The role a seat's token stands for, if this key issued it.
     fn verify(&self, token: &str) -> Option<Role> {
         use hmac::Mac;

@@ -215,6 +215,12 @@ impl Bounded for pb::RevokeCredentialRequest {
     }
 }
 
+impl Bounded for pb::IssueDealerCredentialRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)
+    }
+}
+
 impl Bounded for pb::ListCredentialsRequest {
     fn bounded(&self) -> Result<(), Status> {
         Ok(())

@@ -653,6 +653,84 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         }))
     }
 
+    async fn issue_dealer_credential(
+        &self,
+        request: Request<pb::IssueDealerCredentialRequest>,
+    ) -> Result<Response<pb::IssueDealerCredentialResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        super::shared::floor_or_director(&role(&request)?, "a table's dealer credential")?;
+        let req = request.into_inner();
+        let t = &req.tournament_id;
+        let table = req.table;
+        if !self.state(t).await?.room().tables.contains_key(&table) {
+            return Err(Status::not_found(format!(
+                "table {table} of {t} is not open at seating"
+            )));
+        }
+        let tournament: felt_people::TournamentId = t
+            .parse()
+            .map_err(|e| invalid(format!("tournament_id: {e}")))?;
+        let grant = felt_people::Grant::Dealer {
+            tournament: tournament.clone(),
+            table,
+        };
+        let stream = super::people::stream().map_err(super::status::log)?;
+        let (state, _) = self
+            .people
+            .state(&stream)
+            .await
+            .map_err(super::status::log)?;
+        // The table's dealer credentials so far: the live one is answered
+        // again; with none live, the next is issued.
+        let mine: Vec<(u64, bool, felt_people::SecretHash)> = state
+            .credentials()
+            .iter()
+            .filter(|(_, c)| c.grant == grant)
+            .map(|(&n, c)| (n, c.revoked.is_none(), c.hash))
+            .collect();
+        drop(state);
+        if let Some(generation) = mine.iter().position(|&(_, live, _)| live) {
+            let (credential, _, hash) = mine[generation];
+            let token = self.key.dealer_secret(t, table, generation as u64 + 1);
+            if super::people::hash(&token) != hash {
+                return Err(Status::failed_precondition(format!(
+                    "table {table}'s dealer credential {credential} was issued under another key (a restart without --seat-key): it still works where it is; revoke it to issue the next"
+                )));
+            }
+            return Ok(Response::new(pb::IssueDealerCredentialResponse {
+                credential,
+                token,
+                duplicate: true,
+            }));
+        }
+        let generation = mine.len() as u64 + 1;
+        let token = self.key.dealer_secret(t, table, generation);
+        let person: felt_people::PersonId = format!("dealer:{t}/{table}")
+            .parse()
+            .map_err(|e| invalid(format!("{e}")))?;
+        let command = felt_people::PeopleCommand::Issue {
+            person,
+            name: format!("the dealer of table {table}"),
+            grant,
+            hash: super::people::hash(&token),
+        };
+        let id = format!("dealer-{t}-{table}-{generation}");
+        let out = self.people(&id, &req, command).await?;
+        let credential = out
+            .events
+            .iter()
+            .find_map(|e| match e {
+                felt_people::PeopleEvent::Issued { credential, .. } => Some(*credential),
+                _ => None,
+            })
+            .unwrap_or_default();
+        Ok(Response::new(pb::IssueDealerCredentialResponse {
+            credential,
+            token,
+            duplicate: out.duplicate,
+        }))
+    }
+
     async fn list_credentials(
         &self,
         request: Request<pb::ListCredentialsRequest>,
