@@ -409,6 +409,18 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                         unrecorded.hands
                     ));
                 }
+                TableEvent::StackSurrendered {
+                    seat,
+                    player,
+                    stack,
+                } => {
+                    removed += u128::from(*stack);
+                    corrected_out += u128::from(*stack);
+                    report.note(format!(
+                        "{t}: table {table}, after hand {}: seat {seat} (entry {player}) gave up {stack} chips for a new entry, removed from play (TDA 8)",
+                        unrecorded.hands
+                    ));
+                }
                 TableEvent::ChipsRemoved {
                     seat,
                     player,
@@ -665,7 +677,7 @@ fn check_places(
                 }
             }
             // Out at once, in no hand: a group of its own.
-            SeatingEvent::Disqualified { entry, .. } => {
+            SeatingEvent::Disqualified { entry, .. } | SeatingEvent::Surrendered { entry, .. } => {
                 groups.push((Key::Hand(i), vec![*entry]));
             }
             _ => {}

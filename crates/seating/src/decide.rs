@@ -67,6 +67,11 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             reason,
         } => move_player(state, *entry, *table, *seat, reason),
         SeatAlternates { count } => seat_alternates(state, settings, *count, rng),
+        ReEnterBySurrender {
+            player,
+            name,
+            level,
+        } => re_enter_by_surrender(state, settings, player, name, *level, rng),
         RemovalCompleted { entry, stack } => removal_completed(state, *entry, *stack, rng),
         ReleaseTable { table } => release_table(state, *table),
         HandEnded {
@@ -149,6 +154,14 @@ fn register(
         });
     }
     let entries = state.by_player.get(player).map_or(&[][..], |v| &v[..]);
+    if entries
+        .iter()
+        .any(|e| state.entries[e].status == EntryStatus::Disqualified)
+    {
+        return Err(SeatingError::PlayerDisqualified {
+            player: player.clone(),
+        });
+    }
     let live: Vec<EntryId> = entries
         .iter()
         .copied()
@@ -486,6 +499,74 @@ fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason:
     }])
 }
 
+/// A player gives up their live entry's chips for a new entry (TDA 8):
+/// the old entry is out, placed as it stands, its chips leaving play when
+/// its table removes them; the new one is registered as any re-entry.
+fn re_enter_by_surrender(
+    state: &SeatingState,
+    settings: &Settings,
+    player: &PlayerId,
+    name: &str,
+    level: u32,
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    if !state.started {
+        return Err(SeatingError::NotStarted);
+    }
+    if !settings.re_entry_by_surrender {
+        return Err(SeatingError::SurrenderNotAllowed {
+            player: player.clone(),
+        });
+    }
+    let live = state
+        .by_player
+        .get(player)
+        .and_then(|entries| {
+            entries
+                .iter()
+                .copied()
+                .find(|e| matches!(state.entries[e].status, EntryStatus::Seated { .. }))
+        })
+        .ok_or_else(|| SeatingError::NothingToSurrender {
+            player: player.clone(),
+        })?;
+    let EntryStatus::Seated { table, seat } = state.entries[&live].status else {
+        return Err(SeatingError::NothingToSurrender {
+            player: player.clone(),
+        });
+    };
+    let out = state.by_player[player]
+        .iter()
+        .filter(|e| {
+            matches!(
+                state.entries[*e].status,
+                EntryStatus::Busted | EntryStatus::Disqualified
+            )
+        })
+        .count() as u32;
+    if out + 1 > settings.re_entries {
+        return Err(SeatingError::ReEntryLimit {
+            player: player.clone(),
+            limit: settings.re_entries,
+        });
+    }
+    if !state.room.movable(table, seat) {
+        return Err(SeatingError::NotSettled { entry: live });
+    }
+    let mut events = vec![SeatingEvent::Surrendered {
+        entry: live,
+        table,
+        seat,
+        remaining: state.room.players() - 1,
+    }];
+    let mut after = state.clone();
+    for e in &events {
+        after.apply(e);
+    }
+    events.extend(register(&after, settings, player, name, level, rng)?);
+    Ok(events)
+}
+
 /// The floor seats the next alternates, in the order they registered:
 /// each an entry from now, with a full stack at a seat drawn like a late
 /// entry's (TDA 8).
@@ -795,9 +876,14 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     if pending > 0 {
         return wait(format!("{pending} player moves are being carried out"));
     }
-    if let Some((entry, _)) = room.removals.iter().find(|(_, at)| at.0 == table) {
+    if let Some((entry, r)) = room.removals.iter().find(|(_, r)| r.table == table) {
         return wait(format!(
-            "entry {entry}, disqualified, is leaving the table with their chips"
+            "entry {entry}, {}, is leaving the table with their chips",
+            if r.surrender {
+                "who gave up their chips for a re-entry"
+            } else {
+                "disqualified"
+            }
         ));
     }
     if t.seats.iter().flatten().any(|e| room.unseated.contains(e)) {

@@ -99,6 +99,16 @@ pub enum SeatingError {
     NotSettled { entry: EntryId },
     #[error("entry {entry} was not disqualified, or has left the table already")]
     NoRemoval { entry: EntryId },
+    #[error(
+        "player {player} holds a live entry: a re-entry by giving up its chips is not this house's rule (TDA 8)"
+    )]
+    #[strum(message = "TDA 8")]
+    SurrenderNotAllowed { player: PlayerId },
+    #[error("player {player} holds no live entry to give up")]
+    NothingToSurrender { player: PlayerId },
+    #[error("player {player} was disqualified from this tournament: no new entry (TDA 71)")]
+    #[strum(message = "TDA 71")]
+    PlayerDisqualified { player: PlayerId },
     #[error("{waiting} alternates are waiting, not {count}")]
     NoAlternates { count: u32, waiting: u32 },
     #[error("table {table} seat {seat} is taken: a player moves to a free seat")]
@@ -147,7 +157,10 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NotSettled { .. }
             | S::SeatTaken { .. }
             | S::AlreadyThere { .. }
-            | S::NoAlternates { .. } => ErrorKind::Refused,
+            | S::NoAlternates { .. }
+            | S::SurrenderNotAllowed { .. }
+            | S::PlayerDisqualified { .. }
+            | S::NothingToSurrender { .. } => ErrorKind::Refused,
         }
     }
 

@@ -72,6 +72,10 @@ pub struct Settings {
     /// Where a disqualified player finishes (a house rule).
     #[serde(default)]
     pub disqualification: Disqualification,
+    /// A player may give up their chips to buy a new entry (TDA 8, second
+    /// paragraph: where the house allows it).
+    #[serde(default)]
+    pub re_entry_by_surrender: bool,
 }
 
 /// Where a disqualified player finishes: the rule books leave it to the
@@ -117,6 +121,7 @@ impl Settings {
             paid: 0,
             hand_for_hand_distance: 1,
             disqualification: Disqualification::PlacedAsTheyStand,
+            re_entry_by_surrender: false,
         }
     }
 
@@ -250,6 +255,15 @@ pub enum SeatingCommand {
         table: TableNo,
         seat: Seat,
         reason: String,
+    },
+    /// A player with a live entry gives up its chips to buy a new one, where
+    /// the house allows it (TDA 8, `Settings::re_entry_by_surrender`): the
+    /// old entry is out of the field and its chips leave play; the new one
+    /// is seated by the random draw, within the re-entry limit.
+    ReEnterBySurrender {
+        player: PlayerId,
+        name: String,
+        level: u32,
     },
     /// The floor seats the next `count` alternates, in the order they
     /// registered, once play has begun and while registration is open:
@@ -425,6 +439,16 @@ pub enum SeatingEvent {
         placed: bool,
         remaining: u32,
     },
+    /// A player gave up their chips to buy a new entry (TDA 8, where the
+    /// house allows it): the entry is out of the field, placed as it
+    /// stands, its seat held until the table removes the chips from play;
+    /// the new entry's registration follows.
+    Surrendered {
+        entry: EntryId,
+        table: TableNo,
+        seat: Seat,
+        remaining: u32,
+    },
     /// The disqualified player's table removed them: `stack` chips left
     /// play with them (0: they lost their chips in the hand they were
     /// playing).
@@ -492,6 +516,7 @@ impl SeatingEvent {
             TableHeld { .. } => "TableHeld",
             TableReleased { .. } => "TableReleased",
             Disqualified { .. } => "Disqualified",
+            Surrendered { .. } => "Surrendered",
             RemovalCompleted { .. } => "RemovalCompleted",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",

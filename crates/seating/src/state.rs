@@ -117,10 +117,23 @@ pub struct Room {
     pub last_table: TableNo,
     /// Entries seated whose table has not yet confirmed it.
     pub unseated: OrdSet<EntryId>,
-    /// Disqualified players whose table has not yet removed them: the
-    /// seat they still hold, and the director's reason.
+    /// Players out of the field whose table has not yet removed them
+    /// (disqualified, or who gave up their chips for a re-entry): the
+    /// seat they still hold.
     #[serde(default)]
-    pub removals: BTreeMap<EntryId, (TableNo, Seat, String)>,
+    pub removals: BTreeMap<EntryId, Removal>,
+}
+
+/// A player out of the field whose table is still to remove them and
+/// their chips.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Removal {
+    pub table: TableNo,
+    pub seat: Seat,
+    /// The director's reason for a disqualification.
+    pub reason: String,
+    /// They gave up their chips for a re-entry (TDA 8), not disqualified.
+    pub surrender: bool,
 }
 
 impl Room {
@@ -280,15 +293,35 @@ impl Room {
                 reason,
                 ..
             } => {
-                self.removals
-                    .insert(*entry, (*table, *seat, reason.clone()));
+                self.removals.insert(
+                    *entry,
+                    Removal {
+                        table: *table,
+                        seat: *seat,
+                        reason: reason.clone(),
+                        surrender: false,
+                    },
+                );
+            }
+            SeatingEvent::Surrendered {
+                entry, table, seat, ..
+            } => {
+                self.removals.insert(
+                    *entry,
+                    Removal {
+                        table: *table,
+                        seat: *seat,
+                        reason: String::new(),
+                        surrender: true,
+                    },
+                );
             }
             SeatingEvent::RemovalCompleted { entry, .. } => {
-                if let Some((table, seat, _)) = self.removals.remove(entry)
-                    && let Some(t) = self.tables.get_mut(&table)
-                    && t.seats[seat as usize - 1] == Some(*entry)
+                if let Some(r) = self.removals.remove(entry)
+                    && let Some(t) = self.tables.get_mut(&r.table)
+                    && t.seats[r.seat as usize - 1] == Some(*entry)
                 {
-                    t.seats[seat as usize - 1] = None;
+                    t.seats[r.seat as usize - 1] = None;
                 }
             }
             SeatingEvent::TableHeld { table, reason } => {
@@ -535,6 +568,14 @@ impl SeatingState {
             SeatingEvent::Disqualified { entry, .. } => {
                 if let Some(e) = self.entries.get_mut(entry) {
                     e.status = EntryStatus::Disqualified;
+                }
+                let k = self.out.len() as u32 + 1;
+                self.out.entry(*entry).or_insert(k);
+            }
+            // Gave up their chips: out like a bust, placed as they stand.
+            SeatingEvent::Surrendered { entry, .. } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.status = EntryStatus::Busted;
                 }
                 let k = self.out.len() as u32 + 1;
                 self.out.entry(*entry).or_insert(k);

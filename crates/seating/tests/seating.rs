@@ -1429,6 +1429,21 @@ fn a_disqualified_player_leaves_the_field_at_once_and_the_table_when_it_removes_
         try_run(&mut state, dq),
         Err(SeatingError::NotPlaying { .. })
     ));
+    // Disqualified from the event: no new entry.
+    let player = state.entry(EntryId(victim)).unwrap().player.clone();
+    assert_eq!(
+        try_run(
+            &mut state,
+            SeatingCommand::Register {
+                player: player.clone(),
+                name: "again".into(),
+                level: 0,
+            }
+        )
+        .unwrap_err()
+        .to_string(),
+        format!("player {player} was disqualified from this tournament: no new entry (TDA 71)")
+    );
     // The table removed them with their chips.
     let events = run(
         &mut state,
@@ -1666,5 +1681,85 @@ fn the_floor_seats_alternates_after_the_start_in_the_order_they_registered() {
     assert!(matches!(
         try_run(&mut state, SeatingCommand::SeatAlternates { count: 1 }),
         Err(SeatingError::RegistrationClosed)
+    ));
+}
+
+/// Seed 000 rule 8: "Em eventos com reentradas, se for permitido que um
+/// jogador desista das suas fichas para comprar uma nova inscrição, as
+/// fichas abandonadas serão removidas do torneio." Given a house that
+/// allows it, when a player with a live entry re-enters by giving up its
+/// chips, then the old entry is out (placed as it stands) and held at its
+/// seat until its table removes the chips, and the new entry is seated by
+/// the random draw; a house that does not allow it refuses, quoting rule 8.
+#[test]
+fn a_player_re_enters_by_giving_up_their_chips_where_the_house_allows_it() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.re_entries = 1;
+    settings.late_registration_level = 4;
+    let re_enter = |player: &str| SeatingCommand::ReEnterBySurrender {
+        player: player.parse().unwrap(),
+        name: "Player 1".into(),
+        level: 2,
+    };
+    let mut strict = started(settings.clone(), 18);
+    assert_eq!(
+        try_run(&mut strict, re_enter("p1"))
+            .unwrap_err()
+            .to_string(),
+        "player p1 holds a live entry: a re-entry by giving up its chips is not this house's rule (TDA 8)"
+    );
+    settings.re_entry_by_surrender = true;
+    let mut state = started(settings, 18);
+    let (table, seat) = seat_of(&state, 1);
+    let events = run(&mut state, re_enter("p1"));
+    assert_eq!(
+        events[0],
+        SeatingEvent::Surrendered {
+            entry: EntryId(1),
+            table,
+            seat,
+            remaining: 17,
+        }
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::Registered {
+            entry: EntryId(19),
+            re_entry: true,
+            ..
+        }
+    )));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::Seated {
+            entry: EntryId(19),
+            ..
+        }
+    )));
+    assert_eq!(state.entry(EntryId(1)).unwrap().status, EntryStatus::Busted);
+    assert_eq!(state.out().get(&EntryId(1)), Some(&1));
+    assert_eq!(state.room().players(), 18);
+    assert!(
+        gate(&state, table)
+            .unwrap_err()
+            .to_string()
+            .contains("gave up their chips")
+    );
+    run(
+        &mut state,
+        SeatingCommand::RemovalCompleted {
+            entry: EntryId(1),
+            stack: 10_000,
+        },
+    );
+    assert_eq!(state.room().tables[&table].occupant(seat), None);
+    // The one re-entry allowed is used.
+    assert!(matches!(
+        try_run(&mut state, re_enter("p1")),
+        Err(SeatingError::ReEntryLimit { .. })
+    ));
+    assert!(matches!(
+        try_run(&mut state, re_enter("nobody")),
+        Err(SeatingError::NothingToSurrender { .. })
     ));
 }

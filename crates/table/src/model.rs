@@ -410,6 +410,13 @@ pub enum Command {
         player: EntryId,
         reason: String,
     },
+    /// The player in the seat gave up their chips to buy a new entry (TDA
+    /// 8): they leave the table and the chips leave play. Between hands,
+    /// or while the player is not dealt into the hand in play.
+    Surrender {
+        seat: Seat,
+        player: EntryId,
+    },
     /// The floor calls the clock on the player to act (TDA 29). Recorded
     /// with its time; the player's time runs from it.
     CallClock {
@@ -711,6 +718,13 @@ pub enum TableEvent {
         stack: Chips,
         reason: String,
     },
+    /// A player gave up their chips for a new entry (TDA 8): they left
+    /// the table and their `stack` left play.
+    StackSurrendered {
+        seat: Seat,
+        player: EntryId,
+        stack: Chips,
+    },
     /// A verbal warning (TDA 71): recorded, no hand missed.
     WarningGiven {
         seat: Seat,
@@ -851,6 +865,7 @@ impl TableEvent {
             TableEvent::PenaltyGiven { .. } => "PenaltyGiven",
             TableEvent::WarningGiven { .. } => "WarningGiven",
             TableEvent::PlayerDisqualified { .. } => "PlayerDisqualified",
+            TableEvent::StackSurrendered { .. } => "StackSurrendered",
             TableEvent::ClockCalled { .. } => "ClockCalled",
             TableEvent::TimedOut { .. } => "TimedOut",
             TableEvent::ActionTaken { .. } => "ActionTaken",

@@ -137,6 +137,9 @@ pub enum Rejection {
     )]
     #[strum(message = "TDA 71")]
     DisqualifiedInHand { seat: Seat, number: u64 },
+    #[error("seat {seat} is dealt into hand {number}: its chips are given up when it ends (TDA 8)")]
+    #[strum(message = "TDA 8")]
+    SurrenderInHand { seat: Seat, number: u64 },
     #[error("seat {seat} is not in the current hand")]
     NotInHand { seat: Seat },
     #[error("seat {seat} is to act: record its action in turn")]
@@ -366,6 +369,7 @@ impl Classified for Rejection {
             | R::CorrectedToNothing { .. }
             | R::ScaleEndsInDisqualification { .. }
             | R::DisqualifiedInHand { .. }
+            | R::SurrenderInHand { .. }
             | R::RemovalTooLarge { .. } => ErrorKind::Refused,
         }
     }

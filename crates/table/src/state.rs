@@ -489,7 +489,9 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 });
             }
         }
-        TableEvent::PlayerRemoved { seat, .. } | TableEvent::PlayerDisqualified { seat, .. } => {
+        TableEvent::PlayerRemoved { seat, .. }
+        | TableEvent::PlayerDisqualified { seat, .. }
+        | TableEvent::StackSurrendered { seat, .. } => {
             if let Some(slot) = state.seats.get_mut(idx(*seat)) {
                 *slot = None;
             }

@@ -304,3 +304,32 @@ fn a_player_dealt_into_the_hand_is_disqualified_when_it_ends() {
         "a seat disqualified once"
     );
 }
+
+#[test]
+fn chips_given_up_for_a_new_entry_leave_play() {
+    // Seed 000 rule 8: "as fichas abandonadas serão removidas do torneio."
+    let mut t = table(&[1000, 1500, 2000]);
+    let before = t.state.chips_in_play();
+    t.start(level(50, 100), Some(1));
+    let give_up = Command::Surrender {
+        seat: 2,
+        player: entry(2),
+    };
+    assert_eq!(
+        t.refused(give_up.clone()),
+        "seat 2 is dealt into hand 1: its chips are given up when it ends (TDA 8)"
+    );
+    fold_around(&mut t);
+    let stack = t.state.seat(2).unwrap().stack;
+    let events = t.ok(give_up);
+    assert_eq!(
+        events,
+        [TableEvent::StackSurrendered {
+            seat: 2,
+            player: entry(2),
+            stack,
+        }]
+    );
+    assert!(t.state.seat(2).is_none());
+    assert_eq!(t.state.chips_in_play(), before - stack);
+}

@@ -66,6 +66,7 @@ impl Aggregate for Seating {
             | MoveCompleted { .. }
             | RemovalCompleted { .. }
             | SeatAlternates { .. }
+            | ReEnterBySurrender { .. }
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
             Create { .. }

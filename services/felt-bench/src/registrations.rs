@@ -75,6 +75,7 @@ pub(crate) fn run(args: &RegistrationsArgs) -> anyhow::Result<()> {
                     command_id: format!("r{i}"),
                     player_id: format!("p{i}"),
                     name: format!("Player {i}"),
+                    give_up_chips: false,
                 }))
                 .await?;
         }

@@ -219,6 +219,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
                     command_id: format!("r{i}"),
                     player_id: format!("p{i}"),
                     name: format!("Player {i}"),
+                    give_up_chips: false,
                 },
                 "floor",
             ))
@@ -235,6 +236,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
                 command_id: "r-peer".into(),
                 player_id: "p-peer".into(),
                 name: "Nobody".into(),
+                give_up_chips: false,
             },
             "peer",
         ))

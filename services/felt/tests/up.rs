@@ -184,6 +184,7 @@ async fn tournament(log: &[&str], data: &Path) {
                     command_id: format!("reg-{i}"),
                     player_id: format!("p{i}"),
                     name: format!("Player {i:02}"),
+                    give_up_chips: false,
                 },
                 &floor,
             ))
@@ -224,6 +225,7 @@ async fn tournament(log: &[&str], data: &Path) {
                 command_id: "reg-again".into(),
                 player_id: "p3".into(),
                 name: "Player 03".into(),
+                give_up_chips: false,
             },
             &floor,
         ))
@@ -892,6 +894,7 @@ async fn every_service_says_not_found_and_already_exists() {
         command_id: command_id.into(),
         player_id: player.into(),
         name: format!("Late {player}"),
+        give_up_chips: false,
     };
     let late = seating
         .register(with(register("late-1", "p9"), &floor))
@@ -2043,4 +2046,133 @@ async fn the_director_issues_and_revokes_credentials_that_name_their_person() {
         .expect("the hold");
     assert_eq!(held.actor.as_deref(), Some("ana.souza"));
     assert_eq!(events[0].actor.as_deref(), Some("director"));
+}
+
+/// A player re-enters by giving up their chips where the house allows it
+/// (TDA 8): the old entry is out, its chips leave play at its table, the
+/// new entry is seated; played to a winner, both entries are placed and
+/// the audit names the chips given up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_re_enters_by_giving_up_their_chips() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let t = "surrender";
+    let mut seating = up.seating();
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
+                tournament_id: t.into(),
+                name: "Surrender".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    pb::StructurePreset::Turbo.into(),
+                )),
+                table_size: 9,
+                late_registration_level: 2,
+                re_entries: 1,
+                re_entry_by_surrender: true,
+                money: Some(pb::MoneySettings {
+                    currency: "USD".into(),
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            &director,
+        ))
+        .await
+        .expect("create");
+    common::presales(&mut seating, t, 12, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    let again = seating
+        .register(with(
+            pb::RegisterRequest {
+                tournament_id: t.into(),
+                command_id: "p7-again".into(),
+                player_id: "p7".into(),
+                name: "Player 07".into(),
+                give_up_chips: true,
+            },
+            &director,
+        ))
+        .await
+        .expect("the re-entry")
+        .into_inner()
+        .entry
+        .unwrap();
+    assert_eq!(again.entry, 13);
+    let found = seating
+        .find_seat(with(
+            pb::FindSeatRequest {
+                tournament_id: t.into(),
+                query: "p7".into(),
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .entries;
+    let statuses: Vec<(u64, pb::EntryStatus)> =
+        found.iter().map(|e| (e.entry, e.status())).collect();
+    assert_eq!(
+        statuses,
+        [(7, pb::EntryStatus::Busted), (13, pb::EntryStatus::Seated)]
+    );
+    seating
+        .close_registration(with(
+            pb::CloseRegistrationRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("close");
+    let up = std::sync::Arc::new(up);
+    let mut dealers = Vec::new();
+    for table in 1..=2 {
+        let up = up.clone();
+        let director = director.clone();
+        dealers.push(tokio::spawn(async move {
+            common::deal_table(up.channel.clone(), up.channel.clone(), t, table, &director).await
+        }));
+    }
+    for d in dealers {
+        d.await.expect("a dealer");
+    }
+    let end = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let results = common::results(&up.channel, t, &director).await;
+            if results.results.len() == 13 {
+                return results;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("every entry placed");
+    check_results(&end.results, 13, 130_000);
+    let old = end.results.iter().find(|r| r.entry == 7).unwrap();
+    assert_eq!((old.first, old.last), (13, 13));
+    let mut up = std::sync::Arc::into_inner(up).expect("the dealers are done");
+    up.stop();
+    let data = data.to_str().unwrap();
+    audit_passes(&["--data", data, "--tournament", t]);
+    let audit = Command::new(env!("CARGO_BIN_EXE_felt"))
+        .args(["audit", "verify", "--data", data, "--tournament", t])
+        .output()
+        .expect("run felt audit");
+    let audit = String::from_utf8_lossy(&audit.stdout);
+    assert!(audit.contains("(entry 7) gave up 20000 chips"), "{audit}");
 }

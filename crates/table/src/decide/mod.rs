@@ -101,6 +101,7 @@ impl Decider<'_> {
                 player,
                 reason,
             } => self.disqualify(*seat, *player, reason),
+            Command::Surrender { seat, player } => self.surrender(*seat, *player),
             Command::CallClock { seat } => self.call_clock(*seat),
             Command::TimeOut { seat } => self.time_out(*seat),
             Command::Misdeal { reason, deal } => self.misdeal(reason, deal),
@@ -224,6 +225,25 @@ impl Decider<'_> {
             player,
             stack,
             reason: reason.to_owned(),
+        });
+        Ok(())
+    }
+
+    fn surrender(&mut self, seat: Seat, player: EntryId) -> Result<(), Rejection> {
+        self.holds(seat, player)?;
+        if let Some(h) = &self.state.hand
+            && h.player(seat).is_some()
+        {
+            return Err(Rejection::SurrenderInHand {
+                seat,
+                number: h.number,
+            });
+        }
+        let stack = self.state.seat(seat).map_or(0, |p| p.stack);
+        self.emit(TableEvent::StackSurrendered {
+            seat,
+            player,
+            stack,
         });
         Ok(())
     }

@@ -110,20 +110,52 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         from: &Provenance,
     ) -> Result<EntryId> {
+        self.enter(t, command_id, player, name, now, from, false)
+            .await
+    }
+
+    /// [`Self::register_from`] for a player who gives up their live
+    /// entry's chips to buy this one (TDA 8, where the house allows it).
+    pub async fn re_enter_by_surrender_from(
+        &self,
+        t: &str,
+        command_id: &str,
+        player: &PlayerId,
+        name: &str,
+        now: Millis,
+        from: &Provenance,
+    ) -> Result<EntryId> {
+        self.enter(t, command_id, player, name, now, from, true)
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn enter(
+        &self,
+        t: &str,
+        command_id: &str,
+        player: &PlayerId,
+        name: &str,
+        now: Millis,
+        from: &Provenance,
+        surrender: bool,
+    ) -> Result<EntryId> {
         let level = self.level_now(t, now).await?;
-        let out = self
-            .seat_from(
-                t,
-                command_id,
-                now,
-                SeatingCommand::Register {
-                    player: player.clone(),
-                    name: name.into(),
-                    level,
-                },
-                from,
-            )
-            .await?;
+        let (player, name) = (player.clone(), name.to_string());
+        let command = if surrender {
+            SeatingCommand::ReEnterBySurrender {
+                player,
+                name,
+                level,
+            }
+        } else {
+            SeatingCommand::Register {
+                player,
+                name,
+                level,
+            }
+        };
+        let out = self.seat_from(t, command_id, now, command, from).await?;
         let entry = out
             .events
             .iter()

@@ -190,6 +190,16 @@ pub fn busts(cause: &Cause<Seating>) -> Option<Order<felt_payout::Command>> {
                     forfeit: false,
                 });
             }
+            // A player who gave up their chips is out at once, in no hand,
+            // placed as they stand.
+            SeatingEvent::Surrendered { entry, table, .. } => busts.push(Bust {
+                entry: *entry,
+                table: *table,
+                starting_stack: 0,
+                by: Vec::new(),
+                out: cause.state.out().get(entry).copied(),
+                forfeit: false,
+            }),
             // A disqualification is out of the field at once, in no hand:
             // placed as they stand, or in no place (the house rule).
             SeatingEvent::Disqualified {

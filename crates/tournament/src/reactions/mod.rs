@@ -39,6 +39,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
         event,
         SeatingEvent::Busted { .. }
             | SeatingEvent::Disqualified { .. }
+            | SeatingEvent::Surrendered { .. }
             | SeatingEvent::HandEnded { .. }
             | SeatingEvent::HandForHandStarted { .. }
             | SeatingEvent::HandForHandRound { .. }

@@ -30,6 +30,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::Seated { .. }
             | SeatingEvent::MoveStarted { .. }
             | SeatingEvent::Disqualified { .. }
+            | SeatingEvent::Surrendered { .. }
     )
 }
 
@@ -120,8 +121,13 @@ pub fn pending(state: &SeatingState) -> Carry {
             .room()
             .removals
             .iter()
-            .map(|(&entry, (table, seat, reason))| {
-                (entry, disqualify(entry, *table, *seat, reason))
+            .map(|(&entry, r)| {
+                let order = if r.surrender {
+                    surrender(entry, r.table, r.seat)
+                } else {
+                    disqualify(entry, r.table, r.seat, &r.reason)
+                };
+                (entry, order)
             })
             .collect(),
     }
@@ -141,11 +147,30 @@ pub fn disqualify(entry: EntryId, table: TableNo, seat: Seat, reason: &str) -> T
     }
 }
 
-/// The chips a disqualified player left play with, from the table's
-/// events: `None` if they do not remove that player.
+/// A player who gave up their chips for a new entry leaves their table,
+/// the chips out of play (TDA 8), under an id naming the entry.
+pub fn surrender(entry: EntryId, table: TableNo, seat: Seat) -> TableOrder {
+    TableOrder {
+        table,
+        id: format!("surrender-{entry}"),
+        command: Command::Surrender {
+            seat,
+            player: entry,
+        },
+    }
+}
+
+/// The chips a player out of the field (disqualified, or who gave up
+/// their chips) left play with, from the table's events: `None` if they
+/// do not remove that player.
 pub fn disqualified_with(entry: EntryId, removal: &[TableEvent]) -> Option<u64> {
     removal.iter().find_map(|e| match e {
-        TableEvent::PlayerDisqualified { player, stack, .. } if *player == entry => Some(*stack),
+        TableEvent::PlayerDisqualified { player, stack, .. }
+        | TableEvent::StackSurrendered { player, stack, .. }
+            if *player == entry =>
+        {
+            Some(*stack)
+        }
         _ => None,
     })
 }

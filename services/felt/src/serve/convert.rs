@@ -354,6 +354,10 @@ pub(crate) fn command(
             player: EntryId(d.entry),
             reason: d.reason.clone(),
         },
+        C::Surrender(s) => Command::Surrender {
+            seat: seat(s.seat, "surrender.seat")?,
+            player: EntryId(s.entry),
+        },
         C::AskToSee(a) => Command::AskToSee {
             seat: seat(a.seat, "ask_to_see.seat")?,
             of: seat(a.of_seat, "ask_to_see.of_seat")?,
@@ -382,6 +386,7 @@ pub(crate) fn is_floor_command(c: &Command) -> bool {
             | Command::CorrectStack { .. }
             | Command::RemoveChips { .. }
             | Command::Disqualify { .. }
+            | Command::Surrender { .. }
     )
 }
 

@@ -104,6 +104,10 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
             entry: player.0,
             reason: reason.clone(),
         }),
+        Command::Surrender { seat, player } => C::Surrender(pb::Surrender {
+            seat: u32::from(*seat),
+            entry: player.0,
+        }),
         // The table service draws a digital deck's seed itself.
         Command::StartHand {
             level: l,
@@ -371,6 +375,10 @@ mod tests {
                 seat: 4,
                 player: EntryId(77),
                 reason: "chip passing".into(),
+            },
+            Command::Surrender {
+                seat: 4,
+                player: EntryId(77),
             },
             Command::StartHand {
                 level: Level {

@@ -223,6 +223,7 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     }
     seating.redraws_at.clone_from(&req.redraws_at);
     seating.redraws_by_field = req.redraws_by_field_size;
+    seating.re_entry_by_surrender = req.re_entry_by_surrender;
     seating.disqualification = match pb::DisqualificationRule::try_from(req.disqualification) {
         Ok(pb::DisqualificationRule::Unspecified | pb::DisqualificationRule::PlacedAsTheyStand) => {
             felt_seating::Disqualification::PlacedAsTheyStand
@@ -433,19 +434,18 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             request: super::shared::fingerprint(&req),
             ..felt_service::Provenance::default()
         };
-        let entry = self
-            .ctx
-            .conductor
-            .register_from(
-                &req.tournament_id,
-                &req.command_id,
-                &player,
-                &req.name,
-                self.ctx.now(),
-                &from,
-            )
-            .await
-            .map_err(tournament_status)?;
+        let conductor = &self.ctx.conductor;
+        let (t, id, now) = (&req.tournament_id, &req.command_id, self.ctx.now());
+        let entry = if req.give_up_chips {
+            conductor
+                .re_enter_by_surrender_from(t, id, &player, &req.name, now, &from)
+                .await
+        } else {
+            conductor
+                .register_from(t, id, &player, &req.name, now, &from)
+                .await
+        }
+        .map_err(tournament_status)?;
         let state = self.state(&req.tournament_id).await?;
         let info = state
             .entries()

@@ -57,6 +57,7 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
             Disqualification::NotPlaced => pb::DisqualificationRule::NotPlaced,
         }
         .into(),
+        re_entry_by_surrender: s.re_entry_by_surrender,
     }
 }
 
@@ -191,6 +192,17 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             seat: (*seat).into(),
             reason: reason.clone(),
             placed: *placed,
+            remaining: *remaining,
+        }),
+        SeatingEvent::Surrendered {
+            entry,
+            table,
+            seat,
+            remaining,
+        } => se::Kind::Surrendered(se::Surrendered {
+            entry: entry.get(),
+            table: *table,
+            seat: (*seat).into(),
             remaining: *remaining,
         }),
         SeatingEvent::RemovalCompleted { entry, stack } => {

@@ -333,6 +333,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     | felt_table::Command::RemovePlayer { .. }
                     | felt_table::Command::StartHand { .. }
                     | felt_table::Command::Disqualify { .. }
+                    | felt_table::Command::Surrender { .. }
             )
             && self.seating_runs(&table.tournament_id).await?
         {

@@ -441,6 +441,15 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             stack: *stack,
             reason: reason.clone(),
         }),
+        TableEvent::StackSurrendered {
+            seat,
+            player,
+            stack,
+        } => Kind::StackSurrendered(te::StackSurrendered {
+            seat: (*seat).into(),
+            entry: player.get(),
+            stack: *stack,
+        }),
         TableEvent::WarningGiven {
             seat,
             player,
@@ -832,6 +841,11 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             stack: d.stack,
             reason: d.reason.clone(),
         },
+        Kind::StackSurrendered(s) => TableEvent::StackSurrendered {
+            seat: seat(s.seat, "stack_surrendered.seat")?,
+            player: EntryId(s.entry),
+            stack: s.stack,
+        },
         Kind::WarningGiven(w) => TableEvent::WarningGiven {
             seat: seat(w.seat, "warning_given.seat")?,
             player: EntryId(w.entry),
@@ -1148,6 +1162,11 @@ mod tests {
                 stack: 12_000,
                 reason: "chip passing".into(),
             },
+            TableEvent::StackSurrendered {
+                seat: 4,
+                player: EntryId(78),
+                stack: 900,
+            },
             TableEvent::ClockCalled { seat: 3 },
             TableEvent::TimedOut { seat: 3 },
             TableEvent::ActionTaken {
@@ -1310,8 +1329,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 38 kinds of event a table records.)
-        assert_eq!(kinds.len(), 38);
+        // (All 39 kinds of event a table records.)
+        assert_eq!(kinds.len(), 39);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());

@@ -383,6 +383,7 @@ impl Sim {
             command_id,
             player_id,
             name,
+            give_up_chips: false,
         };
         again("register", || {
             let mut c = self.seating();
