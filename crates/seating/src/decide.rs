@@ -67,6 +67,11 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             reason,
         } => move_player(state, *entry, *table, *seat, reason),
         SeatAlternates { count } => seat_alternates(state, settings, *count, rng),
+        Accommodate {
+            entry,
+            accommodated,
+            reason,
+        } => accommodate(state, *entry, *accommodated, reason),
         ReEnterBySurrender {
             player,
             name,
@@ -496,6 +501,35 @@ fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason:
         reason: reason.to_string(),
         placed: settings.disqualification == crate::model::Disqualification::PlacedAsTheyStand,
         remaining: players - 1,
+    }])
+}
+
+/// The director accommodates a player with special needs (TDA 9), or
+/// stops; the room is not reordered for it.
+fn accommodate(state: &SeatingState, entry: EntryId, on: bool, reason: &str) -> Decided {
+    let e = state
+        .entries
+        .get(&entry)
+        .ok_or(SeatingError::NoSuchEntry { entry })?;
+    if matches!(
+        e.status,
+        EntryStatus::Busted | EntryStatus::Disqualified | EntryStatus::Unregistered
+    ) {
+        return Err(SeatingError::NotPlaying { entry });
+    }
+    if reason.trim().is_empty() {
+        return Err(SeatingError::NoReason);
+    }
+    if state.room.accommodated.contains(&entry) == on {
+        return Err(SeatingError::AlreadyAccommodated {
+            entry,
+            accommodated: on,
+        });
+    }
+    Ok(vec![SeatingEvent::Accommodated {
+        entry,
+        accommodated: on,
+        reason: reason.to_string(),
     }])
 }
 

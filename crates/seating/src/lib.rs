@@ -109,6 +109,8 @@ pub enum SeatingError {
     #[error("player {player} was disqualified from this tournament: no new entry (TDA 71)")]
     #[strum(message = "TDA 71")]
     PlayerDisqualified { player: PlayerId },
+    #[error("entry {entry} is {} accommodated already", if *accommodated { "" } else { "not" })]
+    AlreadyAccommodated { entry: EntryId, accommodated: bool },
     #[error("{waiting} alternates are waiting, not {count}")]
     NoAlternates { count: u32, waiting: u32 },
     #[error("table {table} seat {seat} is taken: a player moves to a free seat")]
@@ -160,6 +162,7 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NoAlternates { .. }
             | S::SurrenderNotAllowed { .. }
             | S::PlayerDisqualified { .. }
+            | S::AlreadyAccommodated { .. }
             | S::NothingToSurrender { .. } => ErrorKind::Refused,
         }
     }

@@ -256,6 +256,13 @@ pub enum SeatingCommand {
         seat: Seat,
         reason: String,
     },
+    /// The director accommodates a player with special needs (TDA 9: kept
+    /// out of balancing, their table the last to break), or stops.
+    Accommodate {
+        entry: EntryId,
+        accommodated: bool,
+        reason: String,
+    },
     /// A player with a live entry gives up its chips to buy a new one, where
     /// the house allows it (TDA 8, `Settings::re_entry_by_surrender`): the
     /// old entry is out of the field and its chips leave play; the new one
@@ -439,6 +446,14 @@ pub enum SeatingEvent {
         placed: bool,
         remaining: u32,
     },
+    /// The director accommodates a player with special needs (TDA 9), or
+    /// stops: balancing never moves them and their table breaks only when
+    /// no other can.
+    Accommodated {
+        entry: EntryId,
+        accommodated: bool,
+        reason: String,
+    },
     /// A player gave up their chips to buy a new entry (TDA 8, where the
     /// house allows it): the entry is out of the field, placed as it
     /// stands, its seat held until the table removes the chips from play;
@@ -517,6 +532,7 @@ impl SeatingEvent {
             TableReleased { .. } => "TableReleased",
             Disqualified { .. } => "Disqualified",
             Surrendered { .. } => "Surrendered",
+            Accommodated { .. } => "Accommodated",
             RemovalCompleted { .. } => "RemovalCompleted",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",

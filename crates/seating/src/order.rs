@@ -324,7 +324,19 @@ fn break_tables(work: &mut Work, rng: &mut ChaCha20Rng) {
     let needed = work.room.players().div_ceil(size).max(1) as usize;
     while open_tables(&work.room).count() > needed {
         let order = break_order(&work.room, &work.settings().break_order);
-        let Some(&table) = order.iter().find(|t| !work.room.tables[*t].breaking) else {
+        // A table with an accommodated player (TDA 9) breaks last.
+        let accommodates = |t: &TableNo| {
+            work.room.tables[t]
+                .seats
+                .iter()
+                .flatten()
+                .any(|e| work.room.accommodated.contains(e))
+        };
+        let Some(&table) = order
+            .iter()
+            .find(|t| !work.room.tables[*t].breaking && !accommodates(t))
+            .or_else(|| order.iter().find(|t| !work.room.tables[*t].breaking))
+        else {
             break;
         };
         work.emit(SeatingEvent::TableBreaking { table });
@@ -415,7 +427,9 @@ fn next_big_blind(room: &Room, t: &Table) -> Option<(EntryId, Seat)> {
     t.after(from)
         .chain(std::iter::once(from))
         .filter(|&s| room.movable(t.number, s))
-        .find_map(|s| t.occupant(s).map(|e| (e, s)))
+        .filter_map(|s| t.occupant(s).map(|e| (e, s)))
+        // Passing over an accommodated player (TDA 9): the next one.
+        .find(|(e, _)| !room.accommodated.contains(e))
 }
 
 /// The free seat that gets the big blind soonest: the first free seat

@@ -122,6 +122,11 @@ pub struct Room {
     /// seat they still hold.
     #[serde(default)]
     pub removals: BTreeMap<EntryId, Removal>,
+    /// Players the director accommodates (special needs, TDA 9): never
+    /// moved by balancing, and their table broken only when no other can
+    /// be.
+    #[serde(default)]
+    pub accommodated: BTreeSet<EntryId>,
 }
 
 /// A player out of the field whose table is still to remove them and
@@ -322,6 +327,17 @@ impl Room {
                     && t.seats[r.seat as usize - 1] == Some(*entry)
                 {
                     t.seats[r.seat as usize - 1] = None;
+                }
+            }
+            SeatingEvent::Accommodated {
+                entry,
+                accommodated,
+                ..
+            } => {
+                if *accommodated {
+                    self.accommodated.insert(*entry);
+                } else {
+                    self.accommodated.remove(entry);
                 }
             }
             SeatingEvent::TableHeld { table, reason } => {

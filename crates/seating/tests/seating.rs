@@ -1763,3 +1763,60 @@ fn a_player_re_enters_by_giving_up_their_chips_where_the_house_allows_it() {
         Err(SeatingError::NothingToSurrender { .. })
     ));
 }
+
+/// Seed 000 rule 9: "Acomodações para jogadores com necessidades
+/// especiais serão feitas quando possível." Given a player the director
+/// accommodates, when balancing would move them, then the next player
+/// moves instead; when a table must break, one without them breaks.
+#[test]
+fn an_accommodated_player_is_kept_out_of_balancing_and_breaking() {
+    let mut state = started(Settings::tda(9, 10_000), 27);
+    // Table 1's next big blind (seat 1) needs their seat.
+    let kept = state.room().tables[&1].occupant(1).unwrap();
+    let accommodate = SeatingCommand::Accommodate {
+        entry: kept,
+        accommodated: true,
+        reason: "wheelchair: the table's end seat".into(),
+    };
+    let events = run(&mut state, accommodate.clone());
+    assert_eq!(
+        events,
+        vec![SeatingEvent::Accommodated {
+            entry: kept,
+            accommodated: true,
+            reason: "wheelchair: the table's end seat".into(),
+        }]
+    );
+    assert!(matches!(
+        try_run(&mut state, accommodate),
+        Err(SeatingError::AlreadyAccommodated { .. })
+    ));
+    // Table 2 loses two: table 1's next big blind would move, but is
+    // accommodated: the one after moves.
+    let at2: Vec<u64> = players_at(&state, 2, 2);
+    run(&mut state, SeatingCommand::BeginHand { table: 3 });
+    let events = hand(&mut state, 2, 4, at2);
+    let m = moves(&events);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_eq!(m[0].1, (1, 2));
+    carry_out(&mut state);
+    // Breaking: with 18 left two tables are enough; table 3, the highest,
+    // would break, but an accommodated player sits there: table 2 breaks.
+    let mut state = started(Settings::tda(9, 10_000), 27);
+    let kept = state.room().tables[&3].occupant(1).unwrap();
+    run(
+        &mut state,
+        SeatingCommand::Accommodate {
+            entry: kept,
+            accommodated: true,
+            reason: "needs the table by the door".into(),
+        },
+    );
+    let busts: Vec<u64> = players_at(&state, 1, 9);
+    let events = hand(&mut state, 1, 2, busts);
+    assert!(
+        events.contains(&SeatingEvent::TableBreaking { table: 2 }),
+        "{events:?}"
+    );
+    assert!(!events.contains(&SeatingEvent::TableBreaking { table: 3 }));
+}

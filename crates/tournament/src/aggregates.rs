@@ -77,7 +77,8 @@ impl Aggregate for Seating {
             | HoldTable { .. }
             | ReleaseTable { .. }
             | Disqualify { .. }
-            | MovePlayer { .. } => false,
+            | MovePlayer { .. }
+            | Accommodate { .. } => false,
         }
     }
 

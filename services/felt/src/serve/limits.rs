@@ -187,6 +187,7 @@ impl Bounded for pb::FloorRequest {
             Some(C::Disqualify(d)) => text("disqualify.reason", &d.reason, REASON),
             Some(C::MovePlayer(m)) => text("move_player.reason", &m.reason, REASON),
             Some(C::SeatAlternates(_)) => Ok(()),
+            Some(C::Accommodate(a)) => text("accommodate.reason", &a.reason, REASON),
             None => Ok(()),
         }
     }

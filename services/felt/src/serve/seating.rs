@@ -794,6 +794,14 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     reason: m.reason.clone(),
                 }
             }
+            Some(C::Accommodate(a)) => {
+                super::shared::director(&role, "accommodating a player (TDA 9)")?;
+                felt_seating::SeatingCommand::Accommodate {
+                    entry: EntryId(a.entry),
+                    accommodated: a.accommodated,
+                    reason: a.reason.clone(),
+                }
+            }
             Some(C::SeatAlternates(a)) => {
                 super::shared::floor_or_director(&role, "seating alternates")?;
                 felt_seating::SeatingCommand::SeatAlternates { count: a.count }

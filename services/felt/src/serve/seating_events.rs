@@ -205,6 +205,15 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             seat: (*seat).into(),
             remaining: *remaining,
         }),
+        SeatingEvent::Accommodated {
+            entry,
+            accommodated,
+            reason,
+        } => se::Kind::Accommodated(se::Accommodated {
+            entry: entry.get(),
+            accommodated: *accommodated,
+            reason: reason.clone(),
+        }),
         SeatingEvent::RemovalCompleted { entry, stack } => {
             se::Kind::RemovalCompleted(se::RemovalCompleted {
                 entry: entry.get(),
