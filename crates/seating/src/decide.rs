@@ -470,10 +470,9 @@ fn hold_table(state: &SeatingState, table: TableNo, reason: &str) -> Decided {
     }])
 }
 
-/// The director disqualifies a player (TDA 71): out of the field now, in
-/// the place the house rule gives; the seat is held until the table has
-/// removed the player and their chips.
-fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason: &str) -> Decided {
+/// Where a player in play sits, once settled there (not being seated,
+/// moved or removed): the floor's rulings on a player take them there.
+fn settled(state: &SeatingState, entry: EntryId) -> Result<(TableNo, Seat), SeatingError> {
     if !state.started {
         return Err(SeatingError::NotStarted);
     }
@@ -484,9 +483,17 @@ fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason:
     let EntryStatus::Seated { table, seat } = e.status else {
         return Err(SeatingError::NotPlaying { entry });
     };
-    if e.moving.is_some() || state.room.unseated.contains(&entry) {
+    if !state.room.movable(table, seat) {
         return Err(SeatingError::NotSettled { entry });
     }
+    Ok((table, seat))
+}
+
+/// The director disqualifies a player (TDA 71): out of the field now, in
+/// the place the house rule gives; the seat is held until the table has
+/// removed the player and their chips.
+fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason: &str) -> Decided {
+    let (table, seat) = settled(state, entry)?;
     if reason.trim().is_empty() {
         return Err(SeatingError::NoReason);
     }
@@ -661,23 +668,7 @@ fn move_player(
     seat: Seat,
     reason: &str,
 ) -> Decided {
-    if !state.started {
-        return Err(SeatingError::NotStarted);
-    }
-    let e = state
-        .entries
-        .get(&entry)
-        .ok_or(SeatingError::NoSuchEntry { entry })?;
-    let EntryStatus::Seated {
-        table: from_table,
-        seat: from_seat,
-    } = e.status
-    else {
-        return Err(SeatingError::NotPlaying { entry });
-    };
-    if !state.room.movable(from_table, from_seat) {
-        return Err(SeatingError::NotSettled { entry });
-    }
+    let (from_table, from_seat) = settled(state, entry)?;
     let t = state
         .room
         .tables

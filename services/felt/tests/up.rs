@@ -1332,7 +1332,7 @@ async fn the_floor_holds_a_table_while_it_rules_and_releases_it() {
 async fn the_director_disqualifies_a_player_and_the_tournament_plays_on() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("up");
-    let up = Up::start(&[], &data).await;
+    let mut up = Up::start(&[], &data).await;
     let director = up.token("director").to_string();
     let t = "dq";
     let mut seating = up.seating();
@@ -1438,40 +1438,16 @@ async fn the_director_disqualifies_a_player_and_the_tournament_plays_on() {
     let seen = seen.expect("the disqualification in seating's stream");
     assert_eq!((seen.entry, seen.reason.as_str()), (entry, "chip passing"));
     // Played to a winner.
-    let up = std::sync::Arc::new(up);
-    let mut dealers = Vec::new();
-    for table in 1..=2 {
-        let up = up.clone();
-        let director = director.clone();
-        dealers.push(tokio::spawn(async move {
-            common::deal_table(up.channel.clone(), up.channel.clone(), t, table, &director).await
-        }));
-    }
+    let dealers = common::dealers(&up.channel, t, 1..=2, &director);
     for d in dealers {
         d.await.expect("a dealer");
     }
-    let end = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            let results = common::results(&up.channel, t, &director).await;
-            if results.results.len() == 12 {
-                return results;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("every entry placed");
+    let end = common::all_placed(&up.channel, t, 12, &director).await;
     let placed = end.results.iter().find(|r| r.entry == entry).unwrap();
     assert_eq!((placed.first, placed.last), (12, 12), "{placed:?}");
-    let mut up = std::sync::Arc::into_inner(up).expect("the dealers are done");
     up.stop();
     let data = data.to_str().unwrap();
-    audit_passes(&["--data", data, "--tournament", t]);
-    let audit = Command::new(env!("CARGO_BIN_EXE_felt"))
-        .args(["audit", "verify", "--data", data, "--tournament", t])
-        .output()
-        .expect("run felt audit");
-    let audit = String::from_utf8_lossy(&audit.stdout);
+    let audit = audit_passes(&["--data", data, "--tournament", t]);
     assert!(
         audit.contains(&format!("(entry {entry}) disqualified")),
         "{audit}"
@@ -1492,7 +1468,7 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
     use pb::floor_request::Command as F;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("up");
-    let up = Up::start(&[], &data).await;
+    let mut up = Up::start(&[], &data).await;
     let director = up.token("director").to_string();
     let floor_token = up.token("floor").to_string();
     let t = "toolbox";
@@ -1714,15 +1690,7 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
     // Dealers play every table; table 3 breaks at the first bust that
     // leaves nine, and the penalised player serves the rest at their new
     // table.
-    let up = std::sync::Arc::new(up);
-    let mut dealers = Vec::new();
-    for table in 1..=3 {
-        let up = up.clone();
-        let director = director.clone();
-        dealers.push(tokio::spawn(async move {
-            common::deal_table(up.channel.clone(), up.channel.clone(), t, table, &director).await
-        }));
-    }
+    let dealers = common::dealers(&up.channel, t, 1..=3, &director);
     // The penalised player's seat away from table 3, once they sit there.
     let moved_seat = || {
         let mut tables = tables.clone();
@@ -1801,27 +1769,11 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
     for d in dealers {
         d.await.expect("a dealer");
     }
-    let end = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            let results = common::results(&up.channel, t, &director).await;
-            if results.results.len() == 11 {
-                return results;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("every entry placed");
+    let end = common::all_placed(&up.channel, t, 11, &director).await;
     check_results(&end.results, 11, 110_000);
-    let mut up = std::sync::Arc::into_inner(up).expect("the dealers are done");
     up.stop();
     let data = data.to_str().unwrap();
-    audit_passes(&["--data", data, "--tournament", t]);
-    let audit = Command::new(env!("CARGO_BIN_EXE_felt"))
-        .args(["audit", "verify", "--data", data, "--tournament", t])
-        .output()
-        .expect("run felt audit");
-    let audit = String::from_utf8_lossy(&audit.stdout);
+    let audit = audit_passes(&["--data", data, "--tournament", t]);
     assert!(audit.contains("a 500 chip left in the seat"), "{audit}");
     assert!(
         audit.contains(&format!("(entry {}) disqualified", dq.entry)),
@@ -2056,7 +2008,7 @@ async fn the_director_issues_and_revokes_credentials_that_name_their_person() {
 async fn a_player_re_enters_by_giving_up_their_chips() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("up");
-    let up = Up::start(&[], &data).await;
+    let mut up = Up::start(&[], &data).await;
     let director = up.token("director").to_string();
     let t = "surrender";
     let mut seating = up.seating();
@@ -2139,40 +2091,16 @@ async fn a_player_re_enters_by_giving_up_their_chips() {
         ))
         .await
         .expect("close");
-    let up = std::sync::Arc::new(up);
-    let mut dealers = Vec::new();
-    for table in 1..=2 {
-        let up = up.clone();
-        let director = director.clone();
-        dealers.push(tokio::spawn(async move {
-            common::deal_table(up.channel.clone(), up.channel.clone(), t, table, &director).await
-        }));
-    }
+    let dealers = common::dealers(&up.channel, t, 1..=2, &director);
     for d in dealers {
         d.await.expect("a dealer");
     }
-    let end = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            let results = common::results(&up.channel, t, &director).await;
-            if results.results.len() == 13 {
-                return results;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("every entry placed");
+    let end = common::all_placed(&up.channel, t, 13, &director).await;
     check_results(&end.results, 13, 130_000);
     let old = end.results.iter().find(|r| r.entry == 7).unwrap();
     assert_eq!((old.first, old.last), (13, 13));
-    let mut up = std::sync::Arc::into_inner(up).expect("the dealers are done");
     up.stop();
     let data = data.to_str().unwrap();
-    audit_passes(&["--data", data, "--tournament", t]);
-    let audit = Command::new(env!("CARGO_BIN_EXE_felt"))
-        .args(["audit", "verify", "--data", data, "--tournament", t])
-        .output()
-        .expect("run felt audit");
-    let audit = String::from_utf8_lossy(&audit.stdout);
+    let audit = audit_passes(&["--data", data, "--tournament", t]);
     assert!(audit.contains("(entry 7) gave up 20000 chips"), "{audit}");
 }

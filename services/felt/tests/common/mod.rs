@@ -470,8 +470,9 @@ pub(crate) async fn results(
         .into_inner()
 }
 
-/// `felt audit verify` with `args` (the log, a tournament) passes.
-pub(crate) fn audit_passes(args: &[&str]) {
+/// `felt audit verify` with `args` (the log, a tournament) passes; what
+/// it reported.
+pub(crate) fn audit_passes(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_felt"))
         .args(["audit", "verify"])
         .args(args)
@@ -484,6 +485,46 @@ pub(crate) fn audit_passes(args: &[&str]) {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    text.into_owned()
+}
+
+/// A dealer and bots at each of `tables` of `tournament` ([`deal_table`]),
+/// each in a task of its own, until the tournament is over.
+pub(crate) fn dealers(
+    channel: &Channel,
+    tournament: &'static str,
+    tables: std::ops::RangeInclusive<u32>,
+    token: &str,
+) -> Vec<tokio::task::JoinHandle<u64>> {
+    tables
+        .map(|table| {
+            let (channel, token) = (channel.clone(), token.to_string());
+            tokio::spawn(async move {
+                deal_table(channel.clone(), channel, tournament, table, &token).await
+            })
+        })
+        .collect()
+}
+
+/// The results once payout has placed `entries` entries of `tournament`
+/// (within 20 s, else the test fails).
+pub(crate) async fn all_placed(
+    payout: &Channel,
+    tournament: &str,
+    entries: usize,
+    token: &str,
+) -> pb::GetResultsResponse {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let found = results(payout, tournament, token).await;
+            if found.results.len() == entries {
+                return found;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("every entry placed")
 }
 
 /// Checks finishing results: every place from 1 to `entries` taken once
