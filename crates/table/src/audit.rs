@@ -30,6 +30,25 @@ pub enum DealError {
     DeckExhausted { hand: u64, what: String },
     #[error("hand {hand}: the secret revealed is not the one the hand was dealt from")]
     SecretMismatch { hand: u64 },
+    #[error("the first button's draw does not follow from its seed")]
+    ButtonMismatch,
+}
+
+/// The first button by high card: one card to each of `seats` (in seat
+/// order) from the deck `seed` shuffles; the highest card by rank, then
+/// suit (spades, hearts, diamonds, clubs), takes the button.
+pub(crate) fn button_draw(seed: &felt_cards::Seed, seats: &[Seat]) -> (Vec<(Seat, Card)>, Seat) {
+    let deck = Deck::shuffled(*seed);
+    let cards: Vec<(Seat, Card)> = seats
+        .iter()
+        .copied()
+        .zip(deck.order().iter().copied())
+        .collect();
+    let button = cards
+        .iter()
+        .max_by_key(|(_, c)| (c.rank(), c.suit()))
+        .map_or(0, |(s, _)| *s);
+    (cards, button)
 }
 
 /// Checks every digital deal in a table's events; returns how many deals
@@ -43,6 +62,16 @@ pub fn check_deals<'a>(
     let mut shared: Option<(u64, felt_cards::Seed)> = None;
     for event in events {
         match event {
+            TableEvent::ButtonDrawn {
+                seed,
+                cards,
+                button,
+            } => {
+                let seats: Vec<Seat> = cards.iter().map(|(s, _)| *s).collect();
+                if button_draw(seed, &seats) != (cards.clone(), *button) {
+                    return Err(DealError::ButtonMismatch);
+                }
+            }
             TableEvent::EntropyAdded { entropy } => {
                 if let Some((hand, secret)) = shared {
                     deck = Some((hand, Deck::shuffled(secret.mixed(entropy))));

@@ -339,6 +339,14 @@ pub enum Command {
         seat: Seat,
         absent: bool,
     },
+    /// Before the table's first hand, the button is drawn by high card
+    /// (seed 003: "a organização sorteará o assento onde começará o
+    /// botão"): one card to each player from a deck shuffled with `seed`,
+    /// the highest (by rank, then spades, hearts, diamonds, clubs) takes
+    /// the button. Handed the seed by the service that draws it.
+    DrawButton {
+        seed: Seed,
+    },
     /// `button` is only needed for the table's first hand (the draw for the
     /// button); later hands move it by the dead-button rule (TDA 32).
     StartHand {
@@ -725,6 +733,13 @@ pub enum TableEvent {
         player: EntryId,
         stack: Chips,
     },
+    /// The first button drawn by high card: each seat's card from the deck
+    /// `seed` shuffles, and the seat it went to.
+    ButtonDrawn {
+        seed: Seed,
+        cards: Vec<(Seat, Card)>,
+        button: Seat,
+    },
     /// A verbal warning (TDA 71): recorded, no hand missed.
     WarningGiven {
         seat: Seat,
@@ -866,6 +881,7 @@ impl TableEvent {
             TableEvent::WarningGiven { .. } => "WarningGiven",
             TableEvent::PlayerDisqualified { .. } => "PlayerDisqualified",
             TableEvent::StackSurrendered { .. } => "StackSurrendered",
+            TableEvent::ButtonDrawn { .. } => "ButtonDrawn",
             TableEvent::ClockCalled { .. } => "ClockCalled",
             TableEvent::TimedOut { .. } => "TimedOut",
             TableEvent::ActionTaken { .. } => "ActionTaken",

@@ -140,6 +140,8 @@ pub enum Rejection {
     #[error("seat {seat} is dealt into hand {number}: its chips are given up when it ends (TDA 8)")]
     #[strum(message = "TDA 8")]
     SurrenderInHand { seat: Seat, number: u64 },
+    #[error("the button is drawn once, before the table's first hand")]
+    ButtonAlreadyDrawn,
     #[error("seat {seat} is not in the current hand")]
     NotInHand { seat: Seat },
     #[error("seat {seat} is to act: record its action in turn")]
@@ -370,6 +372,7 @@ impl Classified for Rejection {
             | R::ScaleEndsInDisqualification { .. }
             | R::DisqualifiedInHand { .. }
             | R::SurrenderInHand { .. }
+            | R::ButtonAlreadyDrawn
             | R::RemovalTooLarge { .. } => ErrorKind::Refused,
         }
     }

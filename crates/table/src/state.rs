@@ -139,6 +139,8 @@ pub struct TableState {
     /// Results were recorded since the stacks were last counted: the
     /// stacks are the table's estimate until the next count.
     pub(crate) uncounted: bool,
+    /// The first button, drawn by high card before the first hand.
+    pub(crate) drawn_button: Option<Seat>,
 }
 
 pub(crate) fn idx(seat: Seat) -> usize {
@@ -769,7 +771,8 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         | TableEvent::ActionBound { .. }
         | TableEvent::EntropyAdded { .. }
         | TableEvent::PenaltyGiven { .. }
-        | TableEvent::WarningGiven { .. } => apply_ruling(state, event),
+        | TableEvent::WarningGiven { .. }
+        | TableEvent::ButtonDrawn { .. } => apply_ruling(state, event),
         // Records of how a ruling was reached; their effects are events of their own.
         TableEvent::ChipsRead { .. }
         | TableEvent::ShowAsked { .. }
@@ -925,6 +928,7 @@ fn apply_ruling(state: &mut TableState, event: &TableEvent) {
                 s.offences = s.offences.max(*offence);
             }
         }
+        TableEvent::ButtonDrawn { button, .. } => state.drawn_button = Some(*button),
         TableEvent::WarningGiven { seat, offence, .. } => {
             if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
                 s.offences = s.offences.max(*offence);

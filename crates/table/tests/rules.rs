@@ -594,3 +594,47 @@ fn a_new_player_who_draws_the_big_blind_plays_at_once() {
     assert!(h.player(6).is_some());
     assert_eq!(t.stack(6), 900);
 }
+
+/// Seed 003 ("Dealer e blinds", 1): "A organização sorteará o assento onde
+/// começará o botão de dealer inicial do torneio." Given a new table, when
+/// the button is drawn, then each player gets a card from the deck the
+/// seed shuffles, the highest card takes the button (spades over hearts
+/// over diamonds over clubs at equal rank), the first hand is dealt with
+/// it, the draw is checked from its seed, and it is drawn only once.
+#[test]
+fn the_first_button_is_drawn_by_high_card_and_recorded_with_its_draw() {
+    let mut t = table(&[1000, 1000, 1000, 1000]);
+    let seed = felt_cards::Seed::from_u64(11);
+    let events = t.ok(Command::DrawButton { seed });
+    let [TableEvent::ButtonDrawn { cards, button, .. }] = &events[..] else {
+        panic!("{events:?}")
+    };
+    let deck = felt_cards::Deck::shuffled(seed);
+    let expected: Vec<(Seat, felt_cards::Card)> =
+        (1..=4).zip(deck.order().iter().copied()).collect();
+    assert_eq!(cards, &expected);
+    let highest = cards
+        .iter()
+        .max_by_key(|(_, c)| (c.rank(), c.suit()))
+        .unwrap()
+        .0;
+    assert_eq!(*button, highest);
+    let started = t.start(level(50, 100), None);
+    let Some(TableEvent::HandStarted { button: dealt, .. }) = started.first() else {
+        panic!("{started:?}")
+    };
+    assert_eq!(dealt, button);
+    assert_eq!(check_deals(&t.log).map(|_| ()), Ok(()));
+    assert_eq!(
+        t.refused(Command::DrawButton { seed }),
+        "the button is drawn once, before the table's first hand"
+    );
+    // A draw recorded that its seed does not give fails the audit.
+    let mut forged = t.log.clone();
+    for e in &mut forged {
+        if let TableEvent::ButtonDrawn { button, .. } = e {
+            *button = if *button == 1 { 2 } else { 1 };
+        }
+    }
+    assert_eq!(check_deals(&forged), Err(DealError::ButtonMismatch));
+}

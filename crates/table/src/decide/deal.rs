@@ -195,6 +195,27 @@ impl Decider<'_> {
         Ok(())
     }
 
+    /// The first button by high card (seed 003), before the first hand.
+    pub(super) fn draw_button(&mut self, seed: &felt_cards::Seed) -> Result<(), Rejection> {
+        let st = &self.state;
+        if st.hands_started > 0 || st.drawn_button.is_some() {
+            return Err(Rejection::ButtonAlreadyDrawn);
+        }
+        let seats: Vec<Seat> = (1..=st.size)
+            .filter(|&s| st.seat(s).is_some_and(|p| p.stack > 0))
+            .collect();
+        if seats.len() < 2 {
+            return Err(Rejection::NotEnoughPlayers { count: seats.len() });
+        }
+        let (cards, button) = crate::audit::button_draw(seed, &seats);
+        self.emit(TableEvent::ButtonDrawn {
+            seed: *seed,
+            cards,
+            button,
+        });
+        Ok(())
+    }
+
     pub(super) fn start_hand(
         &mut self,
         level: &Level,
@@ -221,7 +242,10 @@ impl Decider<'_> {
         let heads_up = seats.len() == 2;
         let (button, small_blind, big_blind) = match (button, st.last_big_blind) {
             (Some(_), _) | (None, None) => {
-                let b = button.unwrap_or(seats[0]);
+                // (The button drawn by high card, if it was drawn.)
+                let b = button
+                    .or(st.drawn_button.filter(|&d| eligible(d)))
+                    .unwrap_or(seats[0]);
                 if b == 0 || b > st.size || !eligible(b) {
                     return Err(Rejection::InvalidButton { seat: b });
                 }

@@ -81,6 +81,7 @@ impl Decider<'_> {
             } => self.seat_player(*seat, *player, *stack, *carried),
             Command::RemovePlayer { seat } => self.remove_player(*seat),
             Command::SetAbsent { seat, absent } => self.set_absent(*seat, *absent),
+            Command::DrawButton { seed } => self.draw_button(seed),
             Command::StartHand {
                 level,
                 deal,

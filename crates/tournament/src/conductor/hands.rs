@@ -49,7 +49,6 @@ impl<L: EventLog + 'static> Conductor<L> {
                 hand: info.hands + 1,
                 last_button: info.button,
                 last_bb: info.big_blind,
-                first_button: (1..=info.size()).find(|&s| info.occupant(s).is_some()),
             };
             // A table whose floor records results only deals nothing
             // through the services: refused before seating grants a hand
@@ -183,11 +182,17 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
     ) -> Result<(Begin, bool)> {
         let hand = begun.hand;
-        let button = if begun.last_button.is_none() {
-            begun.first_button
-        } else {
-            None
-        };
+        if begun.last_button.is_none() {
+            // The table's first hand: its button drawn by high card (seed
+            // 003). Refused once drawn (a hand begun again after a
+            // restart): the draw stands.
+            let draw = Command::DrawButton { seed: deck(0) };
+            match self.table_cmd(t, table, "draw-button", now, draw).await {
+                Ok(_)
+                | Err(TournamentError::Table { .. } | TournamentError::TableRefused { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
         let deal = match self.deal_mode(t).await? {
             DealMode::Digital => Deal::Digital { seed: deck(hand) },
             DealMode::Shared => Deal::Shared { seed: deck(hand) },
@@ -196,7 +201,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         let start = Command::StartHand {
             level,
             deal,
-            button,
+            button: None,
         };
         match self
             .table_cmd(t, table, &format!("start-{hand}"), now, start)

@@ -394,7 +394,6 @@ struct Begun {
     hand: u64,
     last_button: Option<Seat>,
     last_bb: Option<Seat>,
-    first_button: Option<Seat>,
 }
 
 /// The four services' handlers over one log, and what the conductor holds

@@ -354,6 +354,7 @@ pub(crate) fn command(
             player: EntryId(d.entry),
             reason: d.reason.clone(),
         },
+        C::DrawButton(_) => Command::DrawButton { seed: deck() },
         C::Surrender(s) => Command::Surrender {
             seat: seat(s.seat, "surrender.seat")?,
             player: EntryId(s.entry),

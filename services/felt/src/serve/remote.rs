@@ -104,6 +104,8 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
             entry: player.0,
             reason: reason.clone(),
         }),
+        // The table service draws the seed itself.
+        Command::DrawButton { .. } => C::DrawButton(pb::DrawButton {}),
         Command::Surrender { seat, player } => C::Surrender(pb::Surrender {
             seat: u32::from(*seat),
             entry: player.0,
@@ -379,6 +381,9 @@ mod tests {
             Command::Surrender {
                 seat: 4,
                 player: EntryId(77),
+            },
+            Command::DrawButton {
+                seed: felt_cards::Seed::from_u64(7),
             },
             Command::StartHand {
                 level: Level {

@@ -492,6 +492,21 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
         TableEvent::CardsMucked { seat } => Kind::CardsMucked(te::CardsMucked {
             seat: (*seat).into(),
         }),
+        TableEvent::ButtonDrawn {
+            seed,
+            cards: drawn,
+            button,
+        } => Kind::ButtonDrawn(te::ButtonDrawn {
+            seed: seed.0.to_vec(),
+            cards: drawn
+                .iter()
+                .map(|(s, c)| pb::SeatCard {
+                    seat: (*s).into(),
+                    card: c.to_string(),
+                })
+                .collect(),
+            button: (*button).into(),
+        }),
         TableEvent::EntropyAdded { entropy } => Kind::EntropyAdded(te::EntropyAdded {
             entropy: entropy.0.to_vec(),
         }),
@@ -889,6 +904,22 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
         Kind::CardsMucked(c) => TableEvent::CardsMucked {
             seat: seat(c.seat, "cards_mucked.seat")?,
         },
+        Kind::ButtonDrawn(b) => TableEvent::ButtonDrawn {
+            seed: Seed(bytes32(&b.seed, "button_drawn.seed")?),
+            cards: b
+                .cards
+                .iter()
+                .map(|c| {
+                    Ok((
+                        seat(c.seat, "button_drawn.cards.seat")?,
+                        c.card
+                            .parse::<Card>()
+                            .map_err(|e| bad("button_drawn.cards.card", e.to_string()))?,
+                    ))
+                })
+                .collect::<Read<_>>()?,
+            button: seat(b.button, "button_drawn.button")?,
+        },
         Kind::EntropyAdded(e) => TableEvent::EntropyAdded {
             entropy: Seed(bytes32(&e.entropy, "entropy_added.entropy")?),
         },
@@ -1167,6 +1198,11 @@ mod tests {
                 player: EntryId(78),
                 stack: 900,
             },
+            TableEvent::ButtonDrawn {
+                seed: Seed([3; 32]),
+                cards: vec![(1, c("Kd")), (4, c("As")), (6, c("2c"))],
+                button: 4,
+            },
             TableEvent::ClockCalled { seat: 3 },
             TableEvent::TimedOut { seat: 3 },
             TableEvent::ActionTaken {
@@ -1329,8 +1365,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 39 kinds of event a table records.)
-        assert_eq!(kinds.len(), 39);
+        // (All 40 kinds of event a table records.)
+        assert_eq!(kinds.len(), 40);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());
