@@ -361,7 +361,12 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         // what they did not find.
         let (mut seated, mut removed) = (0u128, 0u128);
         let mut unrecorded = Unrecorded::default();
-        for e in &events {
+        for (e, env) in events.iter().zip(&envs) {
+            // Who asked for a ruling, as the log names them.
+            let by = env
+                .actor
+                .as_deref()
+                .map_or_else(String::new, |a| format!(" (by {a})"));
             match e {
                 TableEvent::PlayerSeated { stack, .. } => seated += u128::from(*stack),
                 TableEvent::PlayerRemoved { stack, .. } => removed += u128::from(*stack),
@@ -392,7 +397,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                         felt_table::Concerns::Moment(m) => m.clone(),
                     };
                     report.note(format!(
-                        "{t}: table {table}, after hand {}: the floor corrected seat {seat} (entry {player}) from {from} to {to} chips ({concerns}): {reason}",
+                        "{t}: table {table}, after hand {}: the floor corrected seat {seat} (entry {player}) from {from} to {to} chips ({concerns}){by}: {reason}",
                         unrecorded.hands
                     ));
                 }
@@ -405,7 +410,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                     removed += u128::from(*stack);
                     corrected_out += u128::from(*stack);
                     report.note(format!(
-                        "{t}: table {table}, after hand {}: seat {seat} (entry {player}) disqualified, {stack} chips removed from play (TDA 71): {reason}",
+                        "{t}: table {table}, after hand {}: seat {seat} (entry {player}) disqualified, {stack} chips removed from play (TDA 71){by}: {reason}",
                         unrecorded.hands
                     ));
                 }
@@ -431,7 +436,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                     removed += u128::from(*amount);
                     corrected_out += u128::from(*amount);
                     report.note(format!(
-                        "{t}: table {table}, after hand {}: {amount} chips of seat {seat} (entry {player}) removed from play ({}): {reason}",
+                        "{t}: table {table}, after hand {}: {amount} chips of seat {seat} (entry {player}) removed from play ({}){by}: {reason}",
                         unrecorded.hands,
                         removal.rule()
                     ));

@@ -1774,7 +1774,11 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
     up.stop();
     let data = data.to_str().unwrap();
     let audit = audit_passes(&["--data", data, "--tournament", t]);
-    assert!(audit.contains("a 500 chip left in the seat"), "{audit}");
+    // The correction names who asked for it.
+    assert!(
+        audit.contains("(the draw) (by floor): a 500 chip left in the seat"),
+        "{audit}"
+    );
     assert!(
         audit.contains(&format!("(entry {}) disqualified", dq.entry)),
         "{audit}"
