@@ -664,12 +664,40 @@ fn check_places(
     enum Key {
         Hand(usize),
         Round(u64),
+        /// The k-th hand a close of the late entries placed.
+        Late(usize, usize),
     }
     let mut groups: Vec<(Key, Vec<EntryId>)> = Vec::new();
     let mut hand = 0usize;
+    // Busts the floor's late entries held, not yet placed: placed when
+    // they close, hand by hand in the order they happened.
+    let mut held: Vec<(EntryId, Option<i64>)> = Vec::new();
+    let mut wrong = Vec::new();
     for (i, e) in seating_events.iter().enumerate() {
         match e {
             SeatingEvent::HandEnded { .. } => hand = i,
+            SeatingEvent::Busted {
+                entry,
+                occurred_at,
+                held: true,
+                ..
+            } => held.push((*entry, *occurred_at)),
+            SeatingEvent::LateEntriesClosed { groups: late } => {
+                let closed: Vec<(EntryId, Option<i64>)> = late
+                    .iter()
+                    .flat_map(|g| g.busts.iter().map(|b| (b.entry, g.occurred_at)))
+                    .collect();
+                let mut expected = std::mem::take(&mut held);
+                expected.sort_by_key(|&(_, at)| (at.is_none(), at));
+                if closed != expected {
+                    wrong.push(format!(
+                        "the late entries closed with {closed:?}, not the busts they held in the order they happened {expected:?}"
+                    ));
+                }
+                for (k, g) in late.iter().enumerate() {
+                    groups.push((Key::Late(i, k), g.busts.iter().map(|b| b.entry).collect()));
+                }
+            }
             SeatingEvent::Busted {
                 entry,
                 hand_for_hand_round,
@@ -703,7 +731,6 @@ fn check_places(
         return;
     };
     let field = pool.entries;
-    let mut wrong = Vec::new();
     let mut out = 0u32;
     for (_, group) in &groups {
         let n = u32::try_from(group.len()).unwrap_or(u32::MAX);

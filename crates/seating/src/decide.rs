@@ -79,6 +79,8 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         } => re_enter_by_surrender(state, settings, player, name, *level, rng),
         RemovalCompleted { entry, stack } => removal_completed(state, *entry, *stack, rng),
         ReleaseTable { table } => release_table(state, *table),
+        OpenLateEntries { reason } => open_late_entries(state, reason),
+        CloseLateEntries => close_late_entries(state),
         HandEnded {
             table,
             button,
@@ -429,6 +431,10 @@ fn hand_ended(
             stack: 0,
         });
     }
+    // While the floor enters facts late, a hand's busts wait to be
+    // numbered in the order they happened (a hand-for-hand hand's are
+    // placed by their round, RP8, and never wait).
+    let held = state.late.is_some() && round.is_none();
     for bust in busted {
         let remaining = work.room.players() - 1;
         work.emit(SeatingEvent::Busted {
@@ -438,6 +444,8 @@ fn hand_ended(
             by: bust.by.clone(),
             remaining,
             hand_for_hand_round: round,
+            occurred_at: bust.occurred_at,
+            held,
         });
     }
     tidy(&mut work, rng);
@@ -497,6 +505,11 @@ fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason:
     if reason.trim().is_empty() {
         return Err(SeatingError::NoReason);
     }
+    if state.late.is_some() {
+        return Err(SeatingError::WaitForLateEntries {
+            what: "disqualified",
+        });
+    }
     let players = state.room.players();
     if players < 2 {
         return Err(SeatingError::EveryoneBusted);
@@ -508,6 +521,32 @@ fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason:
         reason: reason.to_string(),
         placed: settings.disqualification == crate::model::Disqualification::PlacedAsTheyStand,
         remaining: players - 1,
+    }])
+}
+
+/// The floor opens the late entries before it enters what happened while
+/// the room ran on paper: the busts seating hears of from now are held.
+fn open_late_entries(state: &SeatingState, reason: &str) -> Decided {
+    if reason.trim().is_empty() {
+        return Err(SeatingError::NoReason);
+    }
+    if let Some(late) = &state.late {
+        return Err(SeatingError::LateEntriesOpen {
+            reason: late.reason.clone(),
+        });
+    }
+    Ok(vec![SeatingEvent::LateEntriesOpened {
+        reason: reason.to_string(),
+    }])
+}
+
+/// The floor closes the late entries: the held busts are out of the field
+/// hand by hand in the order they happened, whatever order they were
+/// entered in.
+fn close_late_entries(state: &SeatingState) -> Decided {
+    let late = state.late.as_ref().ok_or(SeatingError::NoLateEntries)?;
+    Ok(vec![SeatingEvent::LateEntriesClosed {
+        groups: late.in_order(),
     }])
 }
 
@@ -553,6 +592,11 @@ fn re_enter_by_surrender(
 ) -> Decided {
     if !state.started {
         return Err(SeatingError::NotStarted);
+    }
+    if state.late.is_some() {
+        return Err(SeatingError::WaitForLateEntries {
+            what: "out by giving up their chips",
+        });
     }
     if !settings.re_entry_by_surrender {
         return Err(SeatingError::SurrenderNotAllowed {
@@ -803,6 +847,8 @@ fn result_at_closed_table(
             by: bust.by.clone(),
             remaining,
             hand_for_hand_round: None,
+            occurred_at: bust.occurred_at,
+            held: state.late.is_some(),
         });
     }
     tidy(&mut work, rng);

@@ -17,10 +17,13 @@ mod state;
 
 pub use decide::{decide, gate};
 pub use model::{
-    Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, Move, MoveReason, PlayerId,
-    Seat, SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
+    Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup, Move,
+    MoveReason, PlayerId, Seat, SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo,
+    redraws_for_field,
 };
-pub use state::{EntryInfo, EntryStatus, MAX_SEATS, MoveRecord, Room, SeatingState, Table};
+pub use state::{
+    EntryInfo, EntryStatus, LateEntries, MAX_SEATS, MoveRecord, Room, SeatingState, Table,
+};
 
 /// The largest field a tournament takes: entries with chips, re-entries
 /// included (a cap, when set, is at most this). With it, every count of a
@@ -121,6 +124,14 @@ pub enum SeatingError {
         table: TableNo,
         seat: Seat,
     },
+    #[error("the late entries are open already: {reason}")]
+    LateEntriesOpen { reason: String },
+    #[error("the late entries are not open")]
+    NoLateEntries,
+    #[error(
+        "the late entries are open: a player is {what} as it happens, after the facts entered late; close them first"
+    )]
+    WaitForLateEntries { what: &'static str },
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -163,7 +174,10 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::SurrenderNotAllowed { .. }
             | S::PlayerDisqualified { .. }
             | S::AlreadyAccommodated { .. }
-            | S::NothingToSurrender { .. } => ErrorKind::Refused,
+            | S::NothingToSurrender { .. }
+            | S::LateEntriesOpen { .. }
+            | S::NoLateEntries
+            | S::WaitForLateEntries { .. } => ErrorKind::Refused,
         }
     }
 

@@ -169,6 +169,11 @@ pub struct Elimination {
     /// The entries that won their last chips (the winners of the highest
     /// pot they were in): their bounty's collectors.
     pub by: Vec<EntryId>,
+    /// When it happened (milliseconds since the Unix epoch): the time the
+    /// floor gave a fact entered late, else when the table recorded it
+    /// (`None` in commands from before seating kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occurred_at: Option<i64>,
 }
 
 impl Elimination {
@@ -178,8 +183,20 @@ impl Elimination {
             entry,
             starting_stack: 0,
             by: Vec::new(),
+            occurred_at: None,
         }
     }
+}
+
+/// The busts of one hand held while the floor entered facts late, placed
+/// in the order they happened when the floor closed the late entries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LateGroup {
+    pub table: TableNo,
+    /// When the hand was played (`None`: not known, placed after the
+    /// groups whose time is, in the order they were entered).
+    pub occurred_at: Option<i64>,
+    pub busts: Vec<Elimination>,
 }
 
 /// A player moving between seats: removed at `from`, seated at `to` with
@@ -286,6 +303,15 @@ pub enum SeatingCommand {
         entry: EntryId,
         reason: String,
     },
+    /// The floor is about to enter facts late (the room ran on paper): the
+    /// busts seating hears of from now are held, with the time each
+    /// happened, and none is placed until the floor closes the late entries.
+    OpenLateEntries {
+        reason: String,
+    },
+    /// The late facts are in: the held busts go out in the order they
+    /// happened, hand by hand.
+    CloseLateEntries,
     /// The table removed a disqualified player, with the chips that left
     /// play.
     RemovalCompleted {
@@ -400,6 +426,14 @@ pub enum SeatingEvent {
         /// The hand-for-hand round of the hand (busts in the same round at
         /// different tables are simultaneous for the places, RP8).
         hand_for_hand_round: Option<u64>,
+        /// When it happened, as the table recorded it or the floor entered
+        /// it late.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        occurred_at: Option<i64>,
+        /// Held with the late entries: out of the field now, numbered in
+        /// the order out when the floor closes them.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        held: bool,
     },
     /// The table will break: its players move at its next hand boundary.
     TableBreaking {
@@ -453,6 +487,16 @@ pub enum SeatingEvent {
         entry: EntryId,
         accommodated: bool,
         reason: String,
+    },
+    /// The floor opened the late entries, with its reason: busts are held
+    /// until it closes them.
+    LateEntriesOpened {
+        reason: String,
+    },
+    /// The floor closed the late entries: the held busts, hand by hand in
+    /// the order they happened, are out of the field in that order.
+    LateEntriesClosed {
+        groups: Vec<LateGroup>,
     },
     /// A player gave up their chips to buy a new entry (TDA 8, where the
     /// house allows it): the entry is out of the field, placed as it
@@ -533,6 +577,8 @@ impl SeatingEvent {
             Disqualified { .. } => "Disqualified",
             Surrendered { .. } => "Surrendered",
             Accommodated { .. } => "Accommodated",
+            LateEntriesOpened { .. } => "LateEntriesOpened",
+            LateEntriesClosed { .. } => "LateEntriesClosed",
             RemovalCompleted { .. } => "RemovalCompleted",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",

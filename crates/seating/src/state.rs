@@ -6,7 +6,10 @@ use imbl::{OrdMap, OrdSet, Vector};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{EntryId, Move, MoveReason, PlayerId, Seat, SeatingEvent, Settings, TableNo};
+use crate::model::{
+    Elimination, EntryId, LateGroup, Move, MoveReason, PlayerId, Seat, SeatingEvent, Settings,
+    TableNo,
+};
 
 /// The most seats a table has.
 pub const MAX_SEATS: usize = 10;
@@ -379,6 +382,8 @@ impl Room {
             | SeatingEvent::Unregistered { .. }
             | SeatingEvent::AlternatePromoted { .. }
             | SeatingEvent::RegistrationClosed
+            | SeatingEvent::LateEntriesOpened { .. }
+            | SeatingEvent::LateEntriesClosed { .. }
             | SeatingEvent::Drawn { .. } => {}
         }
     }
@@ -439,6 +444,27 @@ pub struct SeatingState {
     /// order payout hears of the busts in.
     #[serde(default)]
     pub(crate) out: OrdMap<EntryId, u32>,
+    /// The late entries, while the floor enters facts late.
+    #[serde(default)]
+    pub(crate) late: Option<LateEntries>,
+}
+
+/// The floor's late entries: why they were opened, and the busts held
+/// since, hand by hand in the order seating heard of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LateEntries {
+    pub reason: String,
+    pub held: Vec<LateGroup>,
+}
+
+impl LateEntries {
+    /// The held busts in the order they happened: by time, the groups
+    /// without one last, each tie in the order seating heard of them.
+    pub fn in_order(&self) -> Vec<LateGroup> {
+        let mut groups = self.held.clone();
+        groups.sort_by_key(|g| (g.occurred_at.is_none(), g.occurred_at));
+        groups
+    }
 }
 
 impl SeatingState {
@@ -491,6 +517,11 @@ impl SeatingState {
     /// first).
     pub fn out(&self) -> &OrdMap<EntryId, u32> {
         &self.out
+    }
+
+    /// The late entries, while the floor enters facts late.
+    pub fn late(&self) -> Option<&LateEntries> {
+        self.late.as_ref()
     }
 
     pub fn settings(&self) -> Option<&Settings> {
@@ -573,12 +604,61 @@ impl SeatingState {
                 }
                 self.unconfirmed.remove(entry);
             }
-            SeatingEvent::Busted { entry, .. } => {
+            SeatingEvent::Busted {
+                entry,
+                table,
+                starting_stack,
+                by,
+                occurred_at,
+                held,
+                ..
+            } => {
                 if let Some(e) = self.entries.get_mut(entry) {
                     e.status = EntryStatus::Busted;
                 }
-                let k = self.out.len() as u32 + 1;
-                self.out.entry(*entry).or_insert(k);
+                match self.late.as_mut() {
+                    // Numbered when the late entries close.
+                    Some(late) if *held => {
+                        let bust = Elimination {
+                            entry: *entry,
+                            starting_stack: *starting_stack,
+                            by: by.clone(),
+                            occurred_at: *occurred_at,
+                        };
+                        // One hand's busts: one table, one time.
+                        match late.held.last_mut() {
+                            Some(g)
+                                if g.table == *table
+                                    && g.occurred_at == *occurred_at
+                                    && occurred_at.is_some() =>
+                            {
+                                g.busts.push(bust)
+                            }
+                            _ => late.held.push(LateGroup {
+                                table: *table,
+                                occurred_at: *occurred_at,
+                                busts: vec![bust],
+                            }),
+                        }
+                    }
+                    _ => {
+                        let k = self.out.len() as u32 + 1;
+                        self.out.entry(*entry).or_insert(k);
+                    }
+                }
+            }
+            SeatingEvent::LateEntriesOpened { reason } => {
+                self.late = Some(LateEntries {
+                    reason: reason.clone(),
+                    held: Vec::new(),
+                });
+            }
+            SeatingEvent::LateEntriesClosed { groups } => {
+                for b in groups.iter().flat_map(|g| &g.busts) {
+                    let k = self.out.len() as u32 + 1;
+                    self.out.entry(b.entry).or_insert(k);
+                }
+                self.late = None;
             }
             // Out of the field in the order players went out, like a bust.
             SeatingEvent::Disqualified { entry, .. } => {

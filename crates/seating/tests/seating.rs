@@ -1820,3 +1820,126 @@ fn an_accommodated_player_is_kept_out_of_balancing_and_breaking() {
     );
     assert!(!events.contains(&SeatingEvent::TableBreaking { table: 3 }));
 }
+
+/// A hand's end at `table` with `busted` out at `at` (ms since the epoch),
+/// as the follower reports it: the table's time, or the floor's for a
+/// result entered late.
+fn hand_at_time(
+    state: &mut SeatingState,
+    table: u32,
+    busted: &[u64],
+    at: i64,
+) -> Vec<SeatingEvent> {
+    carry_out(state);
+    run(state, SeatingCommand::BeginHand { table });
+    run_with(
+        state,
+        SeatingCommand::HandEnded {
+            table,
+            button: 1,
+            big_blind: 1,
+            busted: busted
+                .iter()
+                .map(|&e| Elimination {
+                    occurred_at: Some(at),
+                    ..Elimination::of(EntryId(e))
+                })
+                .collect(),
+        },
+        seed(9),
+    )
+}
+
+/// Seed 003, "1. Se dois ou mais jogadores forem eliminados na mesma
+/// rodada…": a player's place follows the order players went out. Given
+/// the room ran on paper and the floor opened its late entries, when it
+/// enters a 10:15 result after a 10:20 bust another table recorded, then
+/// both are held (out of the field, not numbered), and closing the late
+/// entries numbers them in the order they happened: the 10:15 bust first.
+#[test]
+fn facts_entered_late_are_numbered_in_the_order_they_happened() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let third = players_at(&state, 2, 2)[1];
+    let (at_10_15, at_10_20) = (1_765_016_100_000, 1_765_016_400_000);
+    // Before the late entries, a bust is numbered at once.
+    hand_at_time(&mut state, 2, &[third], at_10_15 - 60_000);
+    assert_eq!(state.out().get(&EntryId(third)), Some(&1));
+    let events = run(
+        &mut state,
+        SeatingCommand::OpenLateEntries {
+            reason: "tablets down 10:00 to 10:30".into(),
+        },
+    );
+    assert_eq!(
+        events,
+        vec![SeatingEvent::LateEntriesOpened {
+            reason: "tablets down 10:00 to 10:30".into()
+        }]
+    );
+    // Opened twice, refused.
+    assert_eq!(
+        try_run(
+            &mut state,
+            SeatingCommand::OpenLateEntries {
+                reason: "again".into()
+            }
+        ),
+        Err(SeatingError::LateEntriesOpen {
+            reason: "tablets down 10:00 to 10:30".into()
+        })
+    );
+    // Table 2 recorded a bust at 10:20; the floor enters table 1's 10:15
+    // result after it.
+    carry_out(&mut state);
+    let second = players_at(&state, 2, 1)[0];
+    let events = hand_at_time(&mut state, 2, &[second], at_10_20);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        SeatingEvent::Busted { entry, held: true, occurred_at: Some(at), .. }
+            if *entry == EntryId(second) && *at == at_10_20
+    )));
+    carry_out(&mut state);
+    let first = players_at(&state, 1, 1)[0];
+    hand_at_time(&mut state, 1, &[first], at_10_15);
+    assert_eq!(state.entries()[&EntryId(first)].status, EntryStatus::Busted);
+    assert_eq!(state.out().get(&EntryId(first)), None, "held, not numbered");
+    assert_eq!(state.out().get(&EntryId(second)), None);
+    // A disqualification waits for the late entries: it is out as it
+    // happens, after them.
+    carry_out(&mut state);
+    let seated = players_at(&state, 1, 2)[1];
+    assert_eq!(
+        try_run(
+            &mut state,
+            SeatingCommand::Disqualify {
+                entry: EntryId(seated),
+                reason: "abuse".into()
+            }
+        ),
+        Err(SeatingError::WaitForLateEntries {
+            what: "disqualified"
+        })
+    );
+    // Closing them numbers the held busts by the time they happened.
+    let events = run(&mut state, SeatingCommand::CloseLateEntries);
+    let SeatingEvent::LateEntriesClosed { groups } = &events[0] else {
+        panic!("{events:?}")
+    };
+    let order: Vec<(u32, Vec<u64>)> = groups
+        .iter()
+        .map(|g| (g.table, g.busts.iter().map(|b| b.entry.get()).collect()))
+        .collect();
+    assert_eq!(order, vec![(1, vec![first]), (2, vec![second])]);
+    assert_eq!(state.out().get(&EntryId(first)), Some(&2));
+    assert_eq!(state.out().get(&EntryId(second)), Some(&3));
+    assert!(state.late().is_none());
+    // Closed, they are not open to close again; a bust is numbered at once.
+    assert_eq!(
+        try_run(&mut state, SeatingCommand::CloseLateEntries),
+        Err(SeatingError::NoLateEntries)
+    );
+    carry_out(&mut state);
+    let fourth = players_at(&state, 1, 1)[0];
+    hand_at_time(&mut state, 1, &[fourth], at_10_20 + 60_000);
+    assert_eq!(state.out().get(&EntryId(fourth)), Some(&4));
+}

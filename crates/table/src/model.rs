@@ -483,6 +483,10 @@ pub enum Command {
         /// Each seat with the entry the floor saw in it.
         busted: Vec<(Seat, EntryId)>,
         by: Vec<(Seat, EntryId)>,
+        /// When the hand was played (milliseconds since the Unix epoch),
+        /// for a result the floor enters late (the room ran on paper); not
+        /// before the table's last result entered with a time.
+        occurred_at: Option<i64>,
     },
     /// Between hands, every stack at the table as the floor counted it
     /// (a break, a colour-up, the end of a day, a tablet back): the count
@@ -827,6 +831,10 @@ pub enum TableEvent {
         big_blind: Seat,
         busted: Vec<Bust>,
         shares: Vec<(Seat, Chips)>,
+        /// When the hand was played, for a result entered late (`None`:
+        /// when it was recorded).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        occurred_at: Option<i64>,
     },
     /// Every stack at the table as counted: `expected` is what the table
     /// held by its own record, `counted` what the count found.

@@ -239,6 +239,10 @@ pub enum Rejection {
     BustWithoutWinner,
     #[error("winners are named only with a bust: a hand with nobody out records the button alone")]
     WinnerWithoutBust,
+    #[error(
+        "a result entered late happened at {at} (ms since the epoch), before this table's last result entered with a time ({previous}): one table's hands happen in order"
+    )]
+    ResultBeforePrevious { at: i64, previous: i64 },
     #[error("seat {seat} cannot both bust and win the busted chips")]
     WinnerBusted { seat: Seat },
     #[error("seat {seat} holds a player who is not in the count: a count names every stack")]
@@ -301,6 +305,7 @@ impl Classified for Rejection {
             | R::SeatNamedTwice { .. }
             | R::BustWithoutWinner
             | R::WinnerWithoutBust
+            | R::ResultBeforePrevious { .. }
             | R::WinnerBusted { .. }
             | R::InvalidCountName { .. }
             | R::CountTooLarge { .. }

@@ -136,6 +136,8 @@ pub struct TableState {
     pub(crate) last_small_blind_position: Option<Seat>,
     pub(crate) hand: Option<HandState>,
     pub(crate) recording: Recording,
+    /// When the last result entered with a time happened.
+    pub(crate) last_result_at: Option<i64>,
     /// Results were recorded since the stacks were last counted: the
     /// stacks are the table's estimate until the next count.
     pub(crate) uncounted: bool,
@@ -788,8 +790,12 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             big_blind,
             busted,
             shares,
+            occurred_at,
         } => {
             state.hands_started = *number;
+            if occurred_at.is_some() {
+                state.last_result_at = *occurred_at;
+            }
             state.last_small_blind_position = Some(small_blind.unwrap_or(*button));
             state.last_big_blind = Some(*big_blind);
             for b in busted {

@@ -24,6 +24,7 @@ fn result(button: Seat, busted: &[Seat], by: &[Seat]) -> Command {
         button,
         busted: busted.iter().map(|&s| (s, entry(s))).collect(),
         by: by.iter().map(|&s| (s, entry(s))).collect(),
+        occurred_at: None,
     }
 }
 
@@ -85,6 +86,7 @@ fn a_bust_gives_the_busted_chips_to_the_winners_and_seats_the_button() {
                 by: vec![EntryId(103), EntryId(101)],
             }],
             shares: vec![(4, 500), (2, 500)],
+            occurred_at: None,
         }]
     );
     assert!(t.state.seat(1).is_none(), "the busted player left the seat");
@@ -96,6 +98,47 @@ fn a_bust_gives_the_busted_chips_to_the_winners_and_seats_the_button() {
         "no chip appears or vanishes"
     );
     assert!(t.state.uncounted());
+}
+
+/// Places follow the order players went out (seed 003, "se dois ou mais
+/// jogadores forem eliminados na mesma rodada…"): when the room ran on
+/// paper, the floor enters each result afterwards with the time it
+/// happened, and one table's hands happen one after another.
+#[test]
+fn a_result_entered_late_keeps_the_time_it_happened_in_the_tables_order() {
+    // Given a results-only table whose 10:15 result the floor entered late
+    let mut t = table(&[1000, 2000, 3000, 4000]);
+    results_only(&mut t);
+    let at_10_15 = 1_765_016_100_000;
+    let late = |busted: Seat, at: i64| Command::RecordResult {
+        button: 3,
+        busted: vec![(busted, entry(busted))],
+        by: vec![(4, entry(4))],
+        occurred_at: Some(at),
+    };
+    let events = t.ok(late(1, at_10_15));
+    // Then the result records when it happened
+    assert!(
+        matches!(
+            events.as_slice(),
+            [TableEvent::ResultRecorded {
+                occurred_at: Some(at),
+                ..
+            }] if *at == at_10_15
+        ),
+        "{events:?}"
+    );
+    // When the floor enters a result of 10:05 after it, then it is refused
+    // and nothing changes
+    let why = t.refused(late(2, at_10_15 - 600_000));
+    assert_eq!(
+        why,
+        "a result entered late happened at 1765015500000 (ms since the epoch), before this table's last result entered with a time (1765016100000): one table's hands happen in order"
+    );
+    assert_eq!(t.state.seat(2).map(|s| s.stack), Some(2000));
+    // A later one is recorded
+    t.ok(late(2, at_10_15 + 60_000));
+    assert!(t.state.seat(2).is_none());
 }
 
 #[test]
@@ -139,6 +182,7 @@ fn a_result_names_its_winners_and_only_seated_players() {
             button: 1,
             busted: vec![(1, EntryId(555))],
             by: vec![(2, entry(2))],
+            occurred_at: None,
         }),
         "seat 1 holds entry 100, not entry 555 (a player moved meanwhile?)"
     );

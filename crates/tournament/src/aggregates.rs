@@ -69,7 +69,9 @@ impl Aggregate for Seating {
             | ReEnterBySurrender { .. }
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
-            Create { .. }
+            OpenLateEntries { .. }
+            | CloseLateEntries
+            | Create { .. }
             | Unregister { .. }
             | BeginHand { .. }
             | StartHandForHand

@@ -87,7 +87,8 @@ impl HandFollower {
     }
 
     /// Feeds a committed table decision as read from the log: the hand it
-    /// finished, if any.
+    /// finished, if any, with when it was played (the time a result
+    /// entered late gives, else when the decision was recorded).
     pub fn feed_committed(
         &mut self,
         committed: &Committed,
@@ -97,7 +98,11 @@ impl HandFollower {
             .iter()
             .map(felt_tablelog::decode)
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(self.feed(&committed.stream, events))
+        let recorded_at = committed.envelopes.first().map(|e| e.recorded_at);
+        Ok(self.feed(&committed.stream, events).map(|mut hand| {
+            hand.occurred_at = hand.occurred_at.or(recorded_at);
+            hand
+        }))
     }
 }
 
@@ -267,7 +272,8 @@ pub async fn follow<L: EventLog + 'static>(
                 (this_turn, next_turn) = next_turn.turn();
                 reports.push(async move {
                     let result = match cause.state.ended().cloned() {
-                        Some(summary) => {
+                        Some(mut summary) => {
+                            summary.occurred_at = summary.occurred_at.or(Some(cause.recorded_at));
                             report_summary(
                                 conductor,
                                 &cause.stream,

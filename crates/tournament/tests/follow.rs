@@ -237,6 +237,7 @@ async fn results_recorded_back_to_back_all_reach_seating() {
                 button: winner.0,
                 busted: vec![*loser],
                 by: vec![winner],
+                occurred_at: None,
             },
         )
         .await

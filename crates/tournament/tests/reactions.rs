@@ -133,6 +133,7 @@ fn summary(
         busted: busted.iter().map(|&(e, s)| (EntryId(e), s)).collect(),
         eliminators: by.iter().map(|(e, by)| (EntryId(*e), by.clone())).collect(),
         recorded: true,
+        occurred_at: None,
     }
 }
 
@@ -161,6 +162,7 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
                     entry: EntryId(7),
                     starting_stack: 4_000,
                     by: vec![EntryId(99)],
+                    occurred_at: None,
                 }],
             },
         }
@@ -181,9 +183,10 @@ fn a_hand_end_reaches_seating_under_an_id_naming_the_table_and_the_hand() {
 }
 
 /// Given a results-only table's events, where the floor recorded entry
-/// 101 out to entry 102 with the button on seat 1, when the follower
-/// summarises them and the summary reaches seating, then seating hears a
-/// result (no hand was granted for it) under the same id a hand end has.
+/// 101 out to entry 102 with the button on seat 1, entered late with the
+/// time it happened, when the follower summarises them and the summary
+/// reaches seating, then seating hears a result (no hand was granted for
+/// it) under the same id a hand end has, the bust with its time.
 #[test]
 fn a_results_only_tables_result_reaches_seating_as_a_result() {
     let mut table = felt_table::TableState::default();
@@ -219,6 +222,7 @@ fn a_results_only_tables_result_reaches_seating_as_a_result() {
             button: 1,
             busted: vec![(2, EntryId(101))],
             by: vec![(3, EntryId(102))],
+            occurred_at: Some(1_765_000_000_000),
         },
     ];
     for c in &commands {
@@ -238,6 +242,7 @@ fn a_results_only_tables_result_reaches_seating_as_a_result() {
                     entry: EntryId(101),
                     starting_stack: 400,
                     by: vec![EntryId(102)],
+                    occurred_at: Some(1_765_000_000_000),
                 }],
             },
         }
@@ -265,6 +270,7 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
             entry: out,
             starting_stack: 2_500,
             by: vec![EntryId(99)],
+            occurred_at: None,
         }],
     );
     assert_eq!(
@@ -286,6 +292,76 @@ fn a_bust_outside_hand_for_hand_goes_to_payout_at_once_with_its_stack_and_elimin
     // A hand without busts sends payout nothing.
     let quiet = hand_at(&mut state, 2, vec![]);
     assert_eq!(hand_end::busts(&cause(60, quiet, &state)), None);
+}
+
+/// Seed 003, "1. Se dois ou mais jogadores forem eliminados na mesma
+/// rodada…": places follow the order players went out. Given the floor's
+/// late entries open, when tables report busts (a result entered late
+/// among them), then payout hears none of them; when the floor closes the
+/// late entries, then payout hears them hand by hand in the order they
+/// happened, each numbered in that order, under ids naming the close.
+#[test]
+fn busts_held_by_the_late_entries_reach_payout_in_the_order_they_happened() {
+    let mut state = room(Settings::tda(9, 10_000), 18);
+    seating(
+        &mut state,
+        SeatingCommand::OpenLateEntries {
+            reason: "paper from 10:00".into(),
+        },
+    );
+    let at = |table: u32, when: i64, state: &SeatingState| Elimination {
+        occurred_at: Some(when),
+        by: vec![
+            state.room().tables[&table]
+                .seats
+                .iter()
+                .flatten()
+                .copied()
+                .nth(1)
+                .unwrap(),
+        ],
+        starting_stack: 1_000,
+        entry: state.room().tables[&table]
+            .seats
+            .iter()
+            .flatten()
+            .copied()
+            .next()
+            .unwrap(),
+    };
+    let late = at(2, 1_765_016_400_000, &state);
+    let decided = hand_at(&mut state, 2, vec![late.clone()]);
+    assert_eq!(hand_end::busts(&cause(40, decided, &state)), None, "held");
+    carry_out(&mut state);
+    let earlier = at(1, 1_765_016_100_000, &state);
+    let decided = hand_at(&mut state, 1, vec![earlier.clone()]);
+    assert_eq!(hand_end::busts(&cause(44, decided, &state)), None, "held");
+    let closed = seating(&mut state, SeatingCommand::CloseLateEntries);
+    let bust = |e: &Elimination, table: u32, out: u32| Bust {
+        entry: e.entry,
+        table,
+        starting_stack: 1_000,
+        by: e.by.clone(),
+        out: Some(out),
+        forfeit: false,
+    };
+    assert_eq!(
+        hand_end::late_busts(&cause(48, closed, &state)),
+        vec![
+            Order {
+                id: "seating-48-late-1".into(),
+                command: felt_payout::Command::RecordBusts {
+                    busts: vec![bust(&earlier, 1, 1)],
+                },
+            },
+            Order {
+                id: "seating-48-late-2".into(),
+                command: felt_payout::Command::RecordBusts {
+                    busts: vec![bust(&late, 2, 2)],
+                },
+            },
+        ]
+    );
 }
 
 /// RP8: given hand-for-hand at the bubble, when two tables' hands of the

@@ -348,6 +348,8 @@ fn an_audit_of_a_log_whose_counts_no_longer_add_up_fails_without_crashing() {
                     by: Vec::new(),
                     remaining: 0,
                     hand_for_hand_round: None,
+                    occurred_at: None,
+                    held: false,
                 };
                 NewEvent::encode(Seating::event_type(&bust), Seating::SCHEMA, &bust).unwrap()
             })

@@ -2205,6 +2205,7 @@ async fn the_floor_runs_a_results_only_table_over_grpc() {
                 seat: 1,
                 entry: 101,
             }],
+            occurred_at_ms: None,
         })
     };
     // The wrong player named for the seat changes nothing.

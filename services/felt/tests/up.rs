@@ -1458,8 +1458,10 @@ async fn the_director_disqualifies_a_player_and_the_tournament_plays_on() {
 /// ten with an alternate waiting; the floor moves a player found in the
 /// wrong seat, seats the alternate after the start, penalises a player at
 /// the table that will break and corrects a stack; the director
-/// disqualifies a player. The penalty goes on at the penalised player's
-/// new table after the break; the tournament is played to a winner, every
+/// disqualifies a player; the room runs on paper, and the floor enters two
+/// busts afterwards with the time each happened, placed in that order. The
+/// penalty goes on at the penalised player's new table after the break;
+/// the tournament is played to a winner, every
 /// entry is placed, and `felt audit verify` passes, naming the correction
 /// and the disqualification.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1687,9 +1689,185 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
     )
     .await
     .expect("the disqualification");
-    // Dealers play every table; table 3 breaks at the first bust that
-    // leaves nine, and the penalised player serves the rest at their new
-    // table.
+    // The room ran on paper: the floor opens its late entries and enters
+    // two results afterwards with the time each happened, table 2's of
+    // five minutes ago before table 1's of ten; closing them places table
+    // 1's bust below table 2's, in the order they happened. Both tables
+    // are counted and record every action again before the dealers
+    // start.
+    // The floor's or the director's only.
+    let partner = up.token("partner").to_string();
+    let refused = floor(
+        "late-by-partner",
+        F::LateEntries(pb::LateEntries {
+            open: true,
+            reason: "a partner's try".into(),
+        }),
+        &partner,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+    floor(
+        "late-open",
+        F::LateEntries(pb::LateEntries {
+            open: true,
+            reason: "tablets down at tables 1 and 2".into(),
+        }),
+        &floor_token,
+    )
+    .await
+    .expect("the late entries open");
+    let recording = |table: u32, recording: pb::Recording| {
+        at_table(
+            table,
+            &format!("recording-{table}-{}", recording.as_str_name()),
+            C::SetRecording(pb::SetRecording {
+                recording: recording.into(),
+                reason: "the tablet is down".into(),
+            }),
+            &floor_token,
+        )
+    };
+    let now_ms = || {
+        i64::try_from(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap()
+    };
+    let seats_at = |table: u32| {
+        let mut tables = tables.clone();
+        let req = with(
+            pb::GetTableRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: t.into(),
+                    table,
+                }),
+            },
+            &director,
+        );
+        async move {
+            tables
+                .get_table(req)
+                .await
+                .unwrap()
+                .into_inner()
+                .table
+                .unwrap()
+                .seats
+        }
+    };
+    let mut late_out = Vec::new();
+    for (table, minutes_ago) in [(2, 5), (1, 10)] {
+        recording(table, pb::Recording::ResultsOnly)
+            .await
+            .expect("results only");
+        let seats = seats_at(table).await;
+        let mut players = seats
+            .iter()
+            .filter(|s| ![penalised.entry, fixed.entry, dq.entry].contains(&s.entry));
+        let (out, winner) = (players.next().unwrap(), players.next().unwrap());
+        at_table(
+            table,
+            &format!("late-{table}"),
+            C::RecordResult(pb::RecordResult {
+                button: winner.seat,
+                busted: vec![pb::SeatEntry {
+                    seat: out.seat,
+                    entry: out.entry,
+                }],
+                by: vec![pb::SeatEntry {
+                    seat: winner.seat,
+                    entry: winner.entry,
+                }],
+                occurred_at_ms: Some(now_ms() - minutes_ago * 60_000),
+            }),
+            &floor_token,
+        )
+        .await
+        .expect("a result entered late");
+        late_out.push(out.entry);
+    }
+    // Held: out of the field, placed by nobody yet.
+    let placed = |entry: u64| {
+        let channel = up.channel.clone();
+        let director = director.clone();
+        async move {
+            common::results(&channel, t, &director)
+                .await
+                .results
+                .into_iter()
+                .find(|r| r.entry == entry)
+        }
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(placed(late_out[0]).await, None, "held until the close");
+    floor(
+        "late-close",
+        F::LateEntries(pb::LateEntries {
+            open: false,
+            reason: String::new(),
+        }),
+        &floor_token,
+    )
+    .await
+    .expect("the late entries close");
+    let (table_2s, table_1s) = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if let (Some(a), Some(b)) = (placed(late_out[0]).await, placed(late_out[1]).await) {
+                return (a, b);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("both placed once the late entries closed");
+    assert_eq!(
+        table_1s.first,
+        table_2s.first + 1,
+        "10 minutes ago finishes below 5 minutes ago: {table_1s:?} {table_2s:?}"
+    );
+    // Counted (table 3's players may be arriving as it breaks), and back
+    // to recording every action.
+    for table in [1, 2] {
+        tokio::time::timeout(Duration::from_secs(20), async {
+            for k in 0.. {
+                let stacks = seats_at(table)
+                    .await
+                    .iter()
+                    .map(|s| pb::SeatStack {
+                        seat: s.seat,
+                        entry: s.entry,
+                        chips: s.stack,
+                    })
+                    .collect();
+                let counted = at_table(
+                    table,
+                    &format!("count-{table}-{k}"),
+                    C::CountStacks(pb::CountStacks {
+                        count: "back from paper".into(),
+                        stacks,
+                    }),
+                    &floor_token,
+                )
+                .await;
+                if counted.is_ok() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("the table counted");
+        recording(table, pb::Recording::Actions)
+            .await
+            .expect("recording actions again");
+    }
+    // Dealers play every table; table 3 broke when the late results left
+    // eight, and the penalised player serves the rest at their new table.
     let dealers = common::dealers(&up.channel, t, 1..=3, &director);
     // The penalised player's seat away from table 3, once they sit there.
     let moved_seat = || {

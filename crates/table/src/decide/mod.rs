@@ -119,7 +119,12 @@ impl Decider<'_> {
             Command::AddEntropy { entropy } => self.add_entropy(entropy),
             Command::AskToSee { seat, of, cards } => self.ask_to_see(*seat, *of, cards.as_ref()),
             Command::SetRecording { recording, reason } => self.set_recording(*recording, reason),
-            Command::RecordResult { button, busted, by } => self.record_result(*button, busted, by),
+            Command::RecordResult {
+                button,
+                busted,
+                by,
+                occurred_at,
+            } => self.record_result(*button, busted, by, *occurred_at),
             Command::CountStacks { count, stacks } => self.count_stacks(count, stacks),
             Command::CorrectStack {
                 seat,

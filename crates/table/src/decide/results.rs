@@ -67,9 +67,16 @@ impl Decider<'_> {
         button: Seat,
         busted: &[(Seat, EntryId)],
         by: &[(Seat, EntryId)],
+        occurred_at: Option<i64>,
     ) -> Result<(), Rejection> {
         if self.state.recording != Recording::ResultsOnly {
             return Err(Rejection::RecordsActions);
+        }
+        // One table's hands happen one after another.
+        if let (Some(at), Some(previous)) = (occurred_at, self.state.last_result_at)
+            && at < previous
+        {
+            return Err(Rejection::ResultBeforePrevious { at, previous });
         }
         self.between_hands()?;
         self.check_seat(button)?;
@@ -142,6 +149,7 @@ impl Decider<'_> {
             big_blind,
             busted: busts,
             shares,
+            occurred_at,
         });
         Ok(())
     }

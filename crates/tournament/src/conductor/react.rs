@@ -257,6 +257,9 @@ impl<L: EventLog + 'static> Conductor<L> {
             if let Some(order) = reactions::hand_end::busts(cause) {
                 self.pay_order(t, cause, order).await?;
             }
+            for order in reactions::hand_end::late_busts(cause) {
+                self.pay_order(t, cause, order).await?;
+            }
             for order in reactions::hand_end::rounds_over(cause) {
                 self.pay_order(t, cause, order).await?;
             }

@@ -24,6 +24,10 @@ pub struct HandSummary {
     /// The hand was played through the table (`false`: a results-only
     /// table's result, which no hand was granted for).
     pub recorded: bool,
+    /// When the hand was played: the time the floor gave a result entered
+    /// late, else when the table recorded its end (the follower fills it
+    /// from the log; `None` until then).
+    pub occurred_at: Option<i64>,
 }
 
 /// Who won a busted entry's last chips: the winners of the highest pot it
@@ -60,9 +64,11 @@ impl HandSummary {
                     button,
                     big_blind,
                     busted,
+                    occurred_at,
                     ..
                 } => {
                     return Some(HandSummary {
+                        occurred_at: *occurred_at,
                         number: *number,
                         button: *button,
                         big_blind: *big_blind,
@@ -104,6 +110,7 @@ impl HandSummary {
                             .collect(),
                         eliminators,
                         recorded: true,
+                        occurred_at: None,
                     });
                 }
                 _ => {}
@@ -137,6 +144,7 @@ pub fn to_seating(
                 }
                 None => Vec::new(),
             },
+            occurred_at: hand.occurred_at,
         })
         .collect();
     let (button, big_blind) = (hand.button, hand.big_blind);
@@ -177,6 +185,7 @@ pub fn busts(cause: &Cause<Seating>) -> Option<Order<felt_payout::Command>> {
                 starting_stack,
                 by,
                 hand_for_hand_round,
+                held: false,
                 ..
             } => {
                 // One hand's busts are all of the table's round.
@@ -226,6 +235,39 @@ pub fn busts(cause: &Cause<Seating>) -> Option<Order<felt_payout::Command>> {
         None => felt_payout::Command::RecordBusts { busts },
     };
     Some(Order::new(cause.id("busts"), command))
+}
+
+/// The floor closed its late entries: the busts seating held meanwhile go
+/// to payout hand by hand in the order they happened, each numbered in the
+/// order out by that order (payout places them by their numbers), under
+/// the ids the decision gives `late-{k}`. (A held bust is sent by nothing
+/// else: [`busts`] passes over it.)
+pub fn late_busts(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
+    let mut orders = Vec::new();
+    for e in &cause.events {
+        let SeatingEvent::LateEntriesClosed { groups } = e else {
+            continue;
+        };
+        for (k, group) in groups.iter().enumerate() {
+            let busts = group
+                .busts
+                .iter()
+                .map(|b| Bust {
+                    entry: b.entry,
+                    table: group.table,
+                    starting_stack: b.starting_stack,
+                    by: b.by.clone(),
+                    out: cause.state.out().get(&b.entry).copied(),
+                    forfeit: false,
+                })
+                .collect();
+            orders.push(Order::new(
+                cause.id(&format!("late-{}", k + 1)),
+                felt_payout::Command::RecordBusts { busts },
+            ));
+        }
+    }
+    orders
 }
 
 /// Whether hand-for-hand round `round` is over: no table still plays it.

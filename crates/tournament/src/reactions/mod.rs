@@ -40,6 +40,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
         SeatingEvent::Busted { .. }
             | SeatingEvent::Disqualified { .. }
             | SeatingEvent::Surrendered { .. }
+            | SeatingEvent::LateEntriesClosed { .. }
             | SeatingEvent::HandEnded { .. }
             | SeatingEvent::HandForHandStarted { .. }
             | SeatingEvent::HandForHandRound { .. }

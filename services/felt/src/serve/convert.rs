@@ -315,6 +315,14 @@ pub(crate) fn command(
                 .iter()
                 .map(|s| Ok((seat(s.seat, "record_result.by.seat")?, EntryId(s.entry))))
                 .collect::<Result<_, Status>>()?,
+            occurred_at: match r.occurred_at_ms {
+                Some(at) if at <= 0 => {
+                    return Err(Status::invalid_argument(
+                        "record_result.occurred_at_ms: a time after the Unix epoch, in milliseconds",
+                    ));
+                }
+                at => at,
+            },
         },
         C::CountStacks(c) => Command::CountStacks {
             count: c.count.clone(),

@@ -188,6 +188,7 @@ impl Bounded for pb::FloorRequest {
             Some(C::MovePlayer(m)) => text("move_player.reason", &m.reason, REASON),
             Some(C::SeatAlternates(_)) => Ok(()),
             Some(C::Accommodate(a)) => text("accommodate.reason", &a.reason, REASON),
+            Some(C::LateEntries(l)) => text("late_entries.reason", &l.reason, REASON),
             None => Ok(()),
         }
     }

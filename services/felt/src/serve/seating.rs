@@ -806,6 +806,19 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 super::shared::floor_or_director(&role, "seating alternates")?;
                 felt_seating::SeatingCommand::SeatAlternates { count: a.count }
             }
+            Some(C::LateEntries(l)) => {
+                super::shared::floor_or_director(&role, "entering facts late")?;
+                if l.open {
+                    if l.reason.trim().is_empty() {
+                        return Err(invalid("late_entries.reason is required to open them"));
+                    }
+                    felt_seating::SeatingCommand::OpenLateEntries {
+                        reason: l.reason.clone(),
+                    }
+                } else {
+                    felt_seating::SeatingCommand::CloseLateEntries
+                }
+            }
             None => return Err(invalid("command is required")),
         };
         let t = &req.tournament_id;

@@ -146,6 +146,8 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             by,
             remaining,
             hand_for_hand_round,
+            occurred_at,
+            held,
         } => se::Kind::Busted(se::Busted {
             entry: entry.get(),
             table: *table,
@@ -153,7 +155,26 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             by: entries(by),
             remaining: *remaining,
             hand_for_hand_round: *hand_for_hand_round,
+            occurred_at_ms: *occurred_at,
+            held: *held,
         }),
+        SeatingEvent::LateEntriesOpened { reason } => {
+            se::Kind::LateEntriesOpened(se::LateEntriesOpened {
+                reason: reason.clone(),
+            })
+        }
+        SeatingEvent::LateEntriesClosed { groups } => {
+            se::Kind::LateEntriesClosed(se::LateEntriesClosed {
+                hands: groups
+                    .iter()
+                    .map(|g| se::LateHand {
+                        table: g.table,
+                        occurred_at_ms: g.occurred_at,
+                        entries: g.busts.iter().map(|b| b.entry.get()).collect(),
+                    })
+                    .collect(),
+            })
+        }
         SeatingEvent::TableBreaking { table } => {
             se::Kind::TableBreaking(se::TableBreaking { table: *table })
         }

@@ -263,6 +263,16 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                 command_id: &req.command_id,
             })
         })?;
+        if let felt_table::Command::RecordResult {
+            occurred_at: Some(at),
+            ..
+        } = &command
+            && *at > (self.now)()
+        {
+            return Err(Status::invalid_argument(format!(
+                "record_result.occurred_at_ms: {at} is in the future: a fact entered late happened already"
+            )));
+        }
         match &role {
             // A shared deck's entropy is the table's: a felt service adding
             // it would choose the cards with its own secret.

@@ -575,6 +575,7 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             big_blind,
             busted,
             shares,
+            occurred_at,
         } => Kind::ResultRecorded(te::ResultRecorded {
             number: *number,
             button: (*button).into(),
@@ -582,6 +583,7 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             big_blind: (*big_blind).into(),
             busted: busts(busted),
             shares: seat_chips(shares),
+            occurred_at_ms: *occurred_at,
         }),
         TableEvent::StacksCounted {
             count,
@@ -996,6 +998,7 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             big_blind: seat(r.big_blind, "result_recorded.big_blind")?,
             busted: from_busts(&r.busted, "result_recorded.busted")?,
             shares: from_seat_chips(&r.shares, "result_recorded.shares")?,
+            occurred_at: r.occurred_at_ms,
         },
         Kind::StacksCounted(c) => TableEvent::StacksCounted {
             count: c.count.clone(),
@@ -1319,6 +1322,7 @@ mod tests {
                     by: vec![EntryId(1_234), EntryId(1_237)],
                 }],
                 shares: vec![(3, 400), (5, 400)],
+                occurred_at: Some(1_765_000_000_000),
             },
             TableEvent::StacksCounted {
                 count: "colour-up after level 9".into(),

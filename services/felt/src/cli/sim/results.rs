@@ -358,6 +358,7 @@ impl Sim {
                             seat: players[winner].seat,
                             entry: players[winner].entry,
                         }],
+                        occurred_at_ms: None,
                     }),
                 )
                 .await;
