@@ -426,6 +426,18 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                         unrecorded.hands
                     ));
                 }
+                TableEvent::NoShowRemoved {
+                    seat,
+                    player,
+                    stack,
+                } => {
+                    removed += u128::from(*stack);
+                    corrected_out += u128::from(*stack);
+                    report.note(format!(
+                        "{t}: table {table}, after hand {}: seat {seat} (entry {player}) never arrived, replaced by an alternate: {stack} chips removed from play (seed 003)",
+                        unrecorded.hands
+                    ));
+                }
                 TableEvent::ChipsRemoved {
                     seat,
                     player,
@@ -494,7 +506,8 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             },
         );
     }
-    let entries = u128::from(seating.entries_in());
+    // (A no-show's chips were on a table until their removal.)
+    let entries = u128::from(seating.entries_in()) + seating.no_shows().len() as u128;
     // Chips bought in, and what the floor's corrections put in or took out.
     let bought = (entries * u128::from(settings.starting_stack) + corrected_in)
         .saturating_sub(corrected_out);

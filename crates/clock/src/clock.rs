@@ -430,6 +430,24 @@ impl ClockState {
         }
     }
 
+    /// The time played since the start as of `now`, by the clock (pauses
+    /// and time added or taken off count as the clock counted them): every
+    /// period before the current one, and what has run of it. 0 before the
+    /// start.
+    pub fn played(&self, now: Millis) -> Millis {
+        if self.status == Status::NotStarted {
+            return 0;
+        }
+        let view = self.view(now);
+        let periods = self
+            .structure
+            .as_ref()
+            .map_or(&[][..], |st| &st.periods[..]);
+        let before: Millis = periods.iter().take(view.period).map(Period::millis).sum();
+        let current = periods.get(view.period).map_or(0, Period::millis);
+        before + (current - view.remaining).max(0)
+    }
+
     /// What the clock shows at `now` (boundaries passed since the last
     /// event are taken into account, as `Tick` would record them).
     pub fn view(&self, now: Millis) -> ClockView {

@@ -703,3 +703,32 @@ fn a_command_sent_again_at_another_time_keeps_all_but_its_time() {
     };
     assert_eq!(configure.clone().at_time(7), configure);
 }
+
+/// Seed 003's late-arrival tolerance is counted in play after the start
+/// ("15 min de tolerância após o início da partida"): the clock's time
+/// played, which a pause stops.
+#[test]
+fn the_time_played_counts_the_clock_not_the_wall() {
+    assert_eq!(ClockState::default().played(T0), 0, "not started");
+    let mut state = started();
+    assert_eq!(state.played(T0 + 14 * MIN), 14 * MIN);
+    // Across a level: 20 minutes of level 1 and 5 of level 2.
+    assert_eq!(state.played(T0 + 25 * MIN), 25 * MIN);
+    // Paused ten minutes at 25 minutes: still 25 played at 35.
+    run(
+        &mut state,
+        ClockCommand::Pause {
+            at: T0 + 25 * MIN,
+            reason: "a ruling".into(),
+        },
+    );
+    assert_eq!(state.played(T0 + 35 * MIN), 25 * MIN);
+    run(
+        &mut state,
+        ClockCommand::Resume {
+            at: T0 + 35 * MIN,
+            reason: "ruled".into(),
+        },
+    );
+    assert_eq!(state.played(T0 + 36 * MIN), 26 * MIN);
+}

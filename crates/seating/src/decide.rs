@@ -80,6 +80,12 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         RemovalCompleted { entry, stack } => removal_completed(state, *entry, *stack, rng),
         ReleaseTable { table } => release_table(state, *table),
         OpenLateEntries { reason } => open_late_entries(state, reason),
+        AnnounceLate { entry } => announce_late(state, settings, *entry),
+        ReplaceNoShow {
+            entry,
+            played,
+            reason,
+        } => replace_no_show(state, settings, *entry, *played, reason, rng),
         CloseLateEntries => close_late_entries(state),
         HandEnded {
             table,
@@ -522,6 +528,86 @@ fn disqualify(state: &SeatingState, settings: &Settings, entry: EntryId, reason:
         placed: settings.disqualification == crate::model::Disqualification::PlacedAsTheyStand,
         remaining: players - 1,
     }])
+}
+
+/// The floor records a player's call to say they will be late (seed 003):
+/// they sit out until they arrive, and are never replaced.
+fn announce_late(state: &SeatingState, settings: &Settings, entry: EntryId) -> Decided {
+    if settings.late_arrival_minutes.is_none() {
+        return Err(SeatingError::NoLateArrivalRule);
+    }
+    let e = state
+        .entries
+        .get(&entry)
+        .ok_or(SeatingError::NoSuchEntry { entry })?;
+    if !matches!(
+        e.status,
+        EntryStatus::Registered | EntryStatus::Seated { .. }
+    ) {
+        return Err(SeatingError::NotPlaying { entry });
+    }
+    if state.announced.contains(&entry) {
+        return Err(SeatingError::ArrivalAnnounced { entry });
+    }
+    Ok(vec![SeatingEvent::LateAnnounced { entry }])
+}
+
+/// Seed 003's late-arrival rule: a player who has not arrived once the
+/// tolerance has been played, and did not call ahead, gives their place to
+/// the first alternate waiting. Their entry leaves the field (refunded),
+/// their table removes them and their seat's chips from play, and the
+/// alternate is seated by the draw like a late entry (TDA 8).
+fn replace_no_show(
+    state: &SeatingState,
+    settings: &Settings,
+    entry: EntryId,
+    played: u64,
+    reason: &str,
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    let minutes = settings
+        .late_arrival_minutes
+        .ok_or(SeatingError::NoLateArrivalRule)?;
+    if !state.started {
+        return Err(SeatingError::NotStarted);
+    }
+    if state.registration_closed {
+        return Err(SeatingError::RegistrationClosed);
+    }
+    if reason.trim().is_empty() {
+        return Err(SeatingError::NoReason);
+    }
+    let (table, seat) = settled(state, entry)?;
+    if state.announced.contains(&entry) {
+        return Err(SeatingError::ArrivalAnnounced { entry });
+    }
+    if played < u64::from(minutes) * 60_000 {
+        return Err(SeatingError::ToleranceRunning {
+            minutes,
+            played: played / 60_000,
+        });
+    }
+    let alternate = state
+        .entries
+        .iter()
+        .find(|(_, e)| e.status == EntryStatus::Alternate)
+        .map(|(&id, _)| id)
+        .ok_or(SeatingError::NoAlternates {
+            count: 1,
+            waiting: 0,
+        })?;
+    let mut work = Work::on(state);
+    work.emit(SeatingEvent::NoShowReplaced {
+        entry,
+        table,
+        seat,
+        alternate,
+        reason: reason.to_string(),
+    });
+    work.emit(SeatingEvent::AlternatePromoted { entry: alternate });
+    seat_new_entry(&mut work, alternate, rng);
+    tidy(&mut work, rng);
+    Ok(work.events)
 }
 
 /// The floor opens the late entries before it enters what happened while

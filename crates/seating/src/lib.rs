@@ -129,6 +129,21 @@ pub enum SeatingError {
     #[error("the late entries are not open")]
     NoLateEntries,
     #[error(
+        "this house has no late-arrival rule: an absent player is dealt in and blinded until they arrive (TDA 30)"
+    )]
+    #[strum(message = "seed 003")]
+    NoLateArrivalRule,
+    #[error(
+        "the late-arrival tolerance is {minutes} minutes of play; {played} have been played (seed 003)"
+    )]
+    #[strum(message = "seed 003")]
+    ToleranceRunning { minutes: u32, played: u64 },
+    #[error(
+        "entry {entry} called ahead to say they will be late: they sit out until they arrive (seed 003)"
+    )]
+    #[strum(message = "seed 003")]
+    ArrivalAnnounced { entry: EntryId },
+    #[error(
         "the late entries are open: a player is {what} as it happens, after the facts entered late; close them first"
     )]
     WaitForLateEntries { what: &'static str },
@@ -177,6 +192,9 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NothingToSurrender { .. }
             | S::LateEntriesOpen { .. }
             | S::NoLateEntries
+            | S::NoLateArrivalRule
+            | S::ToleranceRunning { .. }
+            | S::ArrivalAnnounced { .. }
             | S::WaitForLateEntries { .. } => ErrorKind::Refused,
         }
     }

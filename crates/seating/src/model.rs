@@ -76,6 +76,12 @@ pub struct Settings {
     /// paragraph: where the house allows it).
     #[serde(default)]
     pub re_entry_by_surrender: bool,
+    /// Seed 003's late-arrival rule: a player who has not arrived this
+    /// many minutes of play after the start, and did not call ahead, may
+    /// be replaced by the first alternate (`None`: the TDA's, an absent
+    /// player is dealt in and blinded until they arrive, never replaced).
+    #[serde(default)]
+    pub late_arrival_minutes: Option<u32>,
 }
 
 /// Where a disqualified player finishes: the rule books leave it to the
@@ -122,6 +128,7 @@ impl Settings {
             hand_for_hand_distance: 1,
             disqualification: Disqualification::PlacedAsTheyStand,
             re_entry_by_surrender: false,
+            late_arrival_minutes: None,
         }
     }
 
@@ -301,6 +308,21 @@ pub enum SeatingCommand {
     /// from play, between hands.
     Disqualify {
         entry: EntryId,
+        reason: String,
+    },
+    /// The floor records that a player called ahead to say they will be
+    /// late (seed 003): they sit out until they arrive, never replaced.
+    AnnounceLate {
+        entry: EntryId,
+    },
+    /// The floor replaces a player who never arrived by the first
+    /// alternate (seed 003's late-arrival rule), `played` milliseconds of
+    /// play after the start (the clock's, handed in by the service): the
+    /// player's entry leaves the field, refunded, their seat's chips leave
+    /// play, and the alternate becomes an entry seated by the draw.
+    ReplaceNoShow {
+        entry: EntryId,
+        played: u64,
         reason: String,
     },
     /// The floor is about to enter facts late (the room ran on paper): the
@@ -488,6 +510,22 @@ pub enum SeatingEvent {
         accommodated: bool,
         reason: String,
     },
+    /// A player called ahead to say they will be late (seed 003): never
+    /// replaced as a no-show.
+    LateAnnounced {
+        entry: EntryId,
+    },
+    /// A player who never arrived was replaced by the first alternate
+    /// (seed 003): their entry left the field (refunded), their seat is
+    /// held until the table removes them and its chips from play; the
+    /// alternate's promotion and seat follow.
+    NoShowReplaced {
+        entry: EntryId,
+        table: TableNo,
+        seat: Seat,
+        alternate: EntryId,
+        reason: String,
+    },
     /// The floor opened the late entries, with its reason: busts are held
     /// until it closes them.
     LateEntriesOpened {
@@ -577,6 +615,8 @@ impl SeatingEvent {
             Disqualified { .. } => "Disqualified",
             Surrendered { .. } => "Surrendered",
             Accommodated { .. } => "Accommodated",
+            LateAnnounced { .. } => "LateAnnounced",
+            NoShowReplaced { .. } => "NoShowReplaced",
             LateEntriesOpened { .. } => "LateEntriesOpened",
             LateEntriesClosed { .. } => "LateEntriesClosed",
             RemovalCompleted { .. } => "RemovalCompleted",

@@ -142,6 +142,9 @@ pub struct Removal {
     pub reason: String,
     /// They gave up their chips for a re-entry (TDA 8), not disqualified.
     pub surrender: bool,
+    /// They never arrived and an alternate replaced them (seed 003).
+    #[serde(default)]
+    pub no_show: bool,
 }
 
 impl Room {
@@ -308,6 +311,25 @@ impl Room {
                         seat: *seat,
                         reason: reason.clone(),
                         surrender: false,
+                        no_show: false,
+                    },
+                );
+            }
+            SeatingEvent::NoShowReplaced {
+                entry,
+                table,
+                seat,
+                reason,
+                ..
+            } => {
+                self.removals.insert(
+                    *entry,
+                    Removal {
+                        table: *table,
+                        seat: *seat,
+                        reason: reason.clone(),
+                        surrender: false,
+                        no_show: true,
                     },
                 );
             }
@@ -321,6 +343,7 @@ impl Room {
                         seat: *seat,
                         reason: String::new(),
                         surrender: true,
+                        no_show: false,
                     },
                 );
             }
@@ -384,6 +407,7 @@ impl Room {
             | SeatingEvent::RegistrationClosed
             | SeatingEvent::LateEntriesOpened { .. }
             | SeatingEvent::LateEntriesClosed { .. }
+            | SeatingEvent::LateAnnounced { .. }
             | SeatingEvent::Drawn { .. } => {}
         }
     }
@@ -447,6 +471,13 @@ pub struct SeatingState {
     /// The late entries, while the floor enters facts late.
     #[serde(default)]
     pub(crate) late: Option<LateEntries>,
+    /// Players who called ahead to say they will be late (seed 003).
+    #[serde(default)]
+    pub(crate) announced: OrdSet<EntryId>,
+    /// Entries replaced as no-shows (seed 003): seated with chips, then
+    /// out of the field, refunded.
+    #[serde(default)]
+    pub(crate) no_shows: OrdSet<EntryId>,
 }
 
 /// The floor's late entries: why they were opened, and the busts held
@@ -517,6 +548,12 @@ impl SeatingState {
     /// first).
     pub fn out(&self) -> &OrdMap<EntryId, u32> {
         &self.out
+    }
+
+    /// Entries replaced as no-shows (seed 003): their chips were on a
+    /// table before they left play.
+    pub fn no_shows(&self) -> &OrdSet<EntryId> {
+        &self.no_shows
     }
 
     /// The late entries, while the floor enters facts late.
@@ -646,6 +683,16 @@ impl SeatingState {
                         self.out.entry(*entry).or_insert(k);
                     }
                 }
+            }
+            SeatingEvent::LateAnnounced { entry } => {
+                self.announced.insert(*entry);
+            }
+            // Out of the field, refunded: as if never registered.
+            SeatingEvent::NoShowReplaced { entry, .. } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.status = EntryStatus::Unregistered;
+                }
+                self.no_shows.insert(*entry);
             }
             SeatingEvent::LateEntriesOpened { reason } => {
                 self.late = Some(LateEntries {

@@ -1943,3 +1943,102 @@ fn facts_entered_late_are_numbered_in_the_order_they_happened() {
     hand_at_time(&mut state, 1, &[fourth], at_10_20 + 60_000);
     assert_eq!(state.out().get(&EntryId(fourth)), Some(&4));
 }
+
+/// Seed 003, local e horário 2: "Caso o associado não avise, ainda terá 15
+/// min de tolerância após o início da partida para entrar no torneio.
+/// Passados esse período o associado que estiver aguardando uma vaga no
+/// torneio poderá participar." Given a field capped at 16 with alternates
+/// waiting and the house's 15 minutes, when the floor replaces a player who
+/// never arrived, then it is refused before 15 minutes of play and for a
+/// player who called ahead; after them, the player's entry leaves the
+/// field (their seat held until the table removes them and its chips) and
+/// the first alternate is seated by the draw with a full stack.
+#[test]
+fn a_player_who_never_arrived_is_replaced_by_the_first_alternate_after_the_tolerance() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.max_entries = Some(16);
+    settings.late_registration_level = 4;
+    let replace = |entry: u64, played: u64| SeatingCommand::ReplaceNoShow {
+        entry: EntryId(entry),
+        played,
+        reason: "not seen since the draw".into(),
+    };
+    // Without the house rule, an absent player is blinded, never replaced.
+    let mut tda = registered(settings.clone(), 18);
+    run_with(&mut tda, SeatingCommand::Start, seed(42));
+    carry_out(&mut tda);
+    assert_eq!(
+        try_run(&mut tda, replace(1, 3_600_000)),
+        Err(SeatingError::NoLateArrivalRule)
+    );
+    settings.late_arrival_minutes = Some(15);
+    let mut state = registered(settings, 18);
+    run_with(&mut state, SeatingCommand::Start, seed(42));
+    carry_out(&mut state);
+    let (late, caller) = (players_at(&state, 1, 2)[0], players_at(&state, 1, 2)[1]);
+    assert_eq!(
+        try_run(&mut state, replace(late, 14 * 60_000)),
+        Err(SeatingError::ToleranceRunning {
+            minutes: 15,
+            played: 14
+        })
+    );
+    run(
+        &mut state,
+        SeatingCommand::AnnounceLate {
+            entry: EntryId(caller),
+        },
+    );
+    assert_eq!(
+        try_run(&mut state, replace(caller, 20 * 60_000)),
+        Err(SeatingError::ArrivalAnnounced {
+            entry: EntryId(caller)
+        })
+    );
+    let (table, seat) = match state.entry(EntryId(late)).unwrap().status {
+        EntryStatus::Seated { table, seat } => (table, seat),
+        other => panic!("{other:?}"),
+    };
+    let events = run(&mut state, replace(late, 15 * 60_000));
+    assert_eq!(
+        events[..2],
+        [
+            SeatingEvent::NoShowReplaced {
+                entry: EntryId(late),
+                table,
+                seat,
+                alternate: EntryId(17),
+                reason: "not seen since the draw".into(),
+            },
+            SeatingEvent::AlternatePromoted { entry: EntryId(17) },
+        ]
+    );
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            SeatingEvent::Seated { entry, stack: 10_000, reason: SeatReason::LateEntry, .. }
+                if *entry == EntryId(17)
+        )),
+        "{events:?}"
+    );
+    assert_eq!(
+        state.entry(EntryId(late)).unwrap().status,
+        EntryStatus::Unregistered
+    );
+    assert_eq!(state.entries_in(), 16, "one out, one in");
+    // The seat stays held until the table removed the player and the
+    // chips of their seat.
+    assert_eq!(
+        state.room().tables[&table].occupant(seat),
+        Some(EntryId(late))
+    );
+    run(
+        &mut state,
+        SeatingCommand::RemovalCompleted {
+            entry: EntryId(late),
+            stack: 9_700,
+        },
+    );
+    assert_eq!(state.room().tables[&table].occupant(seat), None);
+    check_seats(&state);
+}

@@ -425,6 +425,14 @@ pub enum Command {
         seat: Seat,
         player: EntryId,
     },
+    /// The player in the seat never arrived and is replaced by an
+    /// alternate (seed 003's late-arrival rule): they leave the table and
+    /// the chips of their seat leave play. Between hands, or while the
+    /// player is not dealt into the hand in play.
+    RemoveNoShow {
+        seat: Seat,
+        player: EntryId,
+    },
     /// The floor calls the clock on the player to act (TDA 29). Recorded
     /// with its time; the player's time runs from it.
     CallClock {
@@ -737,6 +745,13 @@ pub enum TableEvent {
         player: EntryId,
         stack: Chips,
     },
+    /// A player who never arrived left the table, replaced by an
+    /// alternate (seed 003): the `stack` of their seat left play.
+    NoShowRemoved {
+        seat: Seat,
+        player: EntryId,
+        stack: Chips,
+    },
     /// The first button drawn by high card: each seat's card from the deck
     /// `seed` shuffles, and the seat it went to.
     ButtonDrawn {
@@ -889,6 +904,7 @@ impl TableEvent {
             TableEvent::WarningGiven { .. } => "WarningGiven",
             TableEvent::PlayerDisqualified { .. } => "PlayerDisqualified",
             TableEvent::StackSurrendered { .. } => "StackSurrendered",
+            TableEvent::NoShowRemoved { .. } => "NoShowRemoved",
             TableEvent::ButtonDrawn { .. } => "ButtonDrawn",
             TableEvent::ClockCalled { .. } => "ClockCalled",
             TableEvent::TimedOut { .. } => "TimedOut",

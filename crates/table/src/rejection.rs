@@ -140,6 +140,11 @@ pub enum Rejection {
     #[error("seat {seat} is dealt into hand {number}: its chips are given up when it ends (TDA 8)")]
     #[strum(message = "TDA 8")]
     SurrenderInHand { seat: Seat, number: u64 },
+    #[error(
+        "seat {seat} is dealt into hand {number}: a player replaced as a no-show leaves when it ends (seed 003)"
+    )]
+    #[strum(message = "seed 003")]
+    NoShowInHand { seat: Seat, number: u64 },
     #[error("the button is drawn once, before the table's first hand")]
     ButtonAlreadyDrawn,
     #[error("seat {seat} is not in the current hand")]
@@ -377,6 +382,7 @@ impl Classified for Rejection {
             | R::ScaleEndsInDisqualification { .. }
             | R::DisqualifiedInHand { .. }
             | R::SurrenderInHand { .. }
+            | R::NoShowInHand { .. }
             | R::ButtonAlreadyDrawn
             | R::RemovalTooLarge { .. } => ErrorKind::Refused,
         }

@@ -495,7 +495,8 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
         }
         TableEvent::PlayerRemoved { seat, .. }
         | TableEvent::PlayerDisqualified { seat, .. }
-        | TableEvent::StackSurrendered { seat, .. } => {
+        | TableEvent::StackSurrendered { seat, .. }
+        | TableEvent::NoShowRemoved { seat, .. } => {
             if let Some(slot) = state.seats.get_mut(idx(*seat)) {
                 *slot = None;
             }

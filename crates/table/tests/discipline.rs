@@ -333,3 +333,41 @@ fn chips_given_up_for_a_new_entry_leave_play() {
     assert!(t.state.seat(2).is_none());
     assert_eq!(t.state.chips_in_play(), before - stack);
 }
+
+#[test]
+fn a_no_show_replaced_by_an_alternate_leaves_with_the_chips_of_their_seat() {
+    // Seed 003 (local e horário 2): after the tolerance "o associado que
+    // estiver aguardando uma vaga no torneio poderá participar": the
+    // absent player's seat and its chips leave play, between hands.
+    let mut t = table(&[1000, 1500, 2000]);
+    let before = t.state.chips_in_play();
+    t.start(level(50, 100), Some(1));
+    let remove = Command::RemoveNoShow {
+        seat: 3,
+        player: entry(3),
+    };
+    assert_eq!(
+        t.refused(remove.clone()),
+        "seat 3 is dealt into hand 1: a player replaced as a no-show leaves when it ends (seed 003)"
+    );
+    fold_around(&mut t);
+    let stack = t.state.seat(3).unwrap().stack;
+    assert_eq!(
+        t.ok(remove),
+        [TableEvent::NoShowRemoved {
+            seat: 3,
+            player: entry(3),
+            stack,
+        }]
+    );
+    assert!(t.state.seat(3).is_none());
+    assert_eq!(t.state.chips_in_play(), before - stack);
+    // Another player named for the seat changes nothing.
+    assert!(
+        t.refused(Command::RemoveNoShow {
+            seat: 2,
+            player: entry(3),
+        })
+        .contains("not entry")
+    );
+}

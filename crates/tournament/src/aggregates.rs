@@ -67,9 +67,11 @@ impl Aggregate for Seating {
             | RemovalCompleted { .. }
             | SeatAlternates { .. }
             | ReEnterBySurrender { .. }
+            | ReplaceNoShow { .. }
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
-            OpenLateEntries { .. }
+            AnnounceLate { .. }
+            | OpenLateEntries { .. }
             | CloseLateEntries
             | Create { .. }
             | Unregister { .. }

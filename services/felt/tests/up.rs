@@ -1487,6 +1487,8 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
                 table_size: 5,
                 max_entries: 10,
                 late_registration_level: 2,
+                // Seed 003's late-arrival rule, with no tolerance to wait.
+                late_arrival_minutes: Some(0),
                 money: Some(pb::MoneySettings {
                     currency: "USD".into(),
                     buy_in: 10_000,
@@ -1499,7 +1501,7 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
         ))
         .await
         .expect("create");
-    common::presales(&mut seating, t, 11, &director).await;
+    common::presales(&mut seating, t, 12, &director).await;
     seating
         .start_tournament(with(
             pb::StartTournamentRequest {
@@ -1589,6 +1591,45 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
     )
     .await
     .expect("the floor's move");
+    // A player who never arrived gives their seat to the next alternate
+    // (seed 003); one who called ahead keeps theirs.
+    let room = map().await;
+    let mut others = room
+        .tables
+        .iter()
+        .flat_map(|t| t.occupants.clone())
+        .filter(|o| o.entry != wrong.entry && o.entry != 11);
+    let (no_show, caller) = (others.next().unwrap(), others.next().unwrap());
+    floor(
+        "called",
+        F::AnnounceLate(pb::AnnounceLate {
+            entry: caller.entry,
+        }),
+        &floor_token,
+    )
+    .await
+    .expect("a late arrival announced");
+    let refused = floor(
+        "replace-caller",
+        F::ReplaceNoShow(pb::ReplaceNoShow {
+            entry: caller.entry,
+            reason: "not seen".into(),
+        }),
+        &floor_token,
+    )
+    .await
+    .unwrap_err();
+    assert!(refused.message().contains("called ahead"), "{refused:?}");
+    floor(
+        "no-show",
+        F::ReplaceNoShow(pb::ReplaceNoShow {
+            entry: no_show.entry,
+            reason: "not seen since the draw".into(),
+        }),
+        &floor_token,
+    )
+    .await
+    .expect("the no-show replaced");
     let room = map().await;
     let everyone: Vec<pb::EntryView> = room
         .tables
@@ -1597,6 +1638,11 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
         .collect();
     assert_eq!(everyone.len(), 11, "{room:?}");
     assert!(everyone.iter().any(|o| o.entry == 11));
+    assert!(
+        everyone.iter().any(|o| o.entry == 12),
+        "the second alternate seated"
+    );
+    assert!(everyone.iter().all(|o| o.entry != no_show.entry));
     let moves = seating
         .get_moves(with(
             pb::GetMovesRequest {
@@ -1955,6 +2001,13 @@ async fn the_floors_toolbox_runs_a_tournament_to_a_winner() {
     // The correction names who asked for it.
     assert!(
         audit.contains("(the draw) (by floor): a 500 chip left in the seat"),
+        "{audit}"
+    );
+    assert!(
+        audit.contains(&format!(
+            "(entry {}) never arrived, replaced by an alternate",
+            no_show.entry
+        )),
         "{audit}"
     );
     assert!(

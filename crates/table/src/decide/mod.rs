@@ -102,7 +102,8 @@ impl Decider<'_> {
                 player,
                 reason,
             } => self.disqualify(*seat, *player, reason),
-            Command::Surrender { seat, player } => self.surrender(*seat, *player),
+            Command::Surrender { seat, player } => self.surrender(*seat, *player, false),
+            Command::RemoveNoShow { seat, player } => self.surrender(*seat, *player, true),
             Command::CallClock { seat } => self.call_clock(*seat),
             Command::TimeOut { seat } => self.time_out(*seat),
             Command::Misdeal { reason, deal } => self.misdeal(reason, deal),
@@ -235,21 +236,38 @@ impl Decider<'_> {
         Ok(())
     }
 
-    fn surrender(&mut self, seat: Seat, player: EntryId) -> Result<(), Rejection> {
+    /// A player leaves the table and the chips of their seat leave play:
+    /// they gave them up for a new entry, or never arrived (`no_show`).
+    fn surrender(&mut self, seat: Seat, player: EntryId, no_show: bool) -> Result<(), Rejection> {
         self.holds(seat, player)?;
         if let Some(h) = &self.state.hand
             && h.player(seat).is_some()
         {
-            return Err(Rejection::SurrenderInHand {
-                seat,
-                number: h.number,
+            return Err(if no_show {
+                Rejection::NoShowInHand {
+                    seat,
+                    number: h.number,
+                }
+            } else {
+                Rejection::SurrenderInHand {
+                    seat,
+                    number: h.number,
+                }
             });
         }
         let stack = self.state.seat(seat).map_or(0, |p| p.stack);
-        self.emit(TableEvent::StackSurrendered {
-            seat,
-            player,
-            stack,
+        self.emit(if no_show {
+            TableEvent::NoShowRemoved {
+                seat,
+                player,
+                stack,
+            }
+        } else {
+            TableEvent::StackSurrendered {
+                seat,
+                player,
+                stack,
+            }
         });
         Ok(())
     }

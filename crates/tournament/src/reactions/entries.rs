@@ -21,6 +21,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::Unregistered { .. }
             | SeatingEvent::AlternatePromoted { .. }
             | SeatingEvent::Started { .. }
+            | SeatingEvent::NoShowReplaced { .. }
     )
 }
 
@@ -37,6 +38,12 @@ pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
                 entry,
                 alternate: false,
             } => orders.push(Order::new(
+                cause.id(&format!("refund-{entry}")),
+                felt_payout::Command::RemoveEntry { entry: *entry },
+            )),
+            // A player who never arrived is refunded: their place went to
+            // an alternate (seed 003).
+            SeatingEvent::NoShowReplaced { entry, .. } => orders.push(Order::new(
                 cause.id(&format!("refund-{entry}")),
                 felt_payout::Command::RemoveEntry { entry: *entry },
             )),

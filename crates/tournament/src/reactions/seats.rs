@@ -31,6 +31,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::MoveStarted { .. }
             | SeatingEvent::Disqualified { .. }
             | SeatingEvent::Surrendered { .. }
+            | SeatingEvent::NoShowReplaced { .. }
     )
 }
 
@@ -122,7 +123,9 @@ pub fn pending(state: &SeatingState) -> Carry {
             .removals
             .iter()
             .map(|(&entry, r)| {
-                let order = if r.surrender {
+                let order = if r.no_show {
+                    no_show(entry, r.table, r.seat)
+                } else if r.surrender {
                     surrender(entry, r.table, r.seat)
                 } else {
                     disqualify(entry, r.table, r.seat, &r.reason)
@@ -160,6 +163,20 @@ pub fn surrender(entry: EntryId, table: TableNo, seat: Seat) -> TableOrder {
     }
 }
 
+/// A player who never arrived leaves their table, replaced by an
+/// alternate, the chips of their seat out of play (seed 003), under an id
+/// naming the entry.
+pub fn no_show(entry: EntryId, table: TableNo, seat: Seat) -> TableOrder {
+    TableOrder {
+        table,
+        id: format!("no-show-{entry}"),
+        command: Command::RemoveNoShow {
+            seat,
+            player: entry,
+        },
+    }
+}
+
 /// The chips a player out of the field (disqualified, or who gave up
 /// their chips) left play with, from the table's events: `None` if they
 /// do not remove that player.
@@ -167,6 +184,7 @@ pub fn disqualified_with(entry: EntryId, removal: &[TableEvent]) -> Option<u64> 
     removal.iter().find_map(|e| match e {
         TableEvent::PlayerDisqualified { player, stack, .. }
         | TableEvent::StackSurrendered { player, stack, .. }
+        | TableEvent::NoShowRemoved { player, stack, .. }
             if *player == entry =>
         {
             Some(*stack)

@@ -367,6 +367,10 @@ pub(crate) fn command(
             seat: seat(s.seat, "surrender.seat")?,
             player: EntryId(s.entry),
         },
+        C::RemoveNoShow(s) => Command::RemoveNoShow {
+            seat: seat(s.seat, "remove_no_show.seat")?,
+            player: EntryId(s.entry),
+        },
         C::AskToSee(a) => Command::AskToSee {
             seat: seat(a.seat, "ask_to_see.seat")?,
             of: seat(a.of_seat, "ask_to_see.of_seat")?,
@@ -396,6 +400,7 @@ pub(crate) fn is_floor_command(c: &Command) -> bool {
             | Command::RemoveChips { .. }
             | Command::Disqualify { .. }
             | Command::Surrender { .. }
+            | Command::RemoveNoShow { .. }
     )
 }
 

@@ -189,6 +189,8 @@ impl Bounded for pb::FloorRequest {
             Some(C::SeatAlternates(_)) => Ok(()),
             Some(C::Accommodate(a)) => text("accommodate.reason", &a.reason, REASON),
             Some(C::LateEntries(l)) => text("late_entries.reason", &l.reason, REASON),
+            Some(C::ReplaceNoShow(r)) => text("replace_no_show.reason", &r.reason, REASON),
+            Some(C::AnnounceLate(_)) => Ok(()),
             None => Ok(()),
         }
     }

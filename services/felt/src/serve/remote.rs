@@ -110,6 +110,10 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
             seat: u32::from(*seat),
             entry: player.0,
         }),
+        Command::RemoveNoShow { seat, player } => C::RemoveNoShow(pb::RemoveNoShow {
+            seat: u32::from(*seat),
+            entry: player.0,
+        }),
         // The table service draws a digital deck's seed itself.
         Command::StartHand {
             level: l,
@@ -379,6 +383,10 @@ mod tests {
                 reason: "chip passing".into(),
             },
             Command::Surrender {
+                seat: 4,
+                player: EntryId(77),
+            },
+            Command::RemoveNoShow {
                 seat: 4,
                 player: EntryId(77),
             },

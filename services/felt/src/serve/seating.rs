@@ -49,6 +49,19 @@ impl<L: EventLog + 'static> SeatingApi<L> {
         }
     }
 
+    /// The time played since the start by the tournament's clock, now:
+    /// what seed 003's late-arrival tolerance is measured in.
+    async fn played(&self, t: &str) -> Result<u64, Status> {
+        self.ctx.known(t).await?;
+        let clock = self
+            .ctx
+            .conductor
+            .clock_state(t)
+            .await
+            .map_err(tournament_status)?;
+        Ok(u64::try_from(clock.played(self.ctx.now())).unwrap_or(0))
+    }
+
     /// A command to the people registry (the director's), under the
     /// request's fingerprint; the registry this process knows is brought
     /// up to the decision before the answer.
@@ -224,6 +237,12 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     seating.redraws_at.clone_from(&req.redraws_at);
     seating.redraws_by_field = req.redraws_by_field_size;
     seating.re_entry_by_surrender = req.re_entry_by_surrender;
+    seating.late_arrival_minutes = match req.late_arrival_minutes {
+        Some(m) if m > 600 => {
+            return Err(invalid("late_arrival_minutes: at most 600 minutes of play"));
+        }
+        m => m,
+    };
     seating.disqualification = match pb::DisqualificationRule::try_from(req.disqualification) {
         Ok(pb::DisqualificationRule::Unspecified | pb::DisqualificationRule::PlacedAsTheyStand) => {
             felt_seating::Disqualification::PlacedAsTheyStand
@@ -805,6 +824,23 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             Some(C::SeatAlternates(a)) => {
                 super::shared::floor_or_director(&role, "seating alternates")?;
                 felt_seating::SeatingCommand::SeatAlternates { count: a.count }
+            }
+            Some(C::AnnounceLate(a)) => {
+                super::shared::floor_or_director(&role, "recording a late arrival")?;
+                felt_seating::SeatingCommand::AnnounceLate {
+                    entry: EntryId(a.entry),
+                }
+            }
+            Some(C::ReplaceNoShow(r)) => {
+                super::shared::floor_or_director(&role, "replacing a no-show (seed 003)")?;
+                if r.reason.trim().is_empty() {
+                    return Err(invalid("replace_no_show.reason is required"));
+                }
+                felt_seating::SeatingCommand::ReplaceNoShow {
+                    entry: EntryId(r.entry),
+                    played: self.played(&req.tournament_id).await?,
+                    reason: r.reason.clone(),
+                }
             }
             Some(C::LateEntries(l)) => {
                 super::shared::floor_or_director(&role, "entering facts late")?;

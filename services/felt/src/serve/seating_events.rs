@@ -58,6 +58,7 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
         }
         .into(),
         re_entry_by_surrender: s.re_entry_by_surrender,
+        late_arrival_minutes: s.late_arrival_minutes,
     }
 }
 
@@ -157,6 +158,22 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             hand_for_hand_round: *hand_for_hand_round,
             occurred_at_ms: *occurred_at,
             held: *held,
+        }),
+        SeatingEvent::LateAnnounced { entry } => {
+            se::Kind::LateAnnounced(se::LateAnnounced { entry: entry.get() })
+        }
+        SeatingEvent::NoShowReplaced {
+            entry,
+            table,
+            seat,
+            alternate,
+            reason,
+        } => se::Kind::NoShowReplaced(se::NoShowReplaced {
+            entry: entry.get(),
+            table: *table,
+            seat: (*seat).into(),
+            alternate: alternate.get(),
+            reason: reason.clone(),
         }),
         SeatingEvent::LateEntriesOpened { reason } => {
             se::Kind::LateEntriesOpened(se::LateEntriesOpened {

@@ -344,6 +344,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     | felt_table::Command::StartHand { .. }
                     | felt_table::Command::Disqualify { .. }
                     | felt_table::Command::Surrender { .. }
+                    | felt_table::Command::RemoveNoShow { .. }
                     | felt_table::Command::DrawButton { .. }
             )
             && self.seating_runs(&table.tournament_id).await?

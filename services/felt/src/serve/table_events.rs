@@ -450,6 +450,15 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             entry: player.get(),
             stack: *stack,
         }),
+        TableEvent::NoShowRemoved {
+            seat,
+            player,
+            stack,
+        } => Kind::NoShowRemoved(te::NoShowRemoved {
+            seat: (*seat).into(),
+            entry: player.get(),
+            stack: *stack,
+        }),
         TableEvent::WarningGiven {
             seat,
             player,
@@ -863,6 +872,11 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             player: EntryId(s.entry),
             stack: s.stack,
         },
+        Kind::NoShowRemoved(s) => TableEvent::NoShowRemoved {
+            seat: seat(s.seat, "no_show_removed.seat")?,
+            player: EntryId(s.entry),
+            stack: s.stack,
+        },
         Kind::WarningGiven(w) => TableEvent::WarningGiven {
             seat: seat(w.seat, "warning_given.seat")?,
             player: EntryId(w.entry),
@@ -1201,6 +1215,11 @@ mod tests {
                 player: EntryId(78),
                 stack: 900,
             },
+            TableEvent::NoShowRemoved {
+                seat: 5,
+                player: EntryId(79),
+                stack: 8_400,
+            },
             TableEvent::ButtonDrawn {
                 seed: Seed([3; 32]),
                 cards: vec![(1, c("Kd")), (4, c("As")), (6, c("2c"))],
@@ -1369,8 +1388,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 40 kinds of event a table records.)
-        assert_eq!(kinds.len(), 40);
+        // (All 41 kinds of event a table records.)
+        assert_eq!(kinds.len(), 41);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());
