@@ -1036,7 +1036,9 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     if let Some((entry, r)) = room.removals.iter().find(|(_, r)| r.table == table) {
         return wait(format!(
             "entry {entry}, {}, is leaving the table with their chips",
-            if r.surrender {
+            if r.no_show {
+                "replaced as a no-show"
+            } else if r.surrender {
                 "who gave up their chips for a re-entry"
             } else {
                 "disqualified"
