@@ -2032,6 +2032,10 @@ fn a_player_who_never_arrived_is_replaced_by_the_first_alternate_after_the_toler
         state.room().tables[&table].occupant(seat),
         Some(EntryId(late))
     );
+    assert!(matches!(
+        gate(&state, table),
+        Err(SeatingError::MustWait { reason, .. }) if reason.contains("replaced as a no-show")
+    ));
     run(
         &mut state,
         SeatingCommand::RemovalCompleted {
