@@ -81,6 +81,20 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         ReleaseTable { table } => release_table(state, *table),
         OpenLateEntries { reason } => open_late_entries(state, reason),
         AnnounceLate { entry } => announce_late(state, settings, *entry),
+        NameTable {
+            table,
+            name,
+            position,
+        } => {
+            if !state.room.tables.contains_key(table) {
+                return Err(SeatingError::NoSuchTable { table: *table });
+            }
+            Ok(vec![SeatingEvent::TableNamed {
+                table: *table,
+                name: name.clone(),
+                position: *position,
+            }])
+        }
         ReplaceNoShow {
             entry,
             played,

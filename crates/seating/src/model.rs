@@ -14,6 +14,10 @@ pub enum BreakOrder {
     LowestNumbered,
     /// This order first; tables not listed then by highest number.
     Listed(Vec<TableNo>),
+    /// The room's layout (its physical tables, `TableNamed`): the table
+    /// placed last in the layout first; tables with no physical table
+    /// before them, by highest number.
+    Layout,
 }
 
 /// When tables are balanced and when a short table stops (TDA 11).
@@ -325,6 +329,13 @@ pub enum SeatingCommand {
         played: u64,
         reason: String,
     },
+    /// The room's pool gave a table its physical table: `name` as the room
+    /// names it, at `position` in the room's layout (0: filled first).
+    NameTable {
+        table: TableNo,
+        name: String,
+        position: u32,
+    },
     /// The floor is about to enter facts late (the room ran on paper): the
     /// busts seating hears of from now are held, with the time each
     /// happened, and none is placed until the floor closes the late entries.
@@ -510,6 +521,13 @@ pub enum SeatingEvent {
         accommodated: bool,
         reason: String,
     },
+    /// The table plays at the room's physical table `name`, at `position`
+    /// in the room's layout.
+    TableNamed {
+        table: TableNo,
+        name: String,
+        position: u32,
+    },
     /// A player called ahead to say they will be late (seed 003): never
     /// replaced as a no-show.
     LateAnnounced {
@@ -615,6 +633,7 @@ impl SeatingEvent {
             Disqualified { .. } => "Disqualified",
             Surrendered { .. } => "Surrendered",
             Accommodated { .. } => "Accommodated",
+            TableNamed { .. } => "TableNamed",
             LateAnnounced { .. } => "LateAnnounced",
             NoShowReplaced { .. } => "NoShowReplaced",
             LateEntriesOpened { .. } => "LateEntriesOpened",

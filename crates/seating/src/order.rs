@@ -313,6 +313,14 @@ fn break_order(room: &Room, order: &BreakOrder) -> Vec<TableNo> {
             tables.reverse();
             tables.sort_by_key(|t| list.iter().position(|l| l == t).unwrap_or(usize::MAX));
         }
+        BreakOrder::Layout => {
+            tables.reverse();
+            // Unnamed first (by highest number), then from the layout's
+            // end back.
+            tables.sort_by_key(|t| {
+                std::cmp::Reverse(room.physical.get(t).map(|&(_, position)| position))
+            });
+        }
     }
     tables
 }

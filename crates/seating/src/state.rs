@@ -92,6 +92,10 @@ impl Table {
 pub struct Room {
     pub settings: Option<Settings>,
     pub tables: OrdMap<TableNo, Table>,
+    /// Each table's physical table in the room, with its place in the
+    /// room's layout (tables the pool named).
+    #[serde(default)]
+    pub physical: OrdMap<TableNo, (String, u32)>,
     pub moves: BTreeMap<u64, Move>,
     /// Seats still physically held by a player moving away.
     pub leaving: BTreeSet<(TableNo, Seat)>,
@@ -205,6 +209,15 @@ impl Room {
                 self.last_table = self.last_table.max(*table);
                 self.tables.insert(*table, Table::new(*table, *seats));
             }
+            SeatingEvent::TableNamed {
+                table,
+                name,
+                position,
+            } => {
+                if self.tables.contains_key(table) {
+                    self.physical.insert(*table, (name.clone(), *position));
+                }
+            }
             SeatingEvent::Seated {
                 entry, table, seat, ..
             } => {
@@ -296,6 +309,7 @@ impl Room {
             }
             SeatingEvent::TableClosed { table } => {
                 self.tables.remove(table);
+                self.physical.remove(table);
             }
             SeatingEvent::Disqualified {
                 entry,

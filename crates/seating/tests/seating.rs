@@ -405,6 +405,59 @@ fn the_highest_numbered_table_breaks_and_its_players_go_to_random_open_seats() {
     check_seats(&state);
 }
 
+/// Issue 26 (seats): "a tournament's tables are drawn from the pool and
+/// break in an order that follows the room's layout when the director sets
+/// one". Given three tables the room's pool placed at positions 2, 0 and 1
+/// of its layout, when one must break, then the one placed last breaks,
+/// not the highest numbered; a table with no physical table breaks before
+/// any.
+#[test]
+fn tables_break_from_the_end_of_the_rooms_layout_back() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.break_order = BreakOrder::Layout;
+    let mut state = started(settings, 27);
+    for (table, name, position) in [(1, "Red 3", 2), (2, "Red 1", 0), (3, "Red 2", 1)] {
+        let events = run(
+            &mut state,
+            SeatingCommand::NameTable {
+                table,
+                name: name.into(),
+                position,
+            },
+        );
+        assert_eq!(
+            events,
+            vec![SeatingEvent::TableNamed {
+                table,
+                name: name.into(),
+                position
+            }]
+        );
+    }
+    assert_eq!(
+        state.room().physical.get(&1),
+        Some(&("Red 3".to_string(), 2))
+    );
+    let busts: Vec<u64> = players_at(&state, 2, 9);
+    let events = hand(&mut state, 2, 2, busts);
+    assert!(
+        events.contains(&SeatingEvent::TableBreaking { table: 1 }),
+        "{events:?}"
+    );
+    // A table seating never opened is not named.
+    assert_eq!(
+        try_run(
+            &mut state,
+            SeatingCommand::NameTable {
+                table: 9,
+                name: "Red 9".into(),
+                position: 8
+            }
+        ),
+        Err(SeatingError::NoSuchTable { table: 9 })
+    );
+}
+
 #[test]
 fn a_break_order_can_be_given() {
     let mut settings = Settings::tda(9, 10_000);

@@ -71,6 +71,7 @@ impl Aggregate for Seating {
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
             AnnounceLate { .. }
+            | NameTable { .. }
             | OpenLateEntries { .. }
             | CloseLateEntries
             | Create { .. }
@@ -150,6 +151,40 @@ pub fn payout_stream(tournament: &str) -> Result<StreamId, LogError> {
 /// one `TournamentCreated` per tournament, so an audit finds them all.
 pub fn registry_stream() -> Result<StreamId, LogError> {
     StreamId::new("_registry", "tournaments", "all")
+}
+
+/// The room's physical tables, one pool for every tournament (written by
+/// the seating service).
+pub fn room_stream() -> Result<StreamId, LogError> {
+    StreamId::new("_registry", "room", "all")
+}
+
+/// The room's physical tables ([`felt_room`]).
+#[derive(Debug)]
+pub struct Room;
+
+impl Aggregate for Room {
+    type State = felt_room::RoomState;
+    type Command = felt_room::RoomCommand;
+    type Event = felt_room::RoomEvent;
+    type Rejection = felt_room::RoomError;
+    const SCHEMA: u16 = 1;
+
+    fn decide(
+        state: &felt_room::RoomState,
+        command: &felt_room::RoomCommand,
+        _: &felt_service::Seed,
+    ) -> Result<Vec<felt_room::RoomEvent>, felt_room::RoomError> {
+        felt_room::decide(state, command)
+    }
+
+    fn apply(state: &mut felt_room::RoomState, event: &felt_room::RoomEvent) {
+        state.apply(event);
+    }
+
+    fn event_type(event: &felt_room::RoomEvent) -> &'static str {
+        event.name()
+    }
 }
 
 /// How a tournament's cards are dealt, at every table.

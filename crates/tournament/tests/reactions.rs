@@ -1219,3 +1219,59 @@ fn closing_registration_is_handed_a_seed_to_draw_the_final_table() {
         reason: "a ruling".into()
     }));
 }
+
+/// The room's pool is every tournament's: a table seating opens asks it
+/// for a physical table, and gives it back when seating closes it, under
+/// ids naming the tournament (two tournaments' decisions at the same
+/// sequence are two commands); the table the pool gave goes back to that
+/// tournament's seating by name.
+#[test]
+fn tables_opened_and_closed_go_to_the_rooms_pool_under_the_tournaments_ids() {
+    use felt_room::{EventTable, RoomCommand, RoomEvent};
+    let state = room(Settings::tda(9, 10_000), 18);
+    let opened = vec![
+        SeatingEvent::TableOpened { table: 3, seats: 9 },
+        SeatingEvent::TableClosed { table: 2 },
+    ];
+    let at = |table: u32| EventTable {
+        tournament: felt_vocabulary::TournamentId::new("t").unwrap(),
+        table,
+    };
+    assert_eq!(
+        felt_tournament::reactions::room::to_room(&cause(12, opened, &state)),
+        vec![
+            Order {
+                id: "t-seating-12-room-3".into(),
+                command: RoomCommand::Assign {
+                    at: at(3),
+                    seats: 9
+                },
+            },
+            Order {
+                id: "t-seating-12-room-2".into(),
+                command: RoomCommand::Release { at: at(2) },
+            },
+        ]
+    );
+    assert_eq!(
+        felt_tournament::reactions::room::named(
+            7,
+            &[RoomEvent::Assigned {
+                at: at(3),
+                name: "Red 2".into(),
+                position: 1
+            }]
+        ),
+        vec![(
+            "t".to_string(),
+            Order {
+                id: "room-7-named-3".into(),
+                command: SeatingCommand::NameTable {
+                    table: 3,
+                    name: "Red 2".into(),
+                    position: 1
+                },
+            }
+        )]
+    );
+}

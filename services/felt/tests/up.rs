@@ -2339,3 +2339,218 @@ async fn a_player_re_enters_by_giving_up_their_chips() {
     let audit = audit_passes(&["--data", data, "--tournament", t]);
     assert!(audit.contains("(entry 7) gave up 20000 chips"), "{audit}");
 }
+
+/// The room's physical tables are one pool (issue 26, seats): the director
+/// lays the room out (only the director may), two events running at once
+/// take their tables from it in the layout's order, never one the other
+/// holds, and a table one event breaks is free for the next event's table.
+/// The table map names each table's physical table; the tournament whose
+/// break order follows the layout breaks the table placed last.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_room_is_one_pool_of_named_tables_for_every_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let mut seating = up.seating();
+    let layout = |id: &str, names: &[&str]| pb::SetRoomLayoutRequest {
+        command_id: id.into(),
+        tables: names
+            .iter()
+            .map(|n| pb::PhysicalTable {
+                name: (*n).into(),
+                seats: 5,
+            })
+            .collect(),
+    };
+    let names = ["Red 1", "Red 2", "Red 3", "Blue 1", "Blue 2"];
+    let refused = seating
+        .set_room_layout(with(layout("by-floor", &names), up.token("floor")))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::PermissionDenied, "{refused:?}");
+    seating
+        .set_room_layout(with(layout("room", &names), &director))
+        .await
+        .expect("the layout");
+    let create = |t: &str, order: Option<pb::break_order::Kind>| pb::CreateTournamentRequest {
+        deal: pb::DealMode::Digital.into(),
+        tournament_id: t.into(),
+        name: t.into(),
+        structure: Some(pb::create_tournament_request::Structure::Preset(
+            pb::StructurePreset::Turbo.into(),
+        )),
+        table_size: 5,
+        break_order: order.map(|kind| pb::BreakOrder { kind: Some(kind) }),
+        money: Some(pb::MoneySettings {
+            currency: "USD".into(),
+            buy_in: 1_000,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let map = |t: &'static str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::GetTableMapRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        );
+        async move { seating.get_table_map(req).await.unwrap().into_inner() }
+    };
+    let named = |t: &'static str, count: usize| async move {
+        tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                let m = map(t).await;
+                let names: Vec<(u32, String)> = m
+                    .tables
+                    .iter()
+                    .map(|r| (r.table, r.physical_table.clone()))
+                    .collect();
+                if names.len() == count && names.iter().all(|(_, n)| !n.is_empty()) {
+                    return names;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("every table named from the room's pool")
+    };
+    // The first event: three tables of five, in the layout's order.
+    seating
+        .create_tournament(with(
+            create(
+                "early",
+                Some(pb::break_order::Kind::RoomLayout(pb::RoomLayout {})),
+            ),
+            &director,
+        ))
+        .await
+        .expect("create");
+    common::presales(&mut seating, "early", 11, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: "early".into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    let early = named("early", 3).await;
+    assert_eq!(
+        early,
+        [
+            (1, "Red 1".into()),
+            (2, "Red 2".into()),
+            (3, "Red 3".into())
+        ]
+    );
+    // The second event, running at once: the free tables, never one of
+    // the first's.
+    seating
+        .create_tournament(with(create("late", None), &director))
+        .await
+        .expect("create");
+    common::presales(&mut seating, "late", 6, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: "late".into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    let late = named("late", 2).await;
+    assert_eq!(late, [(1, "Blue 1".into()), (2, "Blue 2".into())]);
+    let room = seating
+        .get_room(with(pb::GetRoomRequest {}, up.token("partner")))
+        .await
+        .unwrap()
+        .into_inner();
+    let held: Vec<(String, String, u32)> = room
+        .tables
+        .iter()
+        .map(|p| {
+            (
+                p.table.as_ref().unwrap().name.clone(),
+                p.tournament_id.clone(),
+                p.tournament_table,
+            )
+        })
+        .collect();
+    assert_eq!(
+        held,
+        [
+            ("Red 1".into(), "early".into(), 1),
+            ("Red 2".into(), "early".into(), 2),
+            ("Red 3".into(), "early".into(), 3),
+            ("Blue 1".into(), "late".into(), 1),
+            ("Blue 2".into(), "late".into(), 2),
+        ]
+    );
+    // A table in use stays in the layout.
+    let refused = seating
+        .set_room_layout(with(layout("shrink", &names[..4]), &director))
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .message()
+            .contains("Blue 2 is in use by late table 2"),
+        "{refused:?}"
+    );
+    // The first event plays until a table breaks: Red 3, the one placed
+    // last in the layout (table 3 here), and its physical table is free.
+    let dealers = common::dealers(&up.channel, "early", 1..=3, &director);
+    let freed = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let m = map("early").await;
+            if m.tables.len() == 2 {
+                return m;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("a table of the first event broke");
+    assert!(
+        freed.tables.iter().all(|r| r.physical_table != "Red 3"),
+        "{freed:?}"
+    );
+    for d in &dealers {
+        d.abort();
+    }
+    // The next event's table takes the first free table of the layout
+    // (Red 3, or Red 2 had the first event broken another meanwhile).
+    let room = up
+        .seating()
+        .get_room(with(pb::GetRoomRequest {}, &director))
+        .await
+        .unwrap()
+        .into_inner();
+    let first_free = room
+        .tables
+        .iter()
+        .find(|p| p.tournament_id.is_empty())
+        .map(|p| p.table.as_ref().unwrap().name.clone())
+        .expect("a free table");
+    assert!(first_free == "Red 3" || first_free == "Red 2", "{room:?}");
+    seating
+        .create_tournament(with(create("next", None), &director))
+        .await
+        .expect("create");
+    common::presales(&mut seating, "next", 4, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: "next".into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    assert_eq!(named("next", 1).await, [(1, first_free)]);
+}

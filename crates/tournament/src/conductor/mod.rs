@@ -44,6 +44,8 @@ pub enum TournamentError {
     Seating(#[from] SeatingError),
     #[error("payout: {0}")]
     Payout(#[from] felt_payout::PayoutError),
+    #[error("the room: {0}")]
+    Room(#[from] felt_room::RoomError),
     #[error(transparent)]
     Log(#[from] LogError),
     #[error("{stream}: {attempts} attempts all lost to other writers")]
@@ -108,6 +110,7 @@ impl Classified for TournamentError {
             T::Clock(e) => e.kind(),
             T::Seating(e) => e.kind(),
             T::Payout(e) => e.kind(),
+            T::Room(e) => e.kind(),
             T::Log(e) => e.kind(),
             T::Contended { .. } => ErrorKind::Conflict,
             T::CommandIdReused { .. } => ErrorKind::AlreadyExists,
@@ -129,6 +132,7 @@ impl Classified for TournamentError {
             T::Clock(e) => e.reason(),
             T::Seating(e) => e.reason(),
             T::Payout(e) => e.reason(),
+            T::Room(e) => e.reason(),
             T::Log(e) => e.reason(),
             T::TableRefused { refusal, .. } | T::ClockRefused(refusal) => &refusal.reason,
             other => other.into(),
@@ -404,6 +408,9 @@ pub struct Conductor<L: EventLog> {
     pub clock: Handler<Clock, L>,
     pub seating: Handler<Seating, L>,
     pub payout: Handler<Payout, L>,
+    /// The room's physical tables, one pool for every tournament (written
+    /// where seating is hosted).
+    pub room: Handler<crate::aggregates::Room, L>,
     /// Carries seating's tables, seats and moves out at the tables, one
     /// seating decision at a time in the log's order (where seating is
     /// hosted).
@@ -515,6 +522,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             tables: std::sync::Arc::new(Handler::new(log.clone())),
             clock: Handler::new(log.clone()),
             seating: Handler::new(log.clone()).with_draws(draws_from_ids()),
+            room: Handler::new(log.clone()),
             payout: Handler::new(log),
             carrier: runners::carrier(Hosts::ALL),
             reactions: runners::seating(Hosts::ALL),
@@ -643,6 +651,52 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.send(&self.seating, &seating_stream(t)?, id, now, &c, from)
             .await
             .map_err(|e| lift(e, TournamentError::Seating))
+    }
+
+    /// A command to the room's pool, recording where it comes from.
+    pub(crate) async fn room_from(
+        &self,
+        id: &str,
+        now: Millis,
+        c: felt_room::RoomCommand,
+        from: &Provenance,
+    ) -> Result<Outcome<crate::aggregates::Room>> {
+        self.send(
+            &self.room,
+            &crate::aggregates::room_stream()?,
+            id,
+            now,
+            &c,
+            from,
+        )
+        .await
+        .map_err(|e| lift(e, TournamentError::Room))
+    }
+
+    /// The director lays the room out (its physical tables, in the order
+    /// the room fills them), under the caller's command id. Whether it was
+    /// a repeat, and the room's version after it.
+    pub async fn set_room_layout(
+        &self,
+        tables: Vec<felt_room::PhysicalTable>,
+        command_id: &str,
+        now: Millis,
+        from: &Provenance,
+    ) -> Result<(bool, u64)> {
+        let out = self
+            .room_from(
+                &format!("layout-{command_id}"),
+                now,
+                felt_room::RoomCommand::SetLayout { tables },
+                from,
+            )
+            .await?;
+        Ok((out.duplicate, out.version))
+    }
+
+    /// The room's physical tables as the log has them now.
+    pub async fn room_state(&self) -> Result<std::sync::Arc<felt_room::RoomState>> {
+        Ok(self.room.state(&crate::aggregates::room_stream()?).await?.0)
     }
 
     /// A payout command, recording where it comes from.

@@ -260,6 +260,11 @@ impl<L: EventLog + 'static> Conductor<L> {
             for order in reactions::hand_end::late_busts(cause) {
                 self.pay_order(t, cause, order).await?;
             }
+        }
+        if self.hosts.seating {
+            for order in reactions::room::to_room(cause) {
+                self.room_order(cause, order).await?;
+            }
             for order in reactions::hand_end::rounds_over(cause) {
                 self.pay_order(t, cause, order).await?;
             }
@@ -307,6 +312,46 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// A reaction's command to the room's pool (only once the director laid
+    /// the room out: a room without a layout has nothing to give), and the
+    /// physical table it gave, to the tournament's seating. A refusal is
+    /// reported, not an error.
+    async fn room_order(
+        &self,
+        cause: &Cause<Seating>,
+        order: Order<felt_room::RoomCommand>,
+    ) -> Result<()> {
+        if !self.room_state().await?.laid_out() {
+            return Ok(());
+        }
+        let (at, from) = (cause.recorded_at, cause.provenance());
+        let out = match self.room_from(&order.id, at, order.command, &from).await {
+            Ok(out) => out,
+            Err(TournamentError::Room(e)) => {
+                tracing::warn!(%e, id = order.id, "the room refused a reaction's command");
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let room = crate::aggregates::room_stream()?;
+        let named_from =
+            crate::runner::provenance(&room, out.first, &order.id, from.correlation_id.as_deref());
+        for (t, named) in reactions::room::named(out.first, &out.events) {
+            match self
+                .seat_from(&t, &named.id, at, named.command, &named_from)
+                .await
+            {
+                Ok(_) => {}
+                // (The table closed meanwhile.)
+                Err(TournamentError::Seating(e)) => {
+                    tracing::warn!(%e, id = named.id, t, "seating refused a table's name");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     /// A reaction's command to seating; a refusal is reported, not an

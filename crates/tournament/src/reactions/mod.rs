@@ -29,6 +29,7 @@ pub mod entries;
 pub mod hand_end;
 pub mod hand_for_hand;
 pub mod registration;
+pub mod room;
 pub mod seats;
 
 use felt_seating::{SeatingEvent, TableNo};
@@ -46,6 +47,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::HandForHandRound { .. }
             | SeatingEvent::HandForHandEnded { .. }
             | SeatingEvent::TableClosed { .. }
+            | SeatingEvent::TableOpened { .. }
             | SeatingEvent::RegistrationClosed
     ) || entries::wanted(event)
 }

@@ -231,6 +231,27 @@ impl Bounded for pb::ListCredentialsRequest {
     }
 }
 
+impl Bounded for pb::SetRoomLayoutRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        if self.tables.len() > felt_room::MAX_TABLES {
+            return Err(invalid(
+                "tables",
+                format!("at most {} tables", felt_room::MAX_TABLES),
+            ));
+        }
+        self.tables
+            .iter()
+            .try_for_each(|t| text("tables.name", &t.name, felt_room::MAX_NAME))
+    }
+}
+
+impl Bounded for pb::GetRoomRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        Ok(())
+    }
+}
+
 impl Bounded for pb::HoldTableRequest {
     fn bounded(&self) -> Result<(), Status> {
         id("tournament_id", &self.tournament_id)?;

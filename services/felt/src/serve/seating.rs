@@ -237,6 +237,15 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     seating.redraws_at.clone_from(&req.redraws_at);
     seating.redraws_by_field = req.redraws_by_field_size;
     seating.re_entry_by_surrender = req.re_entry_by_surrender;
+    if let Some(order) = req.break_order.as_ref().and_then(|b| b.kind.as_ref()) {
+        use pb::break_order::Kind;
+        seating.break_order = match order {
+            Kind::HighestNumbered(_) => felt_seating::BreakOrder::HighestNumbered,
+            Kind::LowestNumbered(_) => felt_seating::BreakOrder::LowestNumbered,
+            Kind::RoomLayout(_) => felt_seating::BreakOrder::Layout,
+            Kind::Listed(l) => felt_seating::BreakOrder::Listed(l.tables.clone()),
+        };
+    }
     seating.late_arrival_minutes = match req.late_arrival_minutes {
         Some(m) if m > 600 => {
             return Err(invalid("late_arrival_minutes: at most 600 minutes of play"));
@@ -778,6 +787,73 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         Ok(Response::new(pb::ListCredentialsResponse { credentials }))
     }
 
+    async fn set_room_layout(
+        &self,
+        request: Request<pb::SetRoomLayoutRequest>,
+    ) -> Result<Response<pb::SetRoomLayoutResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        super::shared::director(&role(&request)?, "laying the room out")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(invalid("command_id is required"));
+        }
+        let tables = req
+            .tables
+            .iter()
+            .map(|t| {
+                Ok(felt_room::PhysicalTable {
+                    name: t.name.clone(),
+                    seats: u8::try_from(t.seats)
+                        .map_err(|_| invalid("tables.seats: a table has 2 to 10 seats"))?,
+                })
+            })
+            .collect::<Result<Vec<_>, Status>>()?;
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(&req),
+            ..Default::default()
+        };
+        let (duplicate, version) = self
+            .ctx
+            .conductor
+            .set_room_layout(tables, &req.command_id, self.ctx.now(), &from)
+            .await
+            .map_err(tournament_status)?;
+        Ok(Response::new(pb::SetRoomLayoutResponse {
+            duplicate,
+            version,
+        }))
+    }
+
+    async fn get_room(
+        &self,
+        request: Request<pb::GetRoomRequest>,
+    ) -> Result<Response<pb::GetRoomResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        role(&request)?;
+        let room = self
+            .ctx
+            .conductor
+            .room_state()
+            .await
+            .map_err(tournament_status)?;
+        let tables = room
+            .layout()
+            .iter()
+            .map(|t| {
+                let holder = room.holder(&t.name);
+                pb::RoomPlace {
+                    table: Some(pb::PhysicalTable {
+                        name: t.name.clone(),
+                        seats: u32::from(t.seats),
+                    }),
+                    tournament_id: holder.map(|h| h.tournament.to_string()).unwrap_or_default(),
+                    tournament_table: holder.map_or(0, |h| h.table),
+                }
+            })
+            .collect();
+        Ok(Response::new(pb::GetRoomResponse { tables }))
+    }
+
     async fn floor(
         &self,
         request: Request<pb::FloorRequest>,
@@ -1047,6 +1123,12 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     .filter_map(|s| t.occupant(s))
                     .filter_map(|e| state.entries().get(&e).map(|info| entry_view(e, info)))
                     .collect(),
+                physical_table: state
+                    .room()
+                    .physical
+                    .get(&t.number)
+                    .map(|(name, _)| name.clone())
+                    .unwrap_or_default(),
             })
             .collect();
         Ok(Response::new(pb::GetTableMapResponse {

@@ -42,6 +42,7 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
                 BreakOrder::LowestNumbered => {
                     pb::break_order::Kind::LowestNumbered(pb::LowestNumbered {})
                 }
+                BreakOrder::Layout => pb::break_order::Kind::RoomLayout(pb::RoomLayout {}),
                 BreakOrder::Listed(tables) => pb::break_order::Kind::Listed(pb::ListedTables {
                     tables: tables.clone(),
                 }),
@@ -158,6 +159,15 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             hand_for_hand_round: *hand_for_hand_round,
             occurred_at_ms: *occurred_at,
             held: *held,
+        }),
+        SeatingEvent::TableNamed {
+            table,
+            name,
+            position,
+        } => se::Kind::TableNamed(se::TableNamed {
+            table: *table,
+            name: name.clone(),
+            position: *position,
         }),
         SeatingEvent::LateAnnounced { entry } => {
             se::Kind::LateAnnounced(se::LateAnnounced { entry: entry.get() })

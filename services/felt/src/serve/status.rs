@@ -121,6 +121,7 @@ pub(crate) fn tournament(e: TournamentError) -> Status {
         TournamentError::Clock(ref c) => c.to_string(),
         TournamentError::Seating(ref c) => c.to_string(),
         TournamentError::Payout(ref c) => c.to_string(),
+        TournamentError::Room(ref c) => c.to_string(),
         ref other => other.to_string(),
     };
     classified(e.kind(), e.reason(), e.rule(), message)
