@@ -190,6 +190,23 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     assert!(status_of(&addr, "/api/t/friday/events").contains(" 401 "));
 
     let mut seating = up.seating();
+    // The room's physical tables: the lobby names each table's.
+    seating
+        .set_room_layout(with(
+            pb::SetRoomLayoutRequest {
+                command_id: "room".into(),
+                tables: ["Red 1", "Red 2", "Red 3", "Red 4"]
+                    .into_iter()
+                    .map(|name| pb::PhysicalTable {
+                        name: name.into(),
+                        seats: 9,
+                    })
+                    .collect(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the room's layout");
     open_tournament(&mut seating, T, "Friday Deepstack", "BRL", 20, &director).await;
     let structure = up
         .clock()
@@ -288,6 +305,7 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
         200
     );
     browser.wait("lobby", "#moves", "No moves yet");
+    browser.wait("lobby", "#tables", "Table 1 (Red 1)");
 
     // Dealers play hands until players have busted and one has been moved.
     let tables = TableServiceClient::new(up.channel.clone());

@@ -425,6 +425,8 @@ struct TableJson {
     players: u32,
     breaking: bool,
     occupants: Vec<EntryJson>,
+    /// The room's physical table it plays at ("" if none).
+    physical: String,
 }
 
 /// The table map: each table with its players by seat.
@@ -448,6 +450,7 @@ async fn api_tables(
             players: t.players,
             breaking: t.breaking,
             occupants: t.occupants.iter().map(entry_json).collect(),
+            physical: t.physical_table.clone(),
         })
         .collect();
     Ok(axum::Json(serde_json::json!({

@@ -172,7 +172,7 @@
           const map = await r.json();
           fill($('tables'), map.tables.map((t) => {
             const a = el('article');
-            a.append(el('h3', 'Table ' + t.table + ' · ' + t.players + '/' + t.seats + (t.breaking ? ' · breaking' : '')));
+            a.append(el('h3', 'Table ' + t.table + (t.physical ? ' (' + t.physical + ')' : '') + ' · ' + t.players + '/' + t.seats + (t.breaking ? ' · breaking' : '')));
             const ol = el('ol');
             for (const o of t.occupants) {
               const li = el('li', o.name + ' (#' + o.entry + ')');
