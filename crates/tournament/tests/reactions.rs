@@ -492,6 +492,93 @@ fn hand_for_hand_busts_are_held_until_their_round_is_over_then_sent_together() {
     );
 }
 
+/// RP8, the round a slow table has still to play (the bug behind the
+/// cluster test's "payout placed 323 of 325 entries": a bust held for a
+/// round payout had already been told was over, never placed). Given
+/// hand-for-hand and table 2 not yet dealt its hand of the round, when
+/// table 1's hand of it ends with a bust, then the round is not over; when
+/// table 2 then plays the round with a bust of its own, the round is over
+/// with that decision, after both busts were held.
+#[test]
+fn a_round_a_table_has_not_begun_yet_is_not_over() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.paid = 14;
+    settings.hand_for_hand_distance = 2;
+    let mut state = room(settings, 18);
+    let two: Vec<EntryId> = state.room().tables[&1]
+        .seats
+        .iter()
+        .flatten()
+        .copied()
+        .take(2)
+        .collect();
+    hand_at(
+        &mut state,
+        1,
+        two.into_iter().map(Elimination::of).collect(),
+    );
+    carry_out(&mut state);
+    let first_at = |state: &SeatingState, table: u32| {
+        *state.room().tables[&table]
+            .seats
+            .iter()
+            .flatten()
+            .next()
+            .unwrap()
+    };
+    let b1 = first_at(&state, 1);
+    // Only table 1 has begun the round.
+    seating(&mut state, SeatingCommand::BeginHand { table: 1 });
+    let first = seating(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 1,
+            button: 1,
+            big_blind: 2,
+            busted: vec![Elimination::of(b1)],
+        },
+    );
+    let first = cause(90, first, &state);
+    let Some(Order {
+        command: felt_payout::Command::HoldBusts { round, .. },
+        ..
+    }) = hand_end::busts(&first)
+    else {
+        panic!("table 1's bust is not held");
+    };
+    assert!(
+        !hand_end::round_over(&state, round),
+        "table 2 has yet to play it"
+    );
+    assert!(hand_end::rounds_over(&first).is_empty());
+    let b2 = first_at(&state, 2);
+    seating(&mut state, SeatingCommand::BeginHand { table: 2 });
+    let second = seating(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 2,
+            button: 1,
+            big_blind: 2,
+            busted: vec![Elimination::of(b2)],
+        },
+    );
+    let second = cause(95, second, &state);
+    assert!(matches!(
+        hand_end::busts(&second),
+        Some(Order {
+            command: felt_payout::Command::HoldBusts { round: r, .. },
+            ..
+        }) if r == round
+    ));
+    assert_eq!(
+        hand_end::rounds_over(&second),
+        [Order {
+            id: format!("seating-95-round-{round}"),
+            command: felt_payout::Command::PlaceRound { round },
+        }]
+    );
+}
+
 /// A payout command decided and applied; its events.
 fn pay(payout: &mut PayoutState, command: felt_payout::Command) -> Vec<PayoutEvent> {
     let events = felt_payout::decide(payout, &command).expect("payout takes it");

@@ -270,13 +270,22 @@ pub fn late_busts(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
     orders
 }
 
-/// Whether hand-for-hand round `round` is over: no table still plays it.
+/// Whether hand-for-hand round `round` is over: no table still plays it,
+/// and, while it is seating's round, none that can play it has still to
+/// (a table not yet dealt its hand of the round, as seating counts them
+/// to end the round).
 pub fn round_over(seating: &SeatingState, round: u64) -> bool {
-    !seating
-        .room()
+    let room = seating.room();
+    let playing = room
         .tables
         .values()
-        .any(|t| t.in_hand && t.round == Some(round))
+        .any(|t| t.in_hand && t.round == Some(round));
+    let to_play = room.hand_for_hand == Some(round)
+        && room
+            .tables
+            .values()
+            .any(|t| !t.breaking && t.count() >= 2 && !t.hand_for_hand_done);
+    !playing && !to_play
 }
 
 /// The hand-for-hand rounds a seating decision ended: the rounds of the
@@ -298,6 +307,12 @@ pub fn rounds_over(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
             SeatingEvent::HandEnded { table, .. } => {
                 cause.state.room().tables.get(table).and_then(|t| t.round)
             }
+            // Seating ended the round (or hand-for-hand) without a hand
+            // ending: the last table still to play it broke or emptied.
+            SeatingEvent::HandForHandRound { round }
+            | SeatingEvent::HandForHandEnded {
+                round: Some(round), ..
+            } => Some(*round),
             _ => None,
         })
         .collect();
