@@ -418,23 +418,23 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                     seat,
                     player,
                     stack,
-                } => {
-                    removed += u128::from(*stack);
-                    corrected_out += u128::from(*stack);
-                    report.note(format!(
-                        "{t}: table {table}, after hand {}: seat {seat} (entry {player}) gave up {stack} chips for a new entry, removed from play (TDA 8)",
-                        unrecorded.hands
-                    ));
                 }
-                TableEvent::NoShowRemoved {
+                | TableEvent::NoShowRemoved {
                     seat,
                     player,
                     stack,
                 } => {
                     removed += u128::from(*stack);
                     corrected_out += u128::from(*stack);
+                    let why = if matches!(e, TableEvent::NoShowRemoved { .. }) {
+                        format!(
+                            "never arrived, replaced by an alternate: {stack} chips removed from play (seed 003)"
+                        )
+                    } else {
+                        format!("gave up {stack} chips for a new entry, removed from play (TDA 8)")
+                    };
                     report.note(format!(
-                        "{t}: table {table}, after hand {}: seat {seat} (entry {player}) never arrived, replaced by an alternate: {stack} chips removed from play (seed 003)",
+                        "{t}: table {table}, after hand {}: seat {seat} (entry {player}) {why}",
                         unrecorded.hands
                     ));
                 }
