@@ -22,7 +22,7 @@ use felt_payout::{MoneySettings, PayoutState, PercentRow, PercentTable, Simultan
 use felt_seating::{EntryStatus, Settings};
 use felt_table::{Command, HouseRules, PlayerAction, Seat, TableEvent, TableState};
 use felt_tournament::follow::{HandFollower, Inputs, report};
-use felt_tournament::{Begin, Conductor, TournamentError, TournamentSpec};
+use felt_tournament::{Begin, Conductor, Hosts, TournamentError, TournamentSpec};
 
 const T0: Millis = 1_796_153_400_000;
 const ENTRIES: u64 = 14;
@@ -144,25 +144,62 @@ async fn catch_up(
 async fn started(
     rule: SimultaneousBusts,
 ) -> (tempfile::TempDir, Conductor<EmbeddedLog>, Subscription) {
+    let (dir, c, sub, _) = started_hosting(rule, Hosts::ALL).await;
+    (dir, c, sub)
+}
+
+/// The processes following the log beside the one that plays.
+type Followers = Vec<tokio::task::JoinHandle<Result<(), TournamentError>>>;
+
+/// [`started`] by a conductor hosting `hosts`; the services it does not
+/// host each run in a process of their own following the log (the
+/// followers).
+async fn started_hosting(
+    rule: SimultaneousBusts,
+    hosts: Hosts,
+) -> (
+    tempfile::TempDir,
+    Conductor<EmbeddedLog>,
+    Subscription,
+    Followers,
+) {
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
-    let c = Conductor::new(log.clone());
+    let c = Conductor::new(log.clone()).hosting(hosts);
+    let others = [
+        (hosts.clock, only(false, true, false)),
+        (hosts.payout, only(false, false, true)),
+    ];
+    let followers = others
+        .into_iter()
+        .filter(|(hosted, _)| !hosted)
+        .map(|(_, hosts)| {
+            let other = Arc::new(Conductor::new(log.clone()).hosting(hosts));
+            tokio::spawn(async move { other.follow_reactions().await })
+        })
+        .collect();
     c.create(&"b".parse().unwrap(), &spec(rule), T0)
         .await
         .unwrap();
     let players: Vec<(PlayerId, String)> = (1..=ENTRIES)
         .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
         .collect();
-    c.register_many("b", "presales", &players, T0)
-        .await
-        .unwrap();
+    // Registration waits for the clock and payout to take up their parts.
+    loop {
+        match c.register_many("b", "presales", &players, T0).await {
+            Err(TournamentError::PartsMissing { .. }) => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            other => break other.map(|_| ()).unwrap(),
+        }
+    }
     c.start("b", T0).await.unwrap();
     let filter = Filter {
         tournament: Some("b".into()),
         kind: Some("table".into()),
     };
     let sub = log.subscribe(filter, 0).await.unwrap();
-    (dir, c, sub)
+    (dir, c, sub, followers)
 }
 
 /// Deals round `round` at every table seating lets deal and plays it:
@@ -203,21 +240,44 @@ async fn deal_and_play(c: &Conductor<EmbeddedLog>, round: u64) -> (usize, Option
     (dealt.len(), bubble)
 }
 
+/// How the services run while a tournament is played to a winner.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Run {
+    /// Seating, the clock and payout in one process.
+    Together,
+    /// In one process that stops and starts again (a fresh conductor on
+    /// the same log) between the bubble's two hand ends, the first bust
+    /// held for the round and the second not yet reported.
+    Restarting,
+    /// Deployed apart: seating's process plays (the tables and seating),
+    /// the clock's and payout's each follow the log on their own.
+    Apart,
+}
+
 /// Plays a tournament to a winner under a house rule for simultaneous
 /// busts; the two entries (with their starting stacks) out in the same
 /// hand-for-hand hand on the bubble, and payout's state at the end.
 async fn to_a_winner(rule: SimultaneousBusts) -> ([(u64, u64); 2], Arc<PayoutState>) {
-    to_a_winner_restarting(rule, false).await
+    to_a_winner_run(rule, Run::Together).await
 }
 
-/// [`to_a_winner`]; with `restart`, the process stops and starts again
-/// (a fresh conductor on the same log) between the bubble's two hand ends,
-/// the first bust held for the round and the second not yet reported.
-async fn to_a_winner_restarting(
-    rule: SimultaneousBusts,
-    restart: bool,
-) -> ([(u64, u64); 2], Arc<PayoutState>) {
-    let (_dir, mut c, mut sub) = started(rule).await;
+fn only(seating: bool, clock: bool, payout: bool) -> Hosts {
+    Hosts {
+        seating,
+        clock,
+        payout,
+    }
+}
+
+/// [`to_a_winner`], the services run as `run` says.
+async fn to_a_winner_run(rule: SimultaneousBusts, run: Run) -> ([(u64, u64); 2], Arc<PayoutState>) {
+    let restart = run == Run::Restarting;
+    let hosts = if run == Run::Apart {
+        only(true, false, false)
+    } else {
+        Hosts::ALL
+    };
+    let (_dir, mut c, mut sub, others) = started_hosting(rule, hosts).await;
     let mut restarted = false;
     c.close_registration("b", T0).await.unwrap();
     let mut follower = HandFollower::default();
@@ -270,7 +330,16 @@ async fn to_a_winner_restarting(
 
     let seating = c.seating_state("b").await.unwrap();
     assert_eq!(seating.room().players(), 1, "played to a winner");
-    let payout = c.payout_state("b").await.unwrap();
+    // Deployed apart, payout places what it follows in its own time.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut payout = c.payout_state("b").await.unwrap();
+    while u64::from(payout.busted()) < ENTRIES - 1 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        payout = c.payout_state("b").await.unwrap();
+    }
+    for task in &others {
+        assert!(!task.is_finished(), "a service stopped following the log");
+    }
     assert_eq!(payout.pool().unwrap().prize_pool, 14 * 4_000);
     assert_eq!(u64::from(payout.busted()), ENTRIES - 1);
     // Seating and payout agree on who is out.
@@ -317,6 +386,25 @@ async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_
     assert_eq!(paid, pool, "the whole pool is paid");
 }
 
+/// RP8, deployed apart (the cluster): payout's process holds the first of
+/// the bubble's busts for its hand-for-hand round and places the pair
+/// together once the round is over, which it learns from seating's
+/// decisions in the log (seating's process does not write payout's
+/// stream).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deployed_apart_payout_places_the_bubble_pair_together_once_their_round_is_over() {
+    let ([(x, _), (y, _)], payout) =
+        to_a_winner_run(SimultaneousBusts::ShareAcrossTables, Run::Apart).await;
+    let pool = payout.pool().unwrap().prize_pool;
+    for entry in [x, y] {
+        let e = &payout.entries()[&EntryId(entry)];
+        assert_eq!(e.place, Some((6, 7)), "entry {entry}");
+        assert_eq!(e.prize, pool / 10 / 2, "entry {entry}");
+    }
+    let placed = payout.entries().values().filter(|e| e.place.is_some());
+    assert_eq!(placed.count() as u64, ENTRIES, "every entry placed");
+}
+
 /// RP8, across a restart: the first of the bubble's two busts is held for
 /// its hand-for-hand round in the log (payout's `BustsHeld`), not in the
 /// memory of the process that reported it, so the process that reports
@@ -324,7 +412,7 @@ async fn busts_from_the_tables_give_places_and_prizes_with_a_double_bust_on_the_
 #[tokio::test]
 async fn a_restart_between_the_bubble_hands_still_places_the_pair_together() {
     let ([(x, _), (y, _)], payout) =
-        to_a_winner_restarting(SimultaneousBusts::ShareAcrossTables, true).await;
+        to_a_winner_run(SimultaneousBusts::ShareAcrossTables, Run::Restarting).await;
     let pool = payout.pool().unwrap().prize_pool;
     for entry in [x, y] {
         let e = &payout.entries()[&EntryId(entry)];

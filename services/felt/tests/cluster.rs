@@ -88,6 +88,11 @@ impl Drop for Cluster {
             }
         }
         self.run(&["stop"]);
+        if std::thread::panicking() {
+            // The stopped cluster's data and logs stay, to look into.
+            let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().expect("a folder"));
+            eprintln!("the cluster's data is kept in {}", dir.keep().display());
+        }
     }
 }
 

@@ -260,13 +260,13 @@ impl<L: EventLog + 'static> Conductor<L> {
             for order in reactions::hand_end::late_busts(cause) {
                 self.pay_order(t, cause, order).await?;
             }
+            for order in reactions::hand_end::rounds_over(cause) {
+                self.pay_order(t, cause, order).await?;
+            }
         }
         if self.hosts.seating {
             for order in reactions::room::to_room(cause) {
                 self.room_order(cause, order).await?;
-            }
-            for order in reactions::hand_end::rounds_over(cause) {
-                self.pay_order(t, cause, order).await?;
             }
         }
         if self.hosts.clock {
