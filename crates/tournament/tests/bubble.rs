@@ -145,39 +145,42 @@ async fn started(
     rule: SimultaneousBusts,
 ) -> (tempfile::TempDir, Conductor<EmbeddedLog>, Subscription) {
     let (dir, c, sub, _) = started_hosting(rule, Hosts::ALL).await;
+    let c = Arc::try_unwrap(c).unwrap_or_else(|_| unreachable!("one process: no followers"));
     (dir, c, sub)
 }
 
 /// The processes following the log beside the one that plays.
 type Followers = Vec<tokio::task::JoinHandle<Result<(), TournamentError>>>;
 
-/// [`started`] by a conductor hosting `hosts`; the services it does not
-/// host each run in a process of their own following the log (the
-/// followers).
+/// [`started`] by a conductor hosting `hosts`; deployed apart, it follows
+/// the log in the background as a service's process does, and the
+/// services it does not host each run in a process of their own following
+/// the log (the followers, its own among them).
 async fn started_hosting(
     rule: SimultaneousBusts,
     hosts: Hosts,
 ) -> (
     tempfile::TempDir,
-    Conductor<EmbeddedLog>,
+    Arc<Conductor<EmbeddedLog>>,
     Subscription,
     Followers,
 ) {
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
-    let c = Conductor::new(log.clone()).hosting(hosts);
+    let c = Arc::new(Conductor::new(log.clone()).hosting(hosts));
+    let mut followers: Followers = Vec::new();
+    if !hosts.all() {
+        let own = c.clone();
+        followers.push(tokio::spawn(async move { own.follow_reactions().await }));
+    }
     let others = [
         (hosts.clock, only(false, true, false)),
         (hosts.payout, only(false, false, true)),
     ];
-    let followers = others
-        .into_iter()
-        .filter(|(hosted, _)| !hosted)
-        .map(|(_, hosts)| {
-            let other = Arc::new(Conductor::new(log.clone()).hosting(hosts));
-            tokio::spawn(async move { other.follow_reactions().await })
-        })
-        .collect();
+    for (_, hosts) in others.into_iter().filter(|(hosted, _)| !hosted) {
+        let other = Arc::new(Conductor::new(log.clone()).hosting(hosts));
+        followers.push(tokio::spawn(async move { other.follow_reactions().await }));
+    }
     c.create(&"b".parse().unwrap(), &spec(rule), T0)
         .await
         .unwrap();
@@ -308,7 +311,7 @@ async fn to_a_winner_run(rule: SimultaneousBusts, run: Run) -> ([(u64, u64); 2],
                 {
                     reported += 1;
                     if !restarted {
-                        c = Conductor::new(c.tables.log().clone());
+                        c = Arc::new(Conductor::new(c.tables.log().clone()));
                         restarted = true;
                     }
                 }

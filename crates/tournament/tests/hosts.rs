@@ -145,3 +145,68 @@ async fn services_deployed_apart_each_write_their_own_streams_and_end_as_one_pro
         task.abort();
     }
 }
+
+/// Issue 26, deployed apart: the room's pool is written by seating's
+/// service alone, so seating's process runs the reaction that takes a
+/// physical table for each table it opens (its own decisions' reaction to
+/// the room), and names it at seating; the clock's and payout's processes
+/// write nothing to the room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deployed_apart_seating_takes_the_rooms_tables_for_the_tables_it_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("apart.redb")).unwrap());
+    let seating = Arc::new(Conductor::new(log.clone()).hosting(only(true, false, false)));
+    let clock = Arc::new(Conductor::new(log.clone()).hosting(only(false, true, false)));
+    let payout = Arc::new(Conductor::new(log.clone()).hosting(only(false, false, true)));
+    let background: Vec<_> = [seating.clone(), clock.clone(), payout.clone()]
+        .into_iter()
+        .map(|c| tokio::spawn(async move { c.follow_reactions().await }))
+        .collect();
+    let layout: Vec<felt_room::PhysicalTable> = ["Red 1", "Red 2", "Blue 1", "Blue 2", "Blue 3"]
+        .into_iter()
+        .map(|name| felt_room::PhysicalTable {
+            name: name.into(),
+            seats: 9,
+        })
+        .collect();
+    let from = felt_service::Provenance::default();
+    seating
+        .set_room_layout(layout, "first", T0, &from)
+        .await
+        .unwrap();
+    run_the_desk(&seating).await;
+
+    // 30 players at tables of 9: four tables, the room's first four.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let named = loop {
+        let state = seating.seating_state("a").await.unwrap();
+        let named: Vec<String> = state
+            .room()
+            .physical
+            .values()
+            .map(|(name, _)| name.clone())
+            .collect();
+        if named.len() == 4 || tokio::time::Instant::now() > deadline {
+            break named;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(named, ["Red 1", "Red 2", "Blue 1", "Blue 2"]);
+    let room = seating.room_state().await.unwrap();
+    let held: Vec<&str> = room
+        .layout()
+        .iter()
+        .filter(|t| room.holder(&t.name).is_some())
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(
+        held,
+        ["Red 1", "Red 2", "Blue 1", "Blue 2"],
+        "held for the event"
+    );
+    assert_eq!(clock.room.appended() + payout.room.appended(), 0);
+    for task in background {
+        assert!(!task.is_finished(), "a service stopped following the log");
+        task.abort();
+    }
+}

@@ -15,7 +15,9 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// Runs the reactions to tournament `t`'s seating decisions up to its
     /// version `upto` (and to every decision the log holds before them),
     /// those not yet run that this process hosts the targets of. How many
-    /// decisions were answered.
+    /// decisions were answered. Where seating alone is hosted, its own
+    /// reactions (the room's pool) are left to [`Conductor::follow_reactions`]
+    /// in the background: nobody waits on them.
     pub async fn react(&self, t: &str, upto: u64) -> Result<usize> {
         if !(self.hosts.payout || self.hosts.clock) {
             return Ok(0);
@@ -125,20 +127,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// Returns only with an error (the log out of reach), after which it is
     /// started again from the runners' recorded positions.
     pub async fn follow_reactions(&self) -> Result<()> {
-        let seating = async {
-            if !(self.hosts.payout || self.hosts.clock) {
-                return Ok(());
-            }
-            loop {
-                let mut run = self.reactions.lock(self.seating.log().as_ref()).await;
-                while let Some(cause) = run.next_within(FOLLOW_WAIT).await? {
-                    self.react_to(&cause).await?;
-                    run.done(&cause).await?;
-                }
-                drop(run);
-                tokio::task::yield_now().await;
-            }
-        };
+        let seating = self.follow_seating();
         let clock = async {
             if !self.hosts.seating {
                 return Ok(());
@@ -185,6 +174,21 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
         };
         tokio::try_join!(seating, clock, payout, registry).map(|_| ())
+    }
+
+    /// Runs the reactions to seating's decisions as they are committed.
+    /// Every process hosts a target of them (seating's own: the room's
+    /// pool).
+    async fn follow_seating(&self) -> Result<()> {
+        loop {
+            let mut run = self.reactions.lock(self.seating.log().as_ref()).await;
+            while let Some(cause) = run.next_within(FOLLOW_WAIT).await? {
+                self.react_to(&cause).await?;
+                run.done(&cause).await?;
+            }
+            drop(run);
+            tokio::task::yield_now().await;
+        }
     }
 
     /// A tournament recorded in the registry: the clock and payout take up
@@ -240,7 +244,8 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// process hosts: entries paid in and refunded, its busts and the
     /// hand-for-hand rounds no table still plays, and the close of
     /// registration to payout; the start, hand-for-hand facts and closed
-    /// tables to the clock. A refusal is not sent again (a repeat of an
+    /// tables to the clock; the tables it opens and closes to the room's
+    /// pool (where seating is hosted, the pool's writer). A refusal is not sent again (a repeat of an
     /// earlier answer, or a ruling the audit shows); the log failing or a
     /// target out of reach is an error, and the decision is handed out
     /// again.
