@@ -438,6 +438,29 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                         unrecorded.hands
                     ));
                 }
+                TableEvent::ColouredUp {
+                    leaving,
+                    smallest,
+                    seed,
+                    raced,
+                } => {
+                    let before: u128 = raced.iter().map(|r| u128::from(r.before)).sum();
+                    let after: u128 = raced.iter().map(|r| u128::from(r.after)).sum();
+                    removed += before;
+                    seated += after;
+                    corrected_in += after.saturating_sub(before);
+                    corrected_out += before.saturating_sub(after);
+                    let put_up: u128 = raced.iter().map(|r| u128::from(r.odd)).sum();
+                    let won = raced.iter().filter(|r| r.won).count();
+                    let saved = raced.iter().filter(|r| r.saved).count();
+                    report.note(format!(
+                        "{t}: table {table}, after hand {}: colour-up of the {leaving} chip (TDA 24){by}: {} stacks put up {put_up}, {won} won a chip of {smallest}{}, race {}; {before} chips before, {after} after",
+                        unrecorded.hands,
+                        raced.len(),
+                        if saved > 0 { format!(", {saved} kept one (nobody is out by the race)") } else { String::new() },
+                        if seed.is_some() { "dealt by the engine from its seed" } else { "entered by the dealer" },
+                    ));
+                }
                 TableEvent::ChipsRemoved {
                     seat,
                     player,

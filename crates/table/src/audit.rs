@@ -32,6 +32,8 @@ pub enum DealError {
     SecretMismatch { hand: u64 },
     #[error("the first button's draw does not follow from its seed")]
     ButtonMismatch,
+    #[error("the chip race of the {leaving} chip does not follow from its seed")]
+    RaceMismatch { leaving: crate::Chips },
 }
 
 /// The first button by high card: one card to each of `seats` (in seat
@@ -70,6 +72,19 @@ pub fn check_deals<'a>(
                 let seats: Vec<Seat> = cards.iter().map(|(s, _)| *s).collect();
                 if button_draw(seed, &seats) != (cards.clone(), *button) {
                     return Err(DealError::ButtonMismatch);
+                }
+            }
+            // The engine's chip race, dealt again from its seed.
+            TableEvent::ColouredUp {
+                leaving,
+                smallest,
+                seed: Some(seed),
+                raced,
+            } => {
+                let stacks: Vec<_> = raced.iter().map(|r| (r.seat, r.player, r.before)).collect();
+                let race = crate::ChipRace::Drawn { seed: *seed };
+                if crate::chip_race(*leaving, *smallest, &stacks, &race).as_ref() != Ok(raced) {
+                    return Err(DealError::RaceMismatch { leaving: *leaving });
                 }
             }
             TableEvent::EntropyAdded { entropy } => {

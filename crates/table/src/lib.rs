@@ -15,12 +15,14 @@ mod audit;
 mod chips;
 mod decide;
 mod model;
+mod race;
 mod rejection;
 mod state;
 
 pub use audit::{AwardError, DealError, check_awards, check_deals};
 pub use decide::{decide, eliminators, execute};
 pub use model::*;
+pub use race::chip_race;
 pub use rejection::Rejection;
 pub use state::{HandState, InHand, Options, Phase, Pot, SeatState, TableState, evolve};
 

@@ -3,6 +3,7 @@
 use felt_cards::{Card, Commitment, HandRank, Seed};
 use serde::{Deserialize, Serialize};
 
+pub use crate::race::{ChipRace, Raced};
 pub use felt_vocabulary::{AnteFormat, Chips, EntryId, Level, MAX_CHIPS, Seat};
 
 /// The most seats a table can have.
@@ -523,6 +524,15 @@ pub enum Command {
         removal: Removal,
         reason: String,
     },
+    /// Between hands, the `leaving` chip goes out of play and `smallest`
+    /// is the smallest chip still in play: the odd chips are raced off
+    /// (TDA 24, scheduled at a break; TDA 25, the director's at any time,
+    /// announced). See [`crate::chip_race`].
+    ColourUp {
+        leaving: Chips,
+        smallest: Chips,
+        race: ChipRace,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -877,6 +887,15 @@ pub enum TableEvent {
         removal: Removal,
         reason: String,
     },
+    /// A colour-up's chip race (TDA 24): every stack that put chips up,
+    /// with its result; the seed its cards came from when the engine drew
+    /// them. The smallest chip in play is `smallest` from here on.
+    ColouredUp {
+        leaving: Chips,
+        smallest: Chips,
+        seed: Option<Seed>,
+        raced: Vec<Raced>,
+    },
 }
 
 impl TableEvent {
@@ -924,6 +943,7 @@ impl TableEvent {
             TableEvent::StacksCounted { .. } => "StacksCounted",
             TableEvent::StackCorrected { .. } => "StackCorrected",
             TableEvent::ChipsRemoved { .. } => "ChipsRemoved",
+            TableEvent::ColouredUp { .. } => "ColouredUp",
         }
     }
 }

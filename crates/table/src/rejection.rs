@@ -291,6 +291,27 @@ pub enum Rejection {
         amount: Chips,
         stack: Chips,
     },
+    #[error(
+        "a colour-up takes out a chip that divides the smallest chip still in play and is smaller: not {leaving} for {smallest} (TDA 24)"
+    )]
+    #[strum(message = "TDA 24")]
+    ColourUpChips { leaving: Chips, smallest: Chips },
+    #[error("every stack is already in chips of {smallest}: there is nothing to race (TDA 24)")]
+    #[strum(message = "TDA 24")]
+    NothingToRace { smallest: Chips },
+    #[error("seat {seat} put no chips up: only a stack with odd chips races (TDA 24)")]
+    #[strum(message = "TDA 24")]
+    NotRacing { seat: Seat },
+    #[error(
+        "the race gives {expected} chips of {smallest} for the {put_up} put up, one per winner, not {named} (TDA 24)"
+    )]
+    #[strum(message = "TDA 24")]
+    RaceWinners {
+        expected: usize,
+        named: usize,
+        put_up: Chips,
+        smallest: Chips,
+    },
 }
 
 impl Classified for Rejection {
@@ -316,6 +337,7 @@ impl Classified for Rejection {
             | R::CountTooLarge { .. }
             | R::InvalidText { .. }
             | R::NothingToRemove
+            | R::ColourUpChips { .. }
             | R::CorrectionTooLarge { .. } => ErrorKind::Malformed,
             R::SeatOccupied { .. }
             | R::SeatEmpty { .. }
@@ -384,6 +406,9 @@ impl Classified for Rejection {
             | R::SurrenderInHand { .. }
             | R::NoShowInHand { .. }
             | R::ButtonAlreadyDrawn
+            | R::NothingToRace { .. }
+            | R::NotRacing { .. }
+            | R::RaceWinners { .. }
             | R::RemovalTooLarge { .. } => ErrorKind::Refused,
         }
     }

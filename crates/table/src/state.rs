@@ -143,6 +143,9 @@ pub struct TableState {
     pub(crate) uncounted: bool,
     /// The first button, drawn by high card before the first hand.
     pub(crate) drawn_button: Option<Seat>,
+    /// The smallest chip in play as the table last played or raced: the
+    /// last hand's level's, or the last colour-up's (0 before either).
+    pub(crate) smallest_chip: Chips,
 }
 
 pub(crate) fn idx(seat: Seat) -> usize {
@@ -189,6 +192,27 @@ impl TableState {
     /// to their winners, the other hands played are not known).
     pub fn uncounted(&self) -> bool {
         self.uncounted
+    }
+
+    /// The smallest chip in play as the table last played or raced: the
+    /// last hand's level's, or the last colour-up's (0 before either).
+    pub fn smallest_chip(&self) -> Chips {
+        self.smallest_chip
+    }
+
+    /// The chip race a hand at `level` waits for: the table last played
+    /// (or raced) with a smaller chip than the level's, and a stack still
+    /// holds chips under the level's (TDA 24). The chip leaving play.
+    pub fn colour_up_due(&self, level: &Level) -> Option<Chips> {
+        let last = self.smallest_chip;
+        (last > 0
+            && level.smallest_chip > last
+            && self
+                .seats()
+                .iter()
+                .flatten()
+                .any(|s| s.stack > 0 && !s.stack.is_multiple_of(level.smallest_chip)))
+        .then_some(last)
     }
 
     /// The hand being played, between `HandStarted` and `HandEnded`.
@@ -516,6 +540,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             deal,
             ..
         } => {
+            state.smallest_chip = level.smallest_chip;
             let mut players = [None; MAX_SEATS];
             for &(seat, _) in stacks {
                 if let Some(Some(s)) = state.seats.get_mut(idx(seat)) {
@@ -831,6 +856,16 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
                 s.stack = s.stack.saturating_sub(*amount);
             }
+        }
+        TableEvent::ColouredUp {
+            smallest, raced, ..
+        } => {
+            for r in raced {
+                if let Some(Some(s)) = state.seats.get_mut(idx(r.seat)) {
+                    s.stack = r.after;
+                }
+            }
+            state.smallest_chip = *smallest;
         }
         TableEvent::HandEnded { busted, .. } => {
             // Each hand dealt during a penalty counts towards it (TDA 71).

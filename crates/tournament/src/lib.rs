@@ -19,7 +19,7 @@ pub mod timing;
 
 pub use conductor::{
     Begin, CARRIER, CLOCK_REACTIONS, ClockService, Conductor, DealMode, HandSummary, Hosts,
-    NextTurn, PAYOUT_REACTIONS, REACTIONS, REGISTRY_REACTIONS, Refusal, Remote, RemoteError, Sent,
-    TableService, TournamentError, TournamentSpec, Turn, draws_from_ids,
+    NextTurn, PAYOUT_REACTIONS, RACE_SEEDS, REACTIONS, REGISTRY_REACTIONS, Refusal, Remote,
+    RemoteError, Sent, TableService, TournamentError, TournamentSpec, Turn, draws_from_ids,
 };
 pub use felt_service::Draws;

@@ -2464,3 +2464,143 @@ async fn the_floor_warns_and_penalises_by_the_house_scale() {
     let view = get_table(&mut client, "tv").await;
     assert_eq!(view.seats[1].penalty_hands, 3);
 }
+
+/// Colour-ups over gRPC (TDA 24): the dealer enters the race run with
+/// real cards, or the engine deals it from a seed the service draws;
+/// between hands only, a race naming the wrong number of winners refused
+/// with the rule, nothing changed; a partner reads the race.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dealer_enters_a_chip_race_and_the_engine_deals_one() {
+    use pb::action::Kind as A;
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(&dir.path().join("data"));
+    let mut client = service.client().await;
+    set_up(&mut client).await;
+    let colour_up = |leaving: u64, smallest: u64, race: Option<pb::colour_up::Race>| {
+        C::ColourUp(pb::ColourUp {
+            leaving,
+            smallest,
+            race,
+        })
+    };
+    let entered = |winners: &[u32]| {
+        Some(pb::colour_up::Race::Entered(pb::EnteredRace {
+            winners: winners.to_vec(),
+        }))
+    };
+    // During the hand: refused.
+    let e = run(
+        &mut client,
+        "race",
+        colour_up(50, 100, entered(&[2])),
+        "dealer-1",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    while let Some(seat) = get_table(&mut client, "tv")
+        .await
+        .hand
+        .and_then(|h| h.to_act)
+    {
+        let fold = act(seat, A::Fold(pb::Fold {}));
+        run(&mut client, &format!("fold-{seat}"), fold, "dealer-1")
+            .await
+            .unwrap();
+    }
+    let before = get_table(&mut client, "tv").await;
+    let stacks: Vec<u64> = before.seats.iter().map(|s| s.stack).collect();
+    // The blinds moved 50: two stacks put up 50 each, one chip of 100.
+    let mut odd: Vec<u32> = before
+        .seats
+        .iter()
+        .filter(|s| s.stack % 100 != 0)
+        .map(|s| s.seat)
+        .collect();
+    // (The larger first: it wins the dealer's race below.)
+    odd.sort_by_key(|&s| std::cmp::Reverse(before.seats[s as usize - 1].stack));
+    assert_eq!(odd.len(), 2, "{stacks:?}");
+    // Not a partner's; a race is required; one winner for one chip.
+    let e = run(
+        &mut client,
+        "race",
+        colour_up(50, 100, entered(&[odd[0]])),
+        "tv",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    let e = run(&mut client, "race", colour_up(50, 100, None), "dealer-1")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("colour_up.race"), "{e:?}");
+    let e = run(
+        &mut client,
+        "race",
+        colour_up(50, 100, entered(&odd)),
+        "dealer-1",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert_eq!(
+        e.metadata().get("felt-rule").and_then(|v| v.to_str().ok()),
+        Some("TDA 24")
+    );
+    assert_eq!(get_table(&mut client, "tv").await.version, before.version);
+    // The dealer's race: the larger odd stack wins the chip.
+    let events = run(
+        &mut client,
+        "race",
+        colour_up(50, 100, entered(&odd[..1])),
+        "dealer-1",
+    )
+    .await
+    .unwrap();
+    let Some(pb::table_event::Kind::ColouredUp(c)) =
+        events[0].event.as_ref().and_then(|e| e.kind.clone())
+    else {
+        panic!("{events:?}")
+    };
+    assert!(c.seed.is_empty(), "entered by the dealer");
+    let results: Vec<(u32, u64, bool, u64)> = c
+        .raced
+        .iter()
+        .map(|r| (r.seat, r.odd, r.won, r.after))
+        .collect();
+    let stack_of = |seat: u32| stacks[seat as usize - 1];
+    let mut expected = [
+        (odd[0], 50, true, stack_of(odd[0]) + 50),
+        (odd[1], 50, false, stack_of(odd[1]) - 50),
+    ];
+    expected.sort_unstable();
+    assert_eq!(results, expected, "in seat order");
+    let after = get_table(&mut client, "tv").await;
+    assert!(after.seats.iter().all(|s| s.stack % 100 == 0), "{after:?}");
+    // The director's unscheduled colour-up of the 100 (TDA 25), dealt by
+    // the engine from a seed the service drew.
+    let drawn = Some(pb::colour_up::Race::Drawn(pb::DrawnRace {}));
+    let events = run(
+        &mut client,
+        "race-100",
+        colour_up(100, 1_000, drawn),
+        "boss",
+    )
+    .await
+    .unwrap();
+    let Some(pb::table_event::Kind::ColouredUp(c)) =
+        events[0].event.as_ref().and_then(|e| e.kind.clone())
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(c.seed.len(), 32, "the engine's seed is recorded");
+    assert!(c.raced.iter().all(|r| r.cards.len() as u64 == r.odd / 100));
+    let total = |t: &pb::TableView| t.seats.iter().map(|s| s.stack).sum::<u64>();
+    let put_up: u64 = c.raced.iter().map(|r| r.odd).sum();
+    let given = c.raced.iter().filter(|r| r.won).count() as u64;
+    // (The value put up in chips of 1,000, rounded half up.)
+    assert_eq!(given, (put_up + 500) / 1_000);
+    let now = get_table(&mut client, "tv").await;
+    assert_eq!(total(&now), total(&after) - put_up + given * 1_000);
+}

@@ -111,4 +111,44 @@ impl Decider<'_> {
         });
         Ok(())
     }
+
+    /// A colour-up between hands: the race decided, the smallest chip
+    /// from here on (TDA 24, 25).
+    pub(super) fn colour_up(
+        &mut self,
+        leaving: Chips,
+        smallest: Chips,
+        race: &ChipRace,
+    ) -> Result<(), Rejection> {
+        if self.state.size == 0 {
+            return Err(Rejection::TableNotOpen);
+        }
+        self.between_hands()?;
+        let stacks: Vec<(Seat, EntryId, Chips)> = (1..=self.state.size)
+            .filter_map(|s| self.state.seat(s).map(|p| (s, p.player, p.stack)))
+            .filter(|(_, _, stack)| *stack > 0)
+            .collect();
+        let raced = crate::race::chip_race(leaving, smallest, &stacks, race)?;
+        let total = u128::from(self.state.chips_in_play())
+            + raced
+                .iter()
+                .map(|r| u128::from(r.after.saturating_sub(r.before)))
+                .sum::<u128>();
+        if total > u128::from(MAX_CHIPS) {
+            return Err(Rejection::CountTooLarge {
+                total,
+                max: MAX_CHIPS,
+            });
+        }
+        self.emit(TableEvent::ColouredUp {
+            leaving,
+            smallest,
+            seed: match race {
+                ChipRace::Drawn { seed } => Some(*seed),
+                ChipRace::Entered { .. } => None,
+            },
+            raced,
+        });
+        Ok(())
+    }
 }

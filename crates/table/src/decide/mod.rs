@@ -141,6 +141,11 @@ impl Decider<'_> {
                 removal,
                 reason,
             } => self.remove_chips(*seat, *player, *amount, *removal, reason),
+            Command::ColourUp {
+                leaving,
+                smallest,
+                race,
+            } => self.colour_up(*leaving, *smallest, race),
         }
     }
 

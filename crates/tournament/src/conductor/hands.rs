@@ -4,6 +4,11 @@
 #[allow(clippy::wildcard_imports)]
 use super::*;
 
+/// The numbers past every hand's that a table's deck closure is asked
+/// for a chip race's seed at (with the new smallest chip): a race never
+/// shares a hand's deck.
+pub const RACE_SEEDS: u64 = 1 << 63;
+
 impl<L: EventLog + 'static> Conductor<L> {
     /// Asks to deal the next hand at a table: seating must allow it and the
     /// clock must not be on a break; the hand is played with the clock's
@@ -170,6 +175,48 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
     }
 
+    /// At a table the engine deals, the chip race a colour-up left due
+    /// (TDA 24: the table last played with a chip the level no longer
+    /// has, and a stack holds some), run before the hand from a seed the
+    /// deck gives past every hand's number ([`RACE_SEEDS`] and the new
+    /// smallest chip), under `colour-up-{smallest}`. Refused once run (a
+    /// hand begun again after a restart): the race stands.
+    async fn race_if_due(
+        &self,
+        t: &str,
+        table: TableNo,
+        level: &felt_table::Level,
+        deck: &(dyn Fn(u64) -> Seed + Send + Sync),
+        now: Millis,
+    ) -> Result<()> {
+        let stream = felt_tablelog::stream(t, table)?;
+        // This process's view first; the log's once a colour-up may be due.
+        if self.tables.cached_state(&stream).await?.0.smallest_chip() >= level.smallest_chip {
+            return Ok(());
+        }
+        let state = self.tables.state(&stream).await?.0;
+        let Some(leaving) = state.colour_up_due(level) else {
+            return Ok(());
+        };
+        let smallest = level.smallest_chip;
+        let race = Command::ColourUp {
+            leaving,
+            smallest,
+            race: felt_table::ChipRace::Drawn {
+                seed: deck(RACE_SEEDS | smallest),
+            },
+        };
+        match self
+            .table_cmd(t, table, &format!("colour-up-{smallest}"), now, race)
+            .await
+        {
+            Ok(_) | Err(TournamentError::Table { .. } | TournamentError::TableRefused { .. }) => {
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Deals the hand seating granted at a table; whether it had been dealt
     /// before (the same command id).
     pub(super) async fn deal(
@@ -193,7 +240,11 @@ impl<L: EventLog + 'static> Conductor<L> {
                 Err(e) => return Err(e),
             }
         }
-        let deal = match self.deal_mode(t).await? {
+        let mode = self.deal_mode(t).await?;
+        if mode != DealMode::Physical {
+            self.race_if_due(t, table, &level, deck, now).await?;
+        }
+        let deal = match mode {
             DealMode::Digital => Deal::Digital { seed: deck(hand) },
             DealMode::Shared => Deal::Shared { seed: deck(hand) },
             DealMode::Physical => Deal::Physical,

@@ -29,6 +29,7 @@ pub use crate::reactions::hand_end::HandSummary;
 
 mod carry;
 mod hands;
+pub use hands::RACE_SEEDS;
 mod react;
 mod registration;
 use crate::reactions::{self, Order, TableOrder};

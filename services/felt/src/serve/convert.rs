@@ -363,6 +363,25 @@ pub(crate) fn command(
             reason: d.reason.clone(),
         },
         C::DrawButton(_) => Command::DrawButton { seed: deck() },
+        C::ColourUp(c) => Command::ColourUp {
+            leaving: c.leaving,
+            smallest: c.smallest,
+            race: match &c.race {
+                Some(pb::colour_up::Race::Drawn(_)) => felt_table::ChipRace::Drawn { seed: deck() },
+                Some(pb::colour_up::Race::Entered(e)) => felt_table::ChipRace::Entered {
+                    winners: e
+                        .winners
+                        .iter()
+                        .map(|&w| seat(w, "colour_up.entered.winners"))
+                        .collect::<Result<_, Status>>()?,
+                },
+                None => {
+                    return Err(Status::invalid_argument(
+                        "colour_up.race: drawn (the engine deals the race) or entered (the dealer's winners)",
+                    ));
+                }
+            },
+        },
         C::Surrender(s) => Command::Surrender {
             seat: seat(s.seat, "surrender.seat")?,
             player: EntryId(s.entry),

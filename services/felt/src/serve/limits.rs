@@ -369,6 +369,10 @@ impl Bounded for pb::ExecuteRequest {
                 text("correct_stack.reason", &c.reason, REASON)
             }
             Some(C::RemoveChips(r)) => text("remove_chips.reason", &r.reason, REASON),
+            Some(C::ColourUp(pb::ColourUp {
+                race: Some(pb::colour_up::Race::Entered(e)),
+                ..
+            })) => seats("colour_up.entered.winners", e.winners.len()),
             Some(C::Disqualify(d)) => text("disqualify.reason", &d.reason, REASON),
             Some(C::CountStacks(c)) => {
                 text("count_stacks.count", &c.count, felt_table::MAX_COUNT_NAME)?;

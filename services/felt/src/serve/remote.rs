@@ -106,6 +106,23 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
         }),
         // The table service draws the seed itself.
         Command::DrawButton { .. } => C::DrawButton(pb::DrawButton {}),
+        Command::ColourUp {
+            leaving,
+            smallest,
+            race,
+        } => C::ColourUp(pb::ColourUp {
+            leaving: *leaving,
+            smallest: *smallest,
+            race: Some(match race {
+                // (As the button's draw: the table service's seed.)
+                felt_table::ChipRace::Drawn { .. } => pb::colour_up::Race::Drawn(pb::DrawnRace {}),
+                felt_table::ChipRace::Entered { winners } => {
+                    pb::colour_up::Race::Entered(pb::EnteredRace {
+                        winners: winners.iter().map(|&w| u32::from(w)).collect(),
+                    })
+                }
+            }),
+        }),
         Command::Surrender { seat, player } => C::Surrender(pb::Surrender {
             seat: u32::from(*seat),
             entry: player.0,
@@ -392,6 +409,13 @@ mod tests {
             },
             Command::DrawButton {
                 seed: felt_cards::Seed::from_u64(7),
+            },
+            Command::ColourUp {
+                leaving: 25,
+                smallest: 100,
+                race: felt_table::ChipRace::Entered {
+                    winners: vec![2, 5],
+                },
             },
             Command::StartHand {
                 level: Level {

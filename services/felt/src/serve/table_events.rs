@@ -633,6 +633,29 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             removal: removal(*r).into(),
             reason: reason.clone(),
         }),
+        TableEvent::ColouredUp {
+            leaving,
+            smallest,
+            seed,
+            raced,
+        } => Kind::ColouredUp(te::ColouredUp {
+            leaving: *leaving,
+            smallest: *smallest,
+            seed: seed.map(|s| s.0.to_vec()).unwrap_or_default(),
+            raced: raced
+                .iter()
+                .map(|r| te::Raced {
+                    seat: r.seat.into(),
+                    entry: r.player.get(),
+                    before: r.before,
+                    odd: r.odd,
+                    cards: r.cards.iter().map(ToString::to_string).collect(),
+                    won: r.won,
+                    saved: r.saved,
+                    after: r.after,
+                })
+                .collect(),
+        }),
     };
     pb::TableEvent { kind: Some(kind) }
 }
@@ -1037,6 +1060,38 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
                 .map_err(|e| bad("chips_removed.removal", e))?,
             reason: r.reason.clone(),
         },
+        Kind::ColouredUp(c) => TableEvent::ColouredUp {
+            leaving: c.leaving,
+            smallest: c.smallest,
+            seed: if c.seed.is_empty() {
+                None
+            } else {
+                Some(Seed(bytes32(&c.seed, "coloured_up.seed")?))
+            },
+            raced: c
+                .raced
+                .iter()
+                .map(|r| {
+                    Ok(felt_table::Raced {
+                        seat: seat(r.seat, "coloured_up.raced.seat")?,
+                        player: EntryId(r.entry),
+                        before: r.before,
+                        odd: r.odd,
+                        cards: r
+                            .cards
+                            .iter()
+                            .map(|c| {
+                                c.parse::<Card>()
+                                    .map_err(|e| bad("coloured_up.raced.cards", e.to_string()))
+                            })
+                            .collect::<Result<_, _>>()?,
+                        won: r.won,
+                        saved: r.saved,
+                        after: r.after,
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        },
     })
 }
 
@@ -1379,6 +1434,48 @@ mod tests {
                 removal: Removal::Director,
                 reason: "the 25s leave play".into(),
             },
+            TableEvent::ColouredUp {
+                leaving: 25,
+                smallest: 100,
+                seed: Some(Seed([5; 32])),
+                raced: vec![
+                    felt_table::Raced {
+                        seat: 2,
+                        player: EntryId(9),
+                        before: 1_075,
+                        odd: 75,
+                        cards: vec![c("Qh"), c("3d"), c("7s")],
+                        won: true,
+                        saved: false,
+                        after: 1_100,
+                    },
+                    felt_table::Raced {
+                        seat: 6,
+                        player: EntryId(10),
+                        before: 25,
+                        odd: 25,
+                        cards: vec![c("2c")],
+                        won: false,
+                        saved: true,
+                        after: 100,
+                    },
+                ],
+            },
+            TableEvent::ColouredUp {
+                leaving: 25,
+                smallest: 100,
+                seed: None,
+                raced: vec![felt_table::Raced {
+                    seat: 1,
+                    player: EntryId(11),
+                    before: 950,
+                    odd: 50,
+                    cards: Vec::new(),
+                    won: true,
+                    saved: false,
+                    after: 1_000,
+                }],
+            },
         ]
     }
 
@@ -1388,8 +1485,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 41 kinds of event a table records.)
-        assert_eq!(kinds.len(), 41);
+        // (All 42 kinds of event a table records.)
+        assert_eq!(kinds.len(), 42);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());
