@@ -191,6 +191,10 @@ fn a_physical_deal_is_played_to_a_winner_by_dealers_entering_what_a_tablet_would
     let (ok, out) = audit(&["--data", data]);
     assert!(ok, "{out}");
     assert!(out.contains(" 0 failed"), "{out}");
+    // At a break that coloured up, each table with odd chips waited for
+    // its dealer to enter the race run with real cards (TDA 24).
+    assert!(out.contains("race entered by the dealer"), "{out}");
+    assert!(!out.contains("race dealt by the engine"), "{out}");
     // Table 1's first hands as PHH: dealt face down to everyone (no card
     // known to the service), boards entered, hands tabled with their cards.
     let hands: Vec<String> = (1..=30)

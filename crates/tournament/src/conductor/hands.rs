@@ -153,6 +153,13 @@ impl<L: EventLog + 'static> Conductor<L> {
                 };
             }
             drop(seating);
+            // A physical table's dealer enters its chip race first.
+            if let Some(leaving) = self.race_due(t, table, &level).await? {
+                return Ok(Begin::RaceDue {
+                    leaving,
+                    smallest: level.smallest_chip,
+                });
+            }
             match self
                 .seat_cmd(
                     t,
@@ -173,6 +180,25 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
             return Ok(self.deal(t, table, &begun, level, deck, now).await?.0);
         }
+    }
+
+    /// At a table whose dealer deals real cards, the chip race a colour-up
+    /// left due (the chip leaving play): the dealer enters it before the
+    /// table's next hand is granted.
+    async fn race_due(
+        &self,
+        t: &str,
+        table: TableNo,
+        level: &felt_table::Level,
+    ) -> Result<Option<felt_table::Chips>> {
+        if self.deal_mode(t).await? != DealMode::Physical {
+            return Ok(None);
+        }
+        let stream = felt_tablelog::stream(t, table)?;
+        if self.tables.cached_state(&stream).await?.0.smallest_chip() >= level.smallest_chip {
+            return Ok(None);
+        }
+        Ok(self.tables.state(&stream).await?.0.colour_up_due(level))
     }
 
     /// At a table the engine deals, the chip race a colour-up left due

@@ -289,6 +289,14 @@ pub enum Begin {
     OnBreak(Millis),
     /// The table is closed.
     Closed,
+    /// A physical table's chip race is due before the hand (TDA 24): the
+    /// `leaving` chip left play at a break and `smallest` is the smallest
+    /// still in play. The dealer enters the race the table ran
+    /// (`ColourUp`), then asks again.
+    RaceDue {
+        leaving: felt_table::Chips,
+        smallest: felt_table::Chips,
+    },
 }
 
 /// A hand end's turn at seating, when hand ends are reported concurrently:

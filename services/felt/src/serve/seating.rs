@@ -1068,6 +1068,9 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             Begin::Wait(reason) => Outcome::Wait(reason),
             Begin::OnBreak(ms) => Outcome::OnBreakMs(ms),
             Begin::Closed => Outcome::Closed(true),
+            Begin::RaceDue { leaving, smallest } => {
+                Outcome::RaceDue(pb::ChipRaceDue { leaving, smallest })
+            }
         };
         Ok(Response::new(pb::BeginHandResponse {
             outcome: Some(outcome),

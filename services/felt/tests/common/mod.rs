@@ -308,6 +308,10 @@ pub(crate) async fn play_hand(
     let mut view = match begin.outcome.expect("an outcome") {
         Outcome::Closed(_) => return Hand::Closed,
         Outcome::Wait(_) | Outcome::OnBreakMs(_) => return Hand::Wait,
+        Outcome::RaceDue(due) => {
+            enter_race(tables, tournament, table, &due, token).await;
+            return Hand::Wait;
+        }
         Outcome::Dealt(dealt) => dealt.table.expect("the table"),
     };
     let mut k = 0;
@@ -358,6 +362,61 @@ pub(crate) async fn play_hand(
         view = out.table.expect("the table");
     }
     Hand::Played
+}
+
+/// A physical table's dealer enters the chip race seating asked for (TDA
+/// 24): the lowest seats with odd chips win the chips the race gives.
+pub(crate) async fn enter_race(
+    tables: &TableServiceClient<Channel>,
+    tournament: &str,
+    table: u32,
+    due: &pb::ChipRaceDue,
+    token: &str,
+) {
+    let at = || {
+        Some(pb::TableRef {
+            tournament_id: tournament.into(),
+            table,
+        })
+    };
+    let view = retry(|| {
+        let mut c = tables.clone();
+        let req = with(pb::GetTableRequest { table: at() }, token);
+        async move { c.get_table(req).await }
+    })
+    .await
+    .expect("the table")
+    .into_inner()
+    .table
+    .expect("the table");
+    let odd: Vec<(u32, u64)> = view
+        .seats
+        .iter()
+        .filter(|s| s.stack % due.smallest != 0)
+        .map(|s| (s.seat, s.stack % due.smallest))
+        .collect();
+    let put_up: u64 = odd.iter().map(|o| o.1).sum();
+    let given = usize::try_from((put_up + due.smallest / 2) / due.smallest).unwrap();
+    let race = pb::ColourUp {
+        leaving: due.leaving,
+        smallest: due.smallest,
+        race: Some(pb::colour_up::Race::Entered(pb::EnteredRace {
+            winners: odd.iter().take(given).map(|o| o.0).collect(),
+        })),
+    };
+    let req = pb::ExecuteRequest {
+        provenance: None,
+        table: at(),
+        command_id: format!("race-{}", due.smallest),
+        command: Some(pb::execute_request::Command::ColourUp(race)),
+    };
+    retry(|| {
+        let mut c = tables.clone();
+        let req = with(req.clone(), token);
+        async move { c.execute(req).await }
+    })
+    .await
+    .expect("the race entered");
 }
 
 /// A hand of a shared deck waits for the table's entropy: the table's

@@ -332,6 +332,10 @@ impl Sim {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                     continue;
                 }
+                Some(Outcome::RaceDue(due)) => {
+                    self.enter_race(table, &due, &mut rng).await?;
+                    continue;
+                }
                 Some(Outcome::Dealt(dealt)) => {
                     waiting = Waiting::default();
                     dealt.table.unwrap_or_default()
@@ -445,6 +449,61 @@ impl Sim {
                 tokio::time::sleep(self.pace).await;
             }
         }
+    }
+
+    /// A physical table's chip race (TDA 24), run with the simulation's
+    /// own cards as a dealer runs it with real ones (one card per odd chip
+    /// from seat 1, the highest win), and the seats that won entered.
+    async fn enter_race(
+        &self,
+        table: u32,
+        due: &pb::ChipRaceDue,
+        rng: &mut ChaCha8Rng,
+    ) -> anyhow::Result<()> {
+        let view = self.table_view(table).await?;
+        let stacks: Vec<(u8, felt_table::EntryId, u64)> = view
+            .seats
+            .iter()
+            .filter(|s| s.stack > 0)
+            .filter_map(|s| {
+                Some((
+                    u8::try_from(s.seat).ok()?,
+                    felt_table::EntryId(s.entry),
+                    s.stack,
+                ))
+            })
+            .collect();
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let drawn = felt_table::ChipRace::Drawn { seed: Seed(seed) };
+        let raced = felt_table::chip_race(due.leaving, due.smallest, &stacks, &drawn)?;
+        let race = pb::ColourUp {
+            leaving: due.leaving,
+            smallest: due.smallest,
+            race: Some(pb::colour_up::Race::Entered(pb::EnteredRace {
+                winners: raced
+                    .iter()
+                    .filter(|r| r.won)
+                    .map(|r| u32::from(r.seat))
+                    .collect(),
+            })),
+        };
+        let execute = pb::ExecuteRequest {
+            provenance: None,
+            table: Some(pb::TableRef {
+                tournament_id: self.tournament.to_string(),
+                table,
+            }),
+            command_id: format!("race-{}", due.smallest),
+            command: Some(pb::execute_request::Command::ColourUp(race)),
+        };
+        again("enter a chip race", || {
+            let mut c = self.tables(table);
+            let req = self.request(execute.clone());
+            async move { c.execute(req).await }
+        })
+        .await?;
+        Ok(())
     }
 
     /// The credential of the entry in a seat, issued by the table service

@@ -81,7 +81,7 @@ impl Sim {
         .await
     }
 
-    async fn table_view(&self, table: u32) -> Result<pb::TableView, Status> {
+    pub(super) async fn table_view(&self, table: u32) -> Result<pb::TableView, Status> {
         let get = pb::GetTableRequest {
             table: Some(pb::TableRef {
                 tournament_id: self.tournament.clone(),
