@@ -334,6 +334,8 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     // The floor's corrections: chips a correction added to play, and chips
     // it (or a removal) took out.
     let (mut corrected_in, mut corrected_out) = (0u128, 0u128);
+    // The add-ons' chips the tables put on stacks, by entry.
+    let mut added_on: BTreeMap<EntryId, u64> = BTreeMap::new();
     for table in 1..=seating.room().last_table {
         let stream = felt_tablelog::stream(t, table)?;
         let Some((events, envs)) = load::<TableEvent>(streams, &stream, report).await? else {
@@ -438,6 +440,10 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                         unrecorded.hands
                     ));
                 }
+                TableEvent::AddOnAdded { player, chips, .. } => {
+                    seated += u128::from(*chips);
+                    *added_on.entry(*player).or_default() += *chips;
+                }
                 TableEvent::ColouredUp {
                     leaving,
                     smallest,
@@ -531,8 +537,39 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     }
     // (A no-show's chips were on a table until their removal.)
     let entries = u128::from(seating.entries_in()) + seating.no_shows().len() as u128;
-    // Chips bought in, and what the floor's corrections put in or took out.
-    let bought = (entries * u128::from(settings.starting_stack) + corrected_in)
+    // The add-ons' chips: each on a stack once, for an add-on seating
+    // sold with those chips (one still on its way is noted).
+    let sold = seating.add_ons();
+    let strays: Vec<String> = added_on
+        .iter()
+        .filter(|(entry, chips)| sold.get(*entry) != Some(*chips))
+        .map(|(entry, chips)| format!("entry {entry}: {chips}"))
+        .collect();
+    report.check(
+        &format!("{t}: add-on chips on the tables are add-ons sold"),
+        if strays.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("not as sold: {}", strays.join(", ")))
+        },
+    );
+    let on_the_way = sold.keys().filter(|e| !added_on.contains_key(e)).count();
+    if !sold.is_empty() {
+        report.note(format!(
+            "{t}: {} add-on(s) sold, {} chips on the tables{}",
+            sold.len(),
+            added_on.values().map(|&c| u128::from(c)).sum::<u128>(),
+            if on_the_way > 0 {
+                format!(", {on_the_way} on the way to their stack")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let add_on_chips: u128 = added_on.values().map(|&c| u128::from(c)).sum();
+    // Chips bought in (entries and add-ons), and what the floor's
+    // corrections put in or took out.
+    let bought = (entries * u128::from(settings.starting_stack) + add_on_chips + corrected_in)
         .saturating_sub(corrected_out);
     check_counts(t, &counts, report);
     let (found, missed) = counts.iter().fold((0u128, 0u128), |(f, m), c| {
@@ -582,6 +619,19 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             fold::<PayoutState, _>(&format!("{t}.payout"), events, PayoutState::apply, report)
         {
             check_places(t, &seating_events, &seating, &state, report);
+            // Every add-on seating sold is paid into the pool.
+            report.check(
+                &format!("{t}: every add-on sold is in the pool"),
+                (state.add_ons() as usize == seating.add_ons().len())
+                    .then_some(())
+                    .ok_or_else(|| {
+                        format!(
+                            "seating sold {}, payout holds {}",
+                            seating.add_ons().len(),
+                            state.add_ons()
+                        )
+                    }),
+            );
         }
     }
     Ok(count)

@@ -92,6 +92,12 @@ pub enum PayoutEvent {
         pool: Pool,
         sheet: PaySheet,
     },
+    /// An add-on bought after registration closed: the pool and the pay
+    /// sheet grow with its price (the places paid stay).
+    PoolGrown {
+        pool: Pool,
+        sheet: PaySheet,
+    },
     /// Busts as reported, before places can be given (during registration).
     Busted {
         busts: Vec<Bust>,
@@ -150,6 +156,7 @@ impl PayoutEvent {
             PayoutEvent::Configured { .. } => "Configured",
             PayoutEvent::EntryRecorded { .. } => "EntryRecorded",
             PayoutEvent::AddOnRecorded { .. } => "AddOnRecorded",
+            PayoutEvent::PoolGrown { .. } => "PoolGrown",
             PayoutEvent::EntryRemoved { .. } => "EntryRemoved",
             PayoutEvent::RegistrationClosed { .. } => "RegistrationClosed",
             PayoutEvent::Busted { .. } => "Busted",
@@ -293,7 +300,25 @@ fn record_add_on(state: &PayoutState, entry: &EntryId) -> Decided {
             max: crate::MAX_FIELD.into(),
         });
     }
-    Ok(vec![PayoutEvent::AddOnRecorded { entry: *entry }])
+    let mut events = vec![PayoutEvent::AddOnRecorded { entry: *entry }];
+    // After the close, the fixed pool grows with the price, as long as
+    // nobody has been paid a prize from it.
+    if let (Some(_), Some(before)) = (state.pool, &state.sheet) {
+        if state.entries.values().any(|e| e.prize > 0) {
+            return Err(PayoutError::AddOnAfterMoney);
+        }
+        let entries = state.entries.len() as u32;
+        let pool = s.pool(entries, state.add_ons + 1)?;
+        let sheet = s.sheet(entries, state.add_ons + 1)?;
+        if sheet.paid() != before.paid() {
+            return Err(PayoutError::AddOnChangesPlaces {
+                before: before.paid(),
+                now: sheet.paid(),
+            });
+        }
+        events.push(PayoutEvent::PoolGrown { pool, sheet });
+    }
+    Ok(events)
 }
 
 /// The pool and the pay sheet fixed; the busts that waited are placed.

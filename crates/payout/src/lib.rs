@@ -112,6 +112,12 @@ pub enum PayoutError {
     EntryBusted { entry: EntryId },
     #[error("this tournament has no add-ons")]
     NoAddOns,
+    #[error(
+        "an add-on now would change the prizes of places already paid: the pool grows only before anyone is placed in the money"
+    )]
+    AddOnAfterMoney,
+    #[error("an add-on now would pay {now} places instead of the {before} already set")]
+    AddOnChangesPlaces { before: u32, now: u32 },
     #[error("no busts given")]
     NoBusts,
     #[error("{remaining} players remain: at least one must keep chips")]
@@ -172,6 +178,8 @@ impl felt_vocabulary::Classified for PayoutError {
             | P::DuplicateEntry { .. }
             | P::EntryBusted { .. }
             | P::NoAddOns
+            | P::AddOnAfterMoney
+            | P::AddOnChangesPlaces { .. }
             | P::NoBusts
             | P::EveryoneBusted { .. }
             | P::MixedBustOrder

@@ -223,7 +223,8 @@ impl PayoutState {
                     e.add_ons += 1;
                 }
             }
-            PayoutEvent::RegistrationClosed { pool, sheet } => {
+            PayoutEvent::RegistrationClosed { pool, sheet }
+            | PayoutEvent::PoolGrown { pool, sheet } => {
                 self.pool = Some(*pool);
                 self.prizes = sheet.prizes();
                 self.sheet = Some(sheet.clone());

@@ -911,3 +911,67 @@ fn a_disqualified_entry_placed_as_they_stand_is_paid_and_forfeits_their_bounty()
     assert_eq!(state.entry(EntryId(2)).unwrap().place, Some((3, 3)));
     assert_eq!(state.forfeited(), 2_000);
 }
+
+/// Issue 27's add-on after the close: given a fixed pool, when an entry
+/// buys the add-on, then the pool and the pay sheet grow with its price,
+/// the places paid the same; once anyone has been paid a prize, the pool
+/// no longer grows and the add-on is refused.
+#[test]
+fn an_add_on_after_the_close_grows_the_pool_until_the_money() {
+    let Command::Configure {
+        name,
+        mut settings,
+        busts,
+    } = configure(SimultaneousBusts::ShareAcrossTables)
+    else {
+        unreachable!()
+    };
+    settings.add_on = 2_000;
+    let mut commands = vec![Command::Configure {
+        name,
+        settings,
+        busts,
+    }];
+    commands.extend(entries(10));
+    commands.push(Command::CloseRegistration);
+    let (mut state, _) = run(&commands);
+    let before = state.pool().unwrap().prize_pool;
+    let paid = state.sheet().unwrap().paid();
+    let events = decide(&state, &Command::RecordAddOn { entry: EntryId(4) }).unwrap();
+    let [
+        PayoutEvent::AddOnRecorded { entry },
+        PayoutEvent::PoolGrown { pool, sheet },
+    ] = events.as_slice()
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(*entry, EntryId(4));
+    assert_eq!(pool.prize_pool, before + 2_000);
+    assert_eq!(sheet.paid(), paid);
+    for e in &events {
+        state.apply(e);
+    }
+    assert_eq!(state.pool().unwrap().prize_pool, before + 2_000);
+    // Seven out, none paid: it still grows. The eighth is paid third:
+    // then the add-on is refused.
+    for (k, entry) in (3..=10).rev().enumerate() {
+        if k == 7 {
+            let more = decide(&state, &Command::RecordAddOn { entry: EntryId(2) }).unwrap();
+            assert!(matches!(more[1], PayoutEvent::PoolGrown { .. }), "{more:?}");
+        }
+        let events = decide(
+            &state,
+            &Command::RecordBusts {
+                busts: vec![numbered(entry, 1, 1, k as u32 + 1)],
+            },
+        )
+        .unwrap();
+        for e in &events {
+            state.apply(e);
+        }
+    }
+    assert_eq!(
+        decide(&state, &Command::RecordAddOn { entry: EntryId(1) }),
+        Err(PayoutError::AddOnAfterMoney)
+    );
+}

@@ -78,6 +78,19 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             level,
         } => re_enter_by_surrender(state, settings, player, name, *level, rng),
         RemovalCompleted { entry, stack } => removal_completed(state, *entry, *stack, rng),
+        SellAddOn { entry, level } => sell_add_on(state, settings, *entry, *level),
+        AddOnDelivered { entry } => {
+            let &(table, _, chips) = state
+                .room
+                .add_ons
+                .get(entry)
+                .ok_or(SeatingError::NoAddOnPending { entry: *entry })?;
+            Ok(vec![SeatingEvent::AddOnDelivered {
+                entry: *entry,
+                table,
+                chips,
+            }])
+        }
         ReleaseTable { table } => release_table(state, *table),
         OpenLateEntries { reason } => open_late_entries(state, reason),
         AnnounceLate { entry } => announce_late(state, settings, *entry),
@@ -515,6 +528,32 @@ fn settled(state: &SeatingState, entry: EntryId) -> Result<(TableNo, Seat), Seat
         return Err(SeatingError::NotSettled { entry });
     }
     Ok((table, seat))
+}
+
+/// The floor sells the house's add-on to a seated player, one per entry,
+/// through the break after its last level, between their table's hands:
+/// the next hand there waits for the chips.
+fn sell_add_on(state: &SeatingState, settings: &Settings, entry: EntryId, level: u32) -> Decided {
+    let terms = settings.add_on.ok_or(SeatingError::NoAddOn)?;
+    let (table, seat) = settled(state, entry)?;
+    if level > terms.last_level {
+        return Err(SeatingError::AddOnWindowClosed {
+            level,
+            last: terms.last_level,
+        });
+    }
+    if state.add_ons.contains_key(&entry) {
+        return Err(SeatingError::AddOnBought { entry });
+    }
+    if state.room.tables.get(&table).is_some_and(|t| t.in_hand) {
+        return Err(SeatingError::AddOnInHand { table });
+    }
+    Ok(vec![SeatingEvent::AddOnSold {
+        entry,
+        table,
+        seat,
+        chips: terms.chips,
+    }])
 }
 
 /// The director disqualifies a player (TDA 71): out of the field now, in
@@ -985,6 +1024,16 @@ fn check_settings(s: &Settings) -> Result<(), SeatingError> {
     if s.starting_stack == 0 {
         return bad("the starting stack must be positive".into());
     }
+    if let Some(a) = s.add_on
+        && (a.chips == 0 || a.chips > felt_vocabulary::MAX_CHIPS / 2 || a.last_level == 0)
+    {
+        return bad(format!(
+            "an add-on puts 1 to {} chips on a stack and is sold through a level from 1, not {} chips through level {}",
+            felt_vocabulary::MAX_CHIPS / 2,
+            a.chips,
+            a.last_level
+        ));
+    }
     let field = s.max_entries.unwrap_or(crate::MAX_ENTRIES);
     if field > crate::MAX_ENTRIES {
         return bad(format!(
@@ -1046,6 +1095,11 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     let pending = room.pending_at(table);
     if pending > 0 {
         return wait(format!("{pending} player moves are being carried out"));
+    }
+    if let Some((entry, _)) = room.add_ons.iter().find(|(_, a)| a.0 == table) {
+        return wait(format!(
+            "entry {entry}'s add-on chips are being put on their stack"
+        ));
     }
     if let Some((entry, r)) = room.removals.iter().find(|(_, r)| r.table == table) {
         return wait(format!(

@@ -17,9 +17,9 @@ mod state;
 
 pub use decide::{decide, gate};
 pub use model::{
-    Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup, Move,
-    MoveReason, PlayerId, Seat, SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo,
-    redraws_for_field,
+    AddOnTerms, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup,
+    Move, MoveReason, PlayerId, Seat, SeatReason, SeatingCommand, SeatingEvent, Seed, Settings,
+    TableNo, redraws_for_field,
 };
 pub use state::{
     EntryInfo, EntryStatus, LateEntries, MAX_SEATS, MoveRecord, Room, SeatingState, Table,
@@ -147,6 +147,18 @@ pub enum SeatingError {
         "the late entries are open: a player is {what} as it happens, after the facts entered late; close them first"
     )]
     WaitForLateEntries { what: &'static str },
+    #[error("this tournament sells no add-on")]
+    NoAddOn,
+    #[error(
+        "the add-on is sold through the break after level {last}; the clock is at level {level}"
+    )]
+    AddOnWindowClosed { level: u32, last: u32 },
+    #[error("entry {entry} has bought the add-on: one per entry")]
+    AddOnBought { entry: EntryId },
+    #[error("table {table} is playing a hand: the add-on is sold between hands")]
+    AddOnInHand { table: TableNo },
+    #[error("entry {entry} has no add-on on its way to the table")]
+    NoAddOnPending { entry: EntryId },
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -195,7 +207,12 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NoLateArrivalRule
             | S::ToleranceRunning { .. }
             | S::ArrivalAnnounced { .. }
-            | S::WaitForLateEntries { .. } => ErrorKind::Refused,
+            | S::WaitForLateEntries { .. }
+            | S::NoAddOn
+            | S::AddOnWindowClosed { .. }
+            | S::AddOnBought { .. }
+            | S::AddOnInHand { .. }
+            | S::NoAddOnPending { .. } => ErrorKind::Refused,
         }
     }
 

@@ -86,6 +86,18 @@ pub struct Settings {
     /// player is dealt in and blinded until they arrive, never replaced).
     #[serde(default)]
     pub late_arrival_minutes: Option<u32>,
+    /// The add-on the house sells (`None`: none): one per entry, to a
+    /// seated player, through the break after its last level.
+    #[serde(default)]
+    pub add_on: Option<AddOnTerms>,
+}
+
+/// An add-on: the chips it puts on a stack and the last level it is sold
+/// in (and the break after it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddOnTerms {
+    pub chips: Chips,
+    pub last_level: u32,
 }
 
 /// Where a disqualified player finishes: the rule books leave it to the
@@ -133,6 +145,7 @@ impl Settings {
             disqualification: Disqualification::PlacedAsTheyStand,
             re_entry_by_surrender: false,
             late_arrival_minutes: None,
+            add_on: None,
         }
     }
 
@@ -350,6 +363,17 @@ pub enum SeatingCommand {
     RemovalCompleted {
         entry: EntryId,
         stack: Chips,
+    },
+    /// The floor sells the add-on to a seated player between hands, the
+    /// clock at `level` (the level before a break), handed in by the
+    /// service: the chips go to the player's table before its next hand.
+    SellAddOn {
+        entry: EntryId,
+        level: u32,
+    },
+    /// The table put an add-on's chips on the player's stack.
+    AddOnDelivered {
+        entry: EntryId,
     },
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
@@ -571,6 +595,21 @@ pub enum SeatingEvent {
         entry: EntryId,
         stack: Chips,
     },
+    /// The floor sold the add-on to the player in `seat` at `table`: its
+    /// chips go on their stack before the table's next hand (which waits
+    /// for them), its price to the pool.
+    AddOnSold {
+        entry: EntryId,
+        table: TableNo,
+        seat: Seat,
+        chips: Chips,
+    },
+    /// The table put the add-on's chips on the player's stack.
+    AddOnDelivered {
+        entry: EntryId,
+        table: TableNo,
+        chips: Chips,
+    },
     /// A redraw (or the final table's draw) is waiting for every table to
     /// finish its hand.
     RedrawCalled {
@@ -639,6 +678,8 @@ impl SeatingEvent {
             LateEntriesOpened { .. } => "LateEntriesOpened",
             LateEntriesClosed { .. } => "LateEntriesClosed",
             RemovalCompleted { .. } => "RemovalCompleted",
+            AddOnSold { .. } => "AddOnSold",
+            AddOnDelivered { .. } => "AddOnDelivered",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",
             HandForHandStarted { .. } => "HandForHandStarted",

@@ -7,8 +7,8 @@ use imbl::{OrdMap, OrdSet, Vector};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    Elimination, EntryId, LateGroup, Move, MoveReason, PlayerId, Seat, SeatingEvent, Settings,
-    TableNo,
+    Chips, Elimination, EntryId, LateGroup, Move, MoveReason, PlayerId, Seat, SeatingEvent,
+    Settings, TableNo,
 };
 
 /// The most seats a table has.
@@ -134,6 +134,10 @@ pub struct Room {
     /// be.
     #[serde(default)]
     pub accommodated: BTreeSet<EntryId>,
+    /// Add-ons sold whose chips the table has not yet put on the stack:
+    /// the table, seat and chips.
+    #[serde(default)]
+    pub add_ons: BTreeMap<EntryId, (TableNo, Seat, Chips)>,
 }
 
 /// A player out of the field whose table is still to remove them and
@@ -361,6 +365,17 @@ impl Room {
                     },
                 );
             }
+            SeatingEvent::AddOnSold {
+                entry,
+                table,
+                seat,
+                chips,
+            } => {
+                self.add_ons.insert(*entry, (*table, *seat, *chips));
+            }
+            SeatingEvent::AddOnDelivered { entry, .. } => {
+                self.add_ons.remove(entry);
+            }
             SeatingEvent::RemovalCompleted { entry, .. } => {
                 if let Some(r) = self.removals.remove(entry)
                     && let Some(t) = self.tables.get_mut(&r.table)
@@ -492,6 +507,9 @@ pub struct SeatingState {
     /// out of the field, refunded.
     #[serde(default)]
     pub(crate) no_shows: OrdSet<EntryId>,
+    /// The add-ons sold, by entry, with their chips.
+    #[serde(default)]
+    pub(crate) add_ons: OrdMap<EntryId, Chips>,
 }
 
 /// The floor's late entries: why they were opened, and the busts held
@@ -516,6 +534,11 @@ impl SeatingState {
     /// The tournament's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The add-ons sold, by entry, with their chips.
+    pub fn add_ons(&self) -> &OrdMap<EntryId, Chips> {
+        &self.add_ons
     }
 
     /// Whether play has started.
@@ -591,6 +614,9 @@ impl SeatingState {
         self.room.apply(event);
         match event {
             SeatingEvent::Created { name, .. } => self.name.clone_from(name),
+            SeatingEvent::AddOnSold { entry, chips, .. } => {
+                self.add_ons.insert(*entry, *chips);
+            }
             SeatingEvent::Registered {
                 entry,
                 player,

@@ -2099,3 +2099,100 @@ fn a_player_who_never_arrived_is_replaced_by_the_first_alternate_after_the_toler
     assert_eq!(state.room().tables[&table].occupant(seat), None);
     check_seats(&state);
 }
+
+/// Issue 27's add-on: given a house that sells a 10,000-chip add-on
+/// through the break after level 3, when the floor sells it to a seated
+/// player between their table's hands, then the sale is recorded with the
+/// chips and the player's seat, the table's next hand waits for the chips
+/// to reach the stack, and once the table has put them there it may deal.
+#[test]
+fn an_add_on_is_sold_between_hands_and_the_next_hand_waits_for_its_chips() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.add_on = Some(felt_seating::AddOnTerms {
+        chips: 10_000,
+        last_level: 3,
+    });
+    let mut state = started(settings, 18);
+    let buyer = seat_of_first(&state, 1);
+    let (table, seat) = seat_of(&state, buyer);
+    let sell = |level| SeatingCommand::SellAddOn {
+        entry: EntryId(buyer),
+        level,
+    };
+    // While their table plays a hand: refused, nothing changes.
+    run(&mut state, SeatingCommand::BeginHand { table });
+    let before = state.clone();
+    let e = try_run(&mut state, sell(2)).unwrap_err();
+    assert_eq!(e, SeatingError::AddOnInHand { table });
+    assert_eq!(state, before);
+    run(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table,
+            button: 1,
+            big_blind: 3,
+            busted: Vec::new(),
+        },
+    );
+    // Past the window (level 4): refused.
+    let e = try_run(&mut state, sell(4)).unwrap_err();
+    assert_eq!(e, SeatingError::AddOnWindowClosed { level: 4, last: 3 });
+    // At the break after level 3: sold.
+    let events = run(&mut state, sell(3));
+    assert_eq!(
+        events,
+        [SeatingEvent::AddOnSold {
+            entry: EntryId(buyer),
+            table,
+            seat,
+            chips: 10_000,
+        }]
+    );
+    assert_eq!(state.add_ons().get(&EntryId(buyer)), Some(&10_000));
+    // One per entry.
+    let e = try_run(&mut state, sell(3)).unwrap_err();
+    assert_eq!(
+        e,
+        SeatingError::AddOnBought {
+            entry: EntryId(buyer)
+        }
+    );
+    // The table waits for the chips; the other tables deal.
+    let wait = gate(&state, table).unwrap_err().to_string();
+    assert!(wait.contains("add-on chips"), "{wait}");
+    gate(&state, 3 - table).unwrap();
+    run(
+        &mut state,
+        SeatingCommand::AddOnDelivered {
+            entry: EntryId(buyer),
+        },
+    );
+    gate(&state, table).unwrap();
+    assert_eq!(
+        try_run(
+            &mut state,
+            SeatingCommand::AddOnDelivered {
+                entry: EntryId(buyer)
+            }
+        )
+        .unwrap_err(),
+        SeatingError::NoAddOnPending {
+            entry: EntryId(buyer)
+        }
+    );
+}
+
+#[test]
+fn a_house_without_an_add_on_sells_none() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let buyer = seat_of_first(&state, 1);
+    let e = try_run(
+        &mut state,
+        SeatingCommand::SellAddOn {
+            entry: EntryId(buyer),
+            level: 1,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e, SeatingError::NoAddOn);
+}

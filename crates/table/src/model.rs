@@ -533,6 +533,13 @@ pub enum Command {
         smallest: Chips,
         race: ChipRace,
     },
+    /// Between hands, an add-on's chips go on the stack of the player
+    /// seating sold it to.
+    AddOn {
+        seat: Seat,
+        player: EntryId,
+        chips: Chips,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -896,6 +903,12 @@ pub enum TableEvent {
         seed: Option<Seed>,
         raced: Vec<Raced>,
     },
+    /// An add-on's chips went on a stack between hands.
+    AddOnAdded {
+        seat: Seat,
+        player: EntryId,
+        chips: Chips,
+    },
 }
 
 impl TableEvent {
@@ -944,6 +957,7 @@ impl TableEvent {
             TableEvent::StackCorrected { .. } => "StackCorrected",
             TableEvent::ChipsRemoved { .. } => "ChipsRemoved",
             TableEvent::ColouredUp { .. } => "ColouredUp",
+            TableEvent::AddOnAdded { .. } => "AddOnAdded",
         }
     }
 }

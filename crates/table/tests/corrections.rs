@@ -219,3 +219,36 @@ fn the_director_removes_chips_from_play() {
     ));
     assert_eq!(t.stack(2), 950);
 }
+
+/// Issue 27's add-on: between hands, the chips seating sold go on the
+/// player's stack; never during a hand, never to another player.
+#[test]
+fn an_add_ons_chips_go_on_the_stack_between_hands() {
+    let add_on = |seat: Seat, player: EntryId| Command::AddOn {
+        seat,
+        player,
+        chips: 5_000,
+    };
+    // Given a hand in play: refused
+    let mut t = table(&[1000, 1000, 1000]);
+    t.start(level(50, 100), Some(1));
+    let during = t.refused(add_on(2, entry(2)));
+    assert!(during.contains("in progress"), "{during}");
+    t.act(1, PlayerAction::Fold);
+    t.act(2, PlayerAction::Fold);
+    // When the hand is over, the player seating named gets the chips
+    let before = t.stack(2);
+    let events = t.ok(add_on(2, entry(2)));
+    assert_eq!(
+        events,
+        vec![TableEvent::AddOnAdded {
+            seat: 2,
+            player: entry(2),
+            chips: 5_000
+        }]
+    );
+    assert_eq!(t.stack(2), before + 5_000);
+    // and not someone sitting elsewhere
+    let wrong = t.refused(add_on(3, entry(2)));
+    assert!(wrong.contains("seat 3"), "{wrong}");
+}

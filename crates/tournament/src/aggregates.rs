@@ -83,6 +83,8 @@ impl Aggregate for Seating {
             | ReleaseTable { .. }
             | Disqualify { .. }
             | MovePlayer { .. }
+            | SellAddOn { .. }
+            | AddOnDelivered { .. }
             | Accommodate { .. } => false,
         }
     }

@@ -2554,3 +2554,136 @@ async fn the_room_is_one_pool_of_named_tables_for_every_event() {
         .expect("start");
     assert_eq!(named("next", 1).await, [(1, first_free)]);
 }
+
+/// Issue 27's add-on through one `felt up`: the house sells a 20,000-chip
+/// add-on for 50.00 through the break after level 2. The floor sells one
+/// to a seated player (a partner may not; one per entry); the chips are on
+/// the player's stack before the table's next hand, the price in the pool
+/// (`GetPayouts` counts it); the tournament plays to a winner and `felt
+/// audit verify` accounts the add-on's chips.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let mut up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let t = "addon";
+    let mut seating = up.seating();
+    let mut create = create();
+    create.tournament_id = t.into();
+    create.table_size = 9;
+    create.money = Some(pb::MoneySettings {
+        currency: "USD".into(),
+        buy_in: 10_000,
+        fee: 1_000,
+        add_on: 5_000,
+        ..Default::default()
+    });
+    // The chips and the price go together.
+    let mut priced_only = create.clone();
+    priced_only.tournament_id = "priced".into();
+    let e = seating
+        .create_tournament(with(priced_only, &director))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    create.add_on = Some(pb::AddOnTerms {
+        chips: 20_000,
+        last_level: 2,
+    });
+    seating
+        .create_tournament(with(create, &director))
+        .await
+        .expect("create");
+    common::presales(&mut seating, t, 12, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    let found = seating
+        .find_seat(with(
+            pb::FindSeatRequest {
+                tournament_id: t.into(),
+                query: "Player 05".into(),
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .entries
+        .remove(0);
+    let (entry, table) = (found.entry, found.table);
+    let sell = |id: &str, role: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                command: Some(pb::floor_request::Command::SellAddOn(pb::SellAddOn {
+                    entry,
+                })),
+            },
+            up.token(role),
+        );
+        async move { seating.floor(req).await.map(tonic::Response::into_inner) }
+    };
+    let e = sell("a-1", "partner").await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    sell("a-1", "floor").await.expect("sold");
+    let e = sell("a-2", "floor").await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("one per entry"), "{e:?}");
+    // On the stack before the table's first hand: a starting stack and
+    // the add-on.
+    let view = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
+        .get_table(with(
+            pb::GetTableRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: t.into(),
+                    table,
+                }),
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    let seat = view.seats.iter().find(|s| s.entry == entry).unwrap();
+    assert_eq!(seat.stack, 20_000 + 20_000, "{view:?}");
+    // The price is in the pool.
+    let payouts = up
+        .payout()
+        .get_payouts(with(
+            pb::GetPayoutsRequest {
+                tournament_id: t.into(),
+            },
+            up.token("partner"),
+        ))
+        .await
+        .expect("payouts")
+        .into_inner();
+    assert_eq!((payouts.entries, payouts.add_ons), (12, 1), "{payouts:?}");
+    // Played to a winner; the pool paid out is the entries' and the
+    // add-on's.
+    for d in common::dealers(&up.channel, t, 1..=2, &director) {
+        d.await.expect("a dealer");
+    }
+    let end = common::all_placed(&up.channel, t, 12, &director).await;
+    let paid: u64 = end.results.iter().map(|r| r.prize).sum();
+    assert_eq!(paid, 12 * 10_000 + 5_000);
+    up.stop();
+    let data = data.to_str().unwrap();
+    let audit = audit_passes(&["--data", data, "--tournament", t]);
+    assert!(
+        audit.contains("1 add-on(s) sold, 20000 chips on the tables"),
+        "{audit}"
+    );
+}

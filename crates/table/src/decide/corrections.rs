@@ -151,4 +151,32 @@ impl Decider<'_> {
         });
         Ok(())
     }
+
+    /// An add-on's chips on the stack of the player seating sold it to,
+    /// between hands.
+    pub(super) fn add_on(
+        &mut self,
+        seat: Seat,
+        player: EntryId,
+        chips: Chips,
+    ) -> Result<(), Rejection> {
+        self.between_hands()?;
+        self.holds(seat, player)?;
+        if chips == 0 {
+            return Err(Rejection::EmptyStack);
+        }
+        let total = u128::from(self.state.chips_in_play()) + u128::from(chips);
+        if total > u128::from(MAX_CHIPS) {
+            return Err(Rejection::CountTooLarge {
+                total,
+                max: MAX_CHIPS,
+            });
+        }
+        self.emit(TableEvent::AddOnAdded {
+            seat,
+            player,
+            chips,
+        });
+        Ok(())
+    }
 }

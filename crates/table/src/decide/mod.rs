@@ -146,6 +146,11 @@ impl Decider<'_> {
                 smallest,
                 race,
             } => self.colour_up(*leaving, *smallest, race),
+            Command::AddOn {
+                seat,
+                player,
+                chips,
+            } => self.add_on(*seat, *player, *chips),
         }
     }
 

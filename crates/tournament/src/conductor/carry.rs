@@ -221,6 +221,17 @@ impl<L: EventLog + 'static> Conductor<L> {
                 decided = out.last;
             }
         }
+        // Add-ons' chips on their stacks (between hands: seating sold
+        // them so, and holds the table's next hand for them).
+        for (entry, order) in work.add_ons {
+            if refused(self.table_order(t, at, order, from).await)?.is_none() {
+                continue;
+            }
+            let done = reactions::seats::add_on_delivered(entry);
+            if let Some(out) = refused(self.seat_from(t, &done.id, at, done.command, from).await)? {
+                decided = out.last;
+            }
+        }
         // The players leave their tables at once (the appends to
         // different tables share a commit), then take their new seats at
         // once; seating hears of each move in order.

@@ -22,13 +22,15 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::AlternatePromoted { .. }
             | SeatingEvent::Started { .. }
             | SeatingEvent::NoShowReplaced { .. }
+            | SeatingEvent::AddOnSold { .. }
     )
 }
 
 /// Seating's decision took entries in or let them go: payout refunds each
 /// entry that leaves having paid in (an alternate had not), then records
 /// every entry that paid in with this decision (a registration that is not
-/// an alternate's, an alternate promoted), in one command.
+/// an alternate's, an alternate promoted), in one command; an add-on sold
+/// puts its price in the pool (`add-on-{entry}`).
 pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
     let mut orders = Vec::new();
     let mut paid_in: Vec<(EntryId, felt_vocabulary::PlayerId)> = Vec::new();
@@ -53,6 +55,10 @@ pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
                 alternate: false,
                 ..
             } => paid_in.push((*entry, player.clone())),
+            SeatingEvent::AddOnSold { entry, .. } => orders.push(Order::new(
+                cause.id(&format!("add-on-{entry}")),
+                felt_payout::Command::RecordAddOn { entry: *entry },
+            )),
             SeatingEvent::AlternatePromoted { entry } => {
                 // (Registered before it was promoted, so seating knows it.)
                 if let Some(info) = cause.state.entries().get(entry) {

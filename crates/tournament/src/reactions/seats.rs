@@ -28,6 +28,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
         SeatingEvent::TableOpened { .. }
             | SeatingEvent::SeatsDrawn { .. }
             | SeatingEvent::Seated { .. }
+            | SeatingEvent::AddOnSold { .. }
             | SeatingEvent::MoveStarted { .. }
             | SeatingEvent::Disqualified { .. }
             | SeatingEvent::Surrendered { .. }
@@ -52,6 +53,9 @@ pub struct Carry {
     /// Each disqualified player to remove ([`disqualify`]), then
     /// [`removed`] at seating with the chips [`disqualified_with`] finds.
     pub removals: Vec<(EntryId, TableOrder)>,
+    /// Each add-on's chips put on the stack ([`add_on`]), then
+    /// [`add_on_delivered`] at seating.
+    pub add_ons: Vec<(EntryId, TableOrder)>,
 }
 
 impl Carry {
@@ -60,6 +64,7 @@ impl Carry {
             && self.seats.is_empty()
             && self.moves.is_empty()
             && self.removals.is_empty()
+            && self.add_ons.is_empty()
     }
 
     /// What of it concerns `table`: its opening, the seats taken there,
@@ -80,6 +85,11 @@ impl Carry {
                 .collect(),
             removals: self
                 .removals
+                .into_iter()
+                .filter(|(_, order)| order.table == table)
+                .collect(),
+            add_ons: self
+                .add_ons
                 .into_iter()
                 .filter(|(_, order)| order.table == table)
                 .collect(),
@@ -133,7 +143,36 @@ pub fn pending(state: &SeatingState) -> Carry {
                 (entry, order)
             })
             .collect(),
+        add_ons: state
+            .room()
+            .add_ons
+            .iter()
+            .map(|(&entry, &(table, seat, chips))| (entry, add_on(entry, table, seat, chips)))
+            .collect(),
     }
+}
+
+/// An add-on's chips go on the player's stack, under an id naming the
+/// entry (one add-on per entry).
+pub fn add_on(entry: EntryId, table: TableNo, seat: Seat, chips: u64) -> TableOrder {
+    TableOrder {
+        table,
+        id: format!("add-on-{entry}"),
+        command: Command::AddOn {
+            seat,
+            player: entry,
+            chips,
+        },
+    }
+}
+
+/// The table put the add-on's chips on the stack: seating lets its next
+/// hand be dealt.
+pub fn add_on_delivered(entry: EntryId) -> Order<SeatingCommand> {
+    Order::new(
+        format!("add-on-{entry}-done"),
+        SeatingCommand::AddOnDelivered { entry },
+    )
 }
 
 /// A disqualified player leaves their table, their chips out of play

@@ -363,6 +363,11 @@ pub(crate) fn command(
             reason: d.reason.clone(),
         },
         C::DrawButton(_) => Command::DrawButton { seed: deck() },
+        C::AddOn(a) => Command::AddOn {
+            seat: seat(a.seat, "add_on.seat")?,
+            player: EntryId(a.entry),
+            chips: a.chips,
+        },
         C::ColourUp(c) => Command::ColourUp {
             leaving: c.leaving,
             smallest: c.smallest,

@@ -161,6 +161,10 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
                 sheet: sheet(s),
             })
         }
+        PayoutEvent::PoolGrown { pool: p, sheet: s } => pe::Kind::PoolGrown(pe::PoolGrown {
+            pool: Some(pool(p)),
+            sheet: sheet(s),
+        }),
         PayoutEvent::Busted { busts: b } => pe::Kind::Busted(pe::Busted { busts: busts(b) }),
         PayoutEvent::BustsHeld { round, busts: b } => pe::Kind::BustsHeld(pe::BustsHeld {
             round: *round,

@@ -106,6 +106,15 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
         }),
         // The table service draws the seed itself.
         Command::DrawButton { .. } => C::DrawButton(pb::DrawButton {}),
+        Command::AddOn {
+            seat,
+            player,
+            chips,
+        } => C::AddOn(pb::AddOn {
+            seat: u32::from(*seat),
+            entry: player.0,
+            chips: *chips,
+        }),
         Command::ColourUp {
             leaving,
             smallest,
@@ -416,6 +425,11 @@ mod tests {
                 race: felt_table::ChipRace::Entered {
                     winners: vec![2, 5],
                 },
+            },
+            Command::AddOn {
+                seat: 4,
+                player: EntryId(77),
+                chips: 10_000,
             },
             Command::StartHand {
                 level: Level {

@@ -62,6 +62,19 @@ impl<L: EventLog + 'static> SeatingApi<L> {
         Ok(u64::try_from(clock.played(self.ctx.now())).unwrap_or(0))
     }
 
+    /// The clock's level now (on a break, the level before it; 0 before
+    /// the start): the add-on's window is judged by it.
+    async fn level_now(&self, t: &str) -> Result<u32, Status> {
+        self.ctx.known(t).await?;
+        let clock = self
+            .ctx
+            .conductor
+            .clock_state(t)
+            .await
+            .map_err(tournament_status)?;
+        Ok(clock.level_number_at(self.ctx.now()))
+    }
+
     /// A command to the people registry (the director's), under the
     /// request's fingerprint; the registry this process knows is brought
     /// up to the decision before the answer.
@@ -295,6 +308,15 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     money.bounty = m.bounty;
     money.progressive = m.progressive;
     money.add_on = m.add_on;
+    seating.add_on = req.add_on.as_ref().map(|a| felt_seating::AddOnTerms {
+        chips: a.chips,
+        last_level: a.last_level,
+    });
+    if seating.add_on.is_some() != (m.add_on > 0) {
+        return Err(invalid(
+            "add_on: the add-on's chips and window (add_on) and its price (money.add_on) are set together",
+        ));
+    }
     money.guarantee = m.guarantee;
     money.structure = match pb::PaySheetKind::try_from(m.pay_sheet) {
         Ok(pb::PaySheetKind::Unspecified | pb::PaySheetKind::Generated) => money.structure,
@@ -916,6 +938,13 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     entry: EntryId(r.entry),
                     played: self.played(&req.tournament_id).await?,
                     reason: r.reason.clone(),
+                }
+            }
+            Some(C::SellAddOn(a)) => {
+                super::shared::floor_or_director(&role, "selling an add-on")?;
+                felt_seating::SeatingCommand::SellAddOn {
+                    entry: EntryId(a.entry),
+                    level: self.level_now(&req.tournament_id).await?,
                 }
             }
             Some(C::LateEntries(l)) => {

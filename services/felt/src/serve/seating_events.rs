@@ -60,6 +60,10 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
         .into(),
         re_entry_by_surrender: s.re_entry_by_surrender,
         late_arrival_minutes: s.late_arrival_minutes,
+        add_on: s.add_on.map(|a| pb::AddOnTerms {
+            chips: a.chips,
+            last_level: a.last_level,
+        }),
     }
 }
 
@@ -271,6 +275,26 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
         SeatingEvent::TableClosed { table } => {
             se::Kind::TableClosed(se::TableClosed { table: *table })
         }
+        SeatingEvent::AddOnSold {
+            entry,
+            table,
+            seat,
+            chips,
+        } => se::Kind::AddOnSold(se::AddOnSold {
+            entry: entry.get(),
+            table: *table,
+            seat: (*seat).into(),
+            chips: *chips,
+        }),
+        SeatingEvent::AddOnDelivered {
+            entry,
+            table,
+            chips,
+        } => se::Kind::AddOnDelivered(se::AddOnDelivered {
+            entry: entry.get(),
+            table: *table,
+            chips: *chips,
+        }),
         SeatingEvent::RedrawCalled { players, reason } => {
             se::Kind::RedrawCalled(se::RedrawCalled {
                 players: *players,

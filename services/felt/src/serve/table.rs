@@ -346,6 +346,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     | felt_table::Command::Surrender { .. }
                     | felt_table::Command::RemoveNoShow { .. }
                     | felt_table::Command::DrawButton { .. }
+                    | felt_table::Command::AddOn { .. }
             )
             && self.seating_runs(&table.tournament_id).await?
         {

@@ -633,6 +633,15 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             removal: removal(*r).into(),
             reason: reason.clone(),
         }),
+        TableEvent::AddOnAdded {
+            seat,
+            player,
+            chips,
+        } => Kind::AddOnAdded(te::AddOnAdded {
+            seat: (*seat).into(),
+            entry: player.get(),
+            chips: *chips,
+        }),
         TableEvent::ColouredUp {
             leaving,
             smallest,
@@ -1060,6 +1069,11 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
                 .map_err(|e| bad("chips_removed.removal", e))?,
             reason: r.reason.clone(),
         },
+        Kind::AddOnAdded(a) => TableEvent::AddOnAdded {
+            seat: seat(a.seat, "add_on_added.seat")?,
+            player: EntryId(a.entry),
+            chips: a.chips,
+        },
         Kind::ColouredUp(c) => TableEvent::ColouredUp {
             leaving: c.leaving,
             smallest: c.smallest,
@@ -1461,6 +1475,11 @@ mod tests {
                     },
                 ],
             },
+            TableEvent::AddOnAdded {
+                seat: 4,
+                player: EntryId(12),
+                chips: 10_000,
+            },
             TableEvent::ColouredUp {
                 leaving: 25,
                 smallest: 100,
@@ -1485,8 +1504,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 42 kinds of event a table records.)
-        assert_eq!(kinds.len(), 42);
+        // (All 43 kinds of event a table records.)
+        assert_eq!(kinds.len(), 43);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());
