@@ -1362,3 +1362,54 @@ fn tables_opened_and_closed_go_to_the_rooms_pool_under_the_tournaments_ids() {
         )]
     );
 }
+
+/// Issue 27's add-on as reactions: the sale puts its price in the pool
+/// (payout, under an id naming the entry) and its chips on the stack (the
+/// carrier's order to the player's table, then seating told it is done,
+/// each under an id naming the entry).
+#[test]
+fn an_add_on_sold_goes_to_payout_and_its_chips_to_the_table() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.add_on = Some(felt_seating::AddOnTerms {
+        chips: 20_000,
+        last_level: 2,
+    });
+    let mut state = room(settings, 12);
+    let (entry, table, seat) = state
+        .entries()
+        .iter()
+        .find_map(|(e, info)| match info.status {
+            felt_seating::EntryStatus::Seated { table, seat } => Some((*e, table, seat)),
+            _ => None,
+        })
+        .unwrap();
+    let events = seating(&mut state, SeatingCommand::SellAddOn { entry, level: 1 });
+    let sold = cause(40, events, &state);
+    assert_eq!(
+        entries::to_payout(&sold),
+        vec![Order {
+            id: format!("seating-40-add-on-{entry}"),
+            command: felt_payout::Command::RecordAddOn { entry },
+        }]
+    );
+    let carry = seats::carry(&sold, HouseRules::default());
+    assert_eq!(
+        carry.add_ons,
+        vec![(
+            entry,
+            TableOrder {
+                table,
+                id: format!("add-on-{entry}"),
+                command: Command::AddOn {
+                    seat,
+                    player: entry,
+                    chips: 20_000,
+                },
+            }
+        )]
+    );
+    let done = seats::add_on_delivered(entry);
+    assert_eq!(done.id, format!("add-on-{entry}-done"));
+    seating(&mut state, done.command);
+    assert!(seats::pending(&state).add_ons.is_empty());
+}
