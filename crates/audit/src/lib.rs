@@ -554,11 +554,11 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         },
     );
     let on_the_way = sold.keys().filter(|e| !added_on.contains_key(e)).count();
+    let add_on_chips: u128 = added_on.values().map(|&c| u128::from(c)).sum();
     if !sold.is_empty() {
         report.note(format!(
-            "{t}: {} add-on(s) sold, {} chips on the tables{}",
+            "{t}: {} add-on(s) sold, {add_on_chips} chips on the tables{}",
             sold.len(),
-            added_on.values().map(|&c| u128::from(c)).sum::<u128>(),
             if on_the_way > 0 {
                 format!(", {on_the_way} on the way to their stack")
             } else {
@@ -566,7 +566,6 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             }
         ));
     }
-    let add_on_chips: u128 = added_on.values().map(|&c| u128::from(c)).sum();
     // Chips bought in (entries and add-ons), and what the floor's
     // corrections put in or took out.
     let bought = (entries * u128::from(settings.starting_stack) + add_on_chips + corrected_in)

@@ -82,6 +82,29 @@ fn only(seating: bool, clock: bool, payout: bool) -> Hosts {
     }
 }
 
+/// Seating, the clock and payout, each its own process on `log`.
+fn apart(log: &Arc<EmbeddedLog>) -> [Arc<Conductor<EmbeddedLog>>; 3] {
+    [
+        only(true, false, false),
+        only(false, true, false),
+        only(false, false, true),
+    ]
+    .map(|hosts| Arc::new(Conductor::new(log.clone()).hosting(hosts)))
+}
+
+/// Each process following the log in the background, as deployed.
+fn follow(
+    processes: &[&Arc<Conductor<EmbeddedLog>>],
+) -> Vec<tokio::task::JoinHandle<Result<(), felt_tournament::TournamentError>>> {
+    processes
+        .iter()
+        .map(|&c| {
+            let c = c.clone();
+            tokio::spawn(async move { c.follow_reactions().await })
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn services_deployed_apart_each_write_their_own_streams_and_end_as_one_process_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -91,13 +114,8 @@ async fn services_deployed_apart_each_write_their_own_streams_and_end_as_one_pro
     assert!(want["a.seating.main"].iter().any(|e| e.1 == "PaidSet"));
 
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("apart.redb")).unwrap());
-    let seating = Arc::new(Conductor::new(log.clone()).hosting(only(true, false, false)));
-    let clock = Arc::new(Conductor::new(log.clone()).hosting(only(false, true, false)));
-    let payout = Arc::new(Conductor::new(log.clone()).hosting(only(false, false, true)));
-    let background: Vec<_> = [seating.clone(), clock.clone(), payout.clone()]
-        .into_iter()
-        .map(|c| tokio::spawn(async move { c.follow_reactions().await }))
-        .collect();
+    let [seating, clock, payout] = apart(&log);
+    let background = follow(&[&seating, &clock, &payout]);
     run_the_desk(&seating).await;
     // Creating a tournament records it in the registry with its definition;
     // the clock and payout take up their parts there: seating writes
@@ -155,13 +173,8 @@ async fn services_deployed_apart_each_write_their_own_streams_and_end_as_one_pro
 async fn deployed_apart_seating_takes_the_rooms_tables_for_the_tables_it_opens() {
     let dir = tempfile::tempdir().unwrap();
     let log = Arc::new(EmbeddedLog::open(&dir.path().join("apart.redb")).unwrap());
-    let seating = Arc::new(Conductor::new(log.clone()).hosting(only(true, false, false)));
-    let clock = Arc::new(Conductor::new(log.clone()).hosting(only(false, true, false)));
-    let payout = Arc::new(Conductor::new(log.clone()).hosting(only(false, false, true)));
-    let background: Vec<_> = [seating.clone(), clock.clone(), payout.clone()]
-        .into_iter()
-        .map(|c| tokio::spawn(async move { c.follow_reactions().await }))
-        .collect();
+    let [seating, clock, payout] = apart(&log);
+    let background = follow(&[&seating, &clock, &payout]);
     let layout: Vec<felt_room::PhysicalTable> = ["Red 1", "Red 2", "Blue 1", "Blue 2", "Blue 3"]
         .into_iter()
         .map(|name| felt_room::PhysicalTable {

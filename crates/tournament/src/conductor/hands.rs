@@ -194,6 +194,18 @@ impl<L: EventLog + 'static> Conductor<L> {
         if self.deal_mode(t).await? != DealMode::Physical {
             return Ok(None);
         }
+        self.race_pending(t, table, level).await
+    }
+
+    /// The chip leaving play that a table's race is due for before a hand
+    /// at `level` ([`felt_table::TableState::colour_up_due`]): this
+    /// process's view first, the log's once a colour-up may be due.
+    async fn race_pending(
+        &self,
+        t: &str,
+        table: TableNo,
+        level: &felt_table::Level,
+    ) -> Result<Option<felt_table::Chips>> {
         let stream = felt_tablelog::stream(t, table)?;
         if self.tables.cached_state(&stream).await?.0.smallest_chip() >= level.smallest_chip {
             return Ok(None);
@@ -215,13 +227,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         deck: &(dyn Fn(u64) -> Seed + Send + Sync),
         now: Millis,
     ) -> Result<()> {
-        let stream = felt_tablelog::stream(t, table)?;
-        // This process's view first; the log's once a colour-up may be due.
-        if self.tables.cached_state(&stream).await?.0.smallest_chip() >= level.smallest_chip {
-            return Ok(());
-        }
-        let state = self.tables.state(&stream).await?.0;
-        let Some(leaving) = state.colour_up_due(level) else {
+        let Some(leaving) = self.race_pending(t, table, level).await? else {
             return Ok(());
         };
         let smallest = level.smallest_chip;

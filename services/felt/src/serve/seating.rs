@@ -52,27 +52,24 @@ impl<L: EventLog + 'static> SeatingApi<L> {
     /// The time played since the start by the tournament's clock, now:
     /// what seed 003's late-arrival tolerance is measured in.
     async fn played(&self, t: &str) -> Result<u64, Status> {
-        self.ctx.known(t).await?;
-        let clock = self
-            .ctx
-            .conductor
-            .clock_state(t)
-            .await
-            .map_err(tournament_status)?;
+        let clock = self.clock(t).await?;
         Ok(u64::try_from(clock.played(self.ctx.now())).unwrap_or(0))
     }
 
     /// The clock's level now (on a break, the level before it; 0 before
     /// the start): the add-on's window is judged by it.
     async fn level_now(&self, t: &str) -> Result<u32, Status> {
+        Ok(self.clock(t).await?.level_number_at(self.ctx.now()))
+    }
+
+    /// The tournament's clock, as this process reads it.
+    async fn clock(&self, t: &str) -> Result<std::sync::Arc<felt_clock::ClockState>, Status> {
         self.ctx.known(t).await?;
-        let clock = self
-            .ctx
+        self.ctx
             .conductor
             .clock_state(t)
             .await
-            .map_err(tournament_status)?;
-        Ok(clock.level_number_at(self.ctx.now()))
+            .map_err(tournament_status)
     }
 
     /// A command to the people registry (the director's), under the
