@@ -415,6 +415,7 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
         .await
         .expect("the table map")
         .into_inner();
+    let mut look = seating.clone();
     let floor = |id: &str, command: pb::floor_request::Command, token: &str| {
         let mut seating = seating.clone();
         let req = with(
@@ -445,14 +446,52 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
             victim.name, victim.entry, victim.table
         ),
     );
-    // (The seat the disqualified player left is free.)
-    let mover = map.tables[1].occupants[0].clone();
+    // The seat the disqualified player left is free once their table has
+    // removed them (a reaction: the floor's ruling is not yet the table's),
+    // and the room may have balanced into it: the floor moves a player from
+    // another table to a seat free then.
+    let mut tries = 0;
+    let (mover, free) = loop {
+        tries += 1;
+        assert!(tries < 400, "the disqualified player is never removed");
+        let map = look
+            .get_table_map(with(
+                pb::GetTableMapRequest {
+                    tournament_id: T.into(),
+                },
+                &partner,
+            ))
+            .await
+            .expect("the table map")
+            .into_inner();
+        let gone = map
+            .tables
+            .iter()
+            .all(|t| t.occupants.iter().all(|o| o.entry != victim.entry));
+        let free = map.tables.iter().find_map(|t| {
+            (1..=t.seats)
+                .find(|s| t.occupants.iter().all(|o| o.seat != *s))
+                .map(|s| (t.table, s))
+        });
+        let mover = free.and_then(|(table, _)| {
+            map.tables
+                .iter()
+                .filter(|t| t.table != table)
+                .flat_map(|t| t.occupants.iter())
+                .find(|o| !o.moving)
+                .cloned()
+        });
+        match (mover, free) {
+            (Some(mover), Some(free)) if gone => break (mover, free),
+            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
     floor(
         "wrong-seat",
         pb::floor_request::Command::MovePlayer(pb::MovePlayer {
             entry: mover.entry,
-            table: victim.table,
-            seat: victim.seat,
+            table: free.0,
+            seat: free.1,
             reason: "found in the wrong seat".into(),
         }),
         up.token("floor"),
@@ -460,8 +499,12 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     .await;
     browser.wait("lobby", "#moves", "(floor: found in the wrong seat");
     browser.resize("lobby", &format!("http://{addr}/t/{T}/lobby"), 412, 900);
-    browser.fill("lobby", "#find", &moved.entry.to_string());
-    browser.wait("lobby", "#found", &seat);
+    browser.fill("lobby", "#find", &mover.entry.to_string());
+    browser.wait(
+        "lobby",
+        "#found",
+        &format!("Table {}, seat {}", free.0, free.1),
+    );
     browser.screenshot("lobby", "lobby.png");
 
     // Hand-for-hand from the floor is shown in words on the clock screen,
