@@ -483,3 +483,49 @@ fn results_only_tables_for_part_of_the_event_pass_the_audit() {
     );
     assert!(out.contains("count \"tablet back\" at table(s) 3"), "{out}");
 }
+
+/// Issue 27's add-on in the main job: `felt sim --add-on` has the floor
+/// sell it at the structure's first break to every other player seated;
+/// the pool is the entries' and the add-ons' (100.00 each), every prize is
+/// paid, and the audit counts the add-ons' chips on the tables.
+#[test]
+fn a_sim_with_add_ons_pays_them_into_the_pool_and_passes_the_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (ok, stdout, stderr) = felt(&[
+        "sim",
+        "--entrants",
+        "60",
+        "--seed",
+        "3",
+        "--quiet",
+        "--tournament",
+        "ao",
+        "--add-on",
+        "--data",
+        data,
+    ]);
+    assert!(ok, "felt sim failed:\n{stdout}\n{stderr}");
+    let (ok, out) = audit(&["--data", data]);
+    assert!(ok, "{out}");
+    let sold: u64 = out
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("ao: ")?
+                .split(" add-on(s) sold")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no add-ons in {out}"));
+    assert!(sold > 0, "{out}");
+    let entries: u64 = stdout
+        .lines()
+        .find_map(|l| l.split_once(" entries (")?.0.parse().ok())
+        .unwrap_or_else(|| panic!("no entries line in {stdout}"));
+    let pool = format!("{}.00", (entries + sold) * 100);
+    assert!(
+        stdout.contains(&format!("prizes paid {pool} of the pool {pool}")),
+        "{entries} entries, {sold} add-ons: {stdout}"
+    );
+}

@@ -255,6 +255,8 @@ impl Sim {
         let mut look = false;
         // The hands this table's dealer dealt, recorded or not.
         let mut hands = 0u64;
+        // `--add-on`: sold at this table at the first break it sees.
+        let mut add_ons_sold = self.add_on_level.is_none();
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -302,6 +304,11 @@ impl Sim {
             };
             let mut view = match begun.outcome {
                 None | Some(Outcome::Closed(_)) => return Ok(()),
+                Some(Outcome::OnBreakMs(_)) if !add_ons_sold => {
+                    add_ons_sold = true;
+                    self.sell_add_ons(table).await?;
+                    continue;
+                }
                 Some(Outcome::OnBreakMs(remaining)) => {
                     // A break whose time stands still is a clock that
                     // stopped: said, and after a while a failure.
@@ -449,6 +456,36 @@ impl Sim {
                 tokio::time::sleep(self.pace).await;
             }
         }
+    }
+
+    /// `--add-on`, at a break: the floor sells the add-on to every other
+    /// player seated at the table (seats 1, 3, …); one the house refuses
+    /// (its window closed, the player moving) is not sold.
+    async fn sell_add_ons(&self, table: u32) -> anyhow::Result<()> {
+        let view = self.table_view(table).await?;
+        for s in view.seats.iter().filter(|s| s.stack > 0 && s.seat % 2 == 1) {
+            let sell = pb::FloorRequest {
+                tournament_id: self.tournament.to_string(),
+                command_id: format!("add-on-{}", s.entry),
+                command: Some(pb::floor_request::Command::SellAddOn(pb::SellAddOn {
+                    entry: s.entry,
+                })),
+            };
+            let sold = again("sell an add-on", || {
+                let mut c = self.seating();
+                let req = self.request(sell.clone());
+                async move { c.floor(req).await }
+            })
+            .await;
+            match sold {
+                Ok(_) => {}
+                Err(e) if e.code() == Code::FailedPrecondition => {
+                    tracing::debug!(table, entry = s.entry, %e, "no add-on");
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
     }
 
     /// A physical table's chip race (TDA 24), run with the simulation's

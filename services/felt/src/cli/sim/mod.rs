@@ -114,6 +114,12 @@ pub(crate) struct SimArgs {
     /// counted there).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     results_only: Option<u32>,
+    /// The house sells an add-on (a starting stack for the buy-in) through
+    /// the break after the last level before the structure's first break:
+    /// at that break each table's dealer has the floor sell it to every
+    /// other player seated there.
+    #[arg(long, conflicts_with = "results_only")]
+    add_on: bool,
 }
 
 /// `felt sim --deal`.
@@ -283,6 +289,9 @@ struct Sim {
     /// One player left while late registration is open: not a winner yet,
     /// the player waits for late entrants or registration's close.
     awaiting_close: AtomicBool,
+    /// `--add-on`: the last level it is sold through (and the break
+    /// after it).
+    add_on_level: Option<u32>,
 }
 
 impl Sim {
@@ -465,6 +474,23 @@ fn structure(name: &str) -> anyhow::Result<pb::create_tournament_request::Struct
     Ok(S::Preset(preset.into()))
 }
 
+/// The structure's levels and breaks, as the clock plays them.
+fn structure_periods(name: &str) -> anyhow::Result<Vec<felt_clock::Period>> {
+    Ok(load_structure(name)?.periods)
+}
+
+/// The structure's starting stack.
+fn structure_stack(name: &str) -> anyhow::Result<u64> {
+    Ok(load_structure(name)?.starting_stack)
+}
+
+fn load_structure(name: &str) -> anyhow::Result<Structure> {
+    if std::path::Path::new(name).exists() && Structure::preset(name).is_err() {
+        return Ok(Structure::parse(&std::fs::read_to_string(name)?)?);
+    }
+    Ok(Structure::preset(name)?)
+}
+
 /// Players registered before play starts per RegisterMany call.
 const PRESALES_PER_CALL: u32 = 2_000;
 
@@ -545,6 +571,22 @@ async fn play(
         format!("sim-{}-{secs}", args.seed)
     });
     let late_level = 4;
+    // The add-on's window: through the break that follows the structure's
+    // last level before its first break.
+    let add_on_level = if args.add_on {
+        let levels = structure_periods(&args.structure)?;
+        Some(
+            levels
+                .iter()
+                .take_while(|p| matches!(p, felt_clock::Period::Level(_)))
+                .count()
+                .try_into()
+                .unwrap_or(u32::MAX)
+                .max(1),
+        )
+    } else {
+        None
+    };
     let sim = Arc::new(Sim {
         tournament: tournament.clone(),
         clock,
@@ -565,6 +607,7 @@ async fn play(
         on_break: AtomicBool::new(false),
         hand_for_hand: AtomicBool::new(false),
         awaiting_close: AtomicBool::new(false),
+        add_on_level,
     });
     let began = Instant::now();
     let t = tournament.as_str();
@@ -574,8 +617,10 @@ async fn play(
         fee: 1_000,
         bounty: args.bounty * 100,
         progressive: args.progressive,
+        add_on: if add_on_level.is_some() { 10_000 } else { 0 },
         ..Default::default()
     };
+    let starting_stack = structure_stack(&args.structure)?;
     let create = pb::CreateTournamentRequest {
         tournament_id: t.into(),
         name: format!("felt sim {}", args.seed),
@@ -587,6 +632,10 @@ async fn play(
         // Redrawn where seed 002 (10C) says for the field's size.
         redraws_by_field_size: true,
         money: Some(money),
+        add_on: add_on_level.map(|last_level| pb::AddOnTerms {
+            chips: starting_stack,
+            last_level,
+        }),
         deal: match args.deal {
             DealArg::Digital => pb::DealMode::Digital,
             DealArg::Physical => pb::DealMode::Physical,
