@@ -545,6 +545,11 @@ fn sell_add_on(state: &SeatingState, settings: &Settings, entry: EntryId, level:
     if state.add_ons.contains_key(&entry) {
         return Err(SeatingError::AddOnBought { entry });
     }
+    // In the money, payout has paid prizes from the pool: it grows no more.
+    let (left, paid) = (state.room.players(), state.room.paid);
+    if paid > 0 && left < paid {
+        return Err(SeatingError::AddOnInTheMoney { left, paid });
+    }
     if state.room.tables.get(&table).is_some_and(|t| t.in_hand) {
         return Err(SeatingError::AddOnInHand { table });
     }

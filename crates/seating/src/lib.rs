@@ -159,6 +159,10 @@ pub enum SeatingError {
     AddOnInHand { table: TableNo },
     #[error("entry {entry} has no add-on on its way to the table")]
     NoAddOnPending { entry: EntryId },
+    #[error(
+        "{left} players are left and {paid} places paid: the money is reached and the pool no longer grows, so no add-on is sold"
+    )]
+    AddOnInTheMoney { left: u32, paid: u32 },
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -212,7 +216,8 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::AddOnWindowClosed { .. }
             | S::AddOnBought { .. }
             | S::AddOnInHand { .. }
-            | S::NoAddOnPending { .. } => ErrorKind::Refused,
+            | S::NoAddOnPending { .. }
+            | S::AddOnInTheMoney { .. } => ErrorKind::Refused,
         }
     }
 

@@ -2196,3 +2196,31 @@ fn a_house_without_an_add_on_sells_none() {
     .unwrap_err();
     assert_eq!(e, SeatingError::NoAddOn);
 }
+
+/// Issue 27's add-on once the money is reached: payout no longer grows a
+/// pool it has paid prizes from, so seating refuses the sale (and delivers
+/// no chips) once fewer players are left than places are paid.
+#[test]
+fn no_add_on_is_sold_once_the_money_is_reached() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.add_on = Some(felt_seating::AddOnTerms {
+        chips: 10_000,
+        last_level: 3,
+    });
+    let mut state = started(settings, 12);
+    run(&mut state, SeatingCommand::SetPaid { paid: 12 });
+    // Bust one: 11 left, 12 paid: in the money.
+    let out = seat_of_first(&state, 1);
+    hand(&mut state, 1, 3, vec![out]);
+    carry_out(&mut state);
+    let buyer = seat_of_first(&state, 2);
+    let e = try_run(
+        &mut state,
+        SeatingCommand::SellAddOn {
+            entry: EntryId(buyer),
+            level: 1,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e, SeatingError::AddOnInTheMoney { left: 11, paid: 12 });
+}

@@ -495,7 +495,7 @@ fn a_sim_with_add_ons_pays_them_into_the_pool_and_passes_the_audit() {
     let (ok, stdout, stderr) = felt(&[
         "sim",
         "--entrants",
-        "60",
+        "200",
         "--seed",
         "3",
         "--quiet",
