@@ -336,6 +336,8 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     let (mut corrected_in, mut corrected_out) = (0u128, 0u128);
     // The add-ons' chips the tables put on stacks, by entry.
     let mut added_on: BTreeMap<EntryId, u64> = BTreeMap::new();
+    // The rebuys' the tables put on stacks, by entry: how many, what chips.
+    let mut rebought: BTreeMap<EntryId, (u32, u64)> = BTreeMap::new();
     for table in 1..=seating.room().last_table {
         let stream = felt_tablelog::stream(t, table)?;
         let Some((events, envs)) = load::<TableEvent>(streams, &stream, report).await? else {
@@ -443,6 +445,11 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                 TableEvent::AddOnAdded { player, chips, .. } => {
                     seated += u128::from(*chips);
                     *added_on.entry(*player).or_default() += *chips;
+                }
+                TableEvent::RebuyAdded { player, chips, .. } => {
+                    seated += u128::from(*chips);
+                    let r = rebought.entry(*player).or_default();
+                    *r = (r.0 + 1, r.1.saturating_add(*chips));
                 }
                 TableEvent::ColouredUp {
                     leaving,
@@ -566,10 +573,57 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             }
         ));
     }
-    // Chips bought in (entries and add-ons), and what the floor's
+    // The rebuys' chips (rule 27): each on a stack once, for a rebuy
+    // seating sold with those chips (the last one still on its way to the
+    // table is not yet on it).
+    let rebuys_sold = seating.rebuys();
+    let on_its_way = &seating.room().rebuys;
+    let strays: Vec<String> = rebuys_sold
+        .keys()
+        .chain(rebought.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter_map(|e| {
+            let (n, chips) = rebuys_sold.get(e).copied().unwrap_or((0, 0));
+            let expected = match on_its_way.get(e) {
+                Some(&(_, _, c, _)) => (n.saturating_sub(1), chips.saturating_sub(c)),
+                None => (n, chips),
+            };
+            let on_tables = rebought.get(e).copied().unwrap_or((0, 0));
+            (expected != on_tables).then(|| {
+                format!(
+                    "entry {e}: {} rebuy(s) of {} chips sold and delivered, {} of {} on the tables",
+                    expected.0, expected.1, on_tables.0, on_tables.1
+                )
+            })
+        })
+        .collect();
+    report.check(
+        &format!("{t}: rebuy chips on the tables are rebuys sold (rule 27)"),
+        if strays.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("not as sold: {}", strays.join(", ")))
+        },
+    );
+    let rebuy_chips: u128 = rebought.values().map(|&(_, c)| u128::from(c)).sum();
+    if !rebuys_sold.is_empty() {
+        report.note(format!(
+            "{t}: {} rebuy(s) sold to {} entries, {rebuy_chips} chips on the tables{}",
+            rebuys_sold.values().map(|r| r.0).sum::<u32>(),
+            rebuys_sold.len(),
+            if on_its_way.is_empty() {
+                String::new()
+            } else {
+                format!(", {} on the way to their stack", on_its_way.len())
+            }
+        ));
+    }
+    // Chips bought in (entries, add-ons and rebuys), and what the floor's
     // corrections put in or took out.
-    let bought = (entries * u128::from(settings.starting_stack) + add_on_chips + corrected_in)
-        .saturating_sub(corrected_out);
+    let bought =
+        (entries * u128::from(settings.starting_stack) + add_on_chips + rebuy_chips + corrected_in)
+            .saturating_sub(corrected_out);
     check_counts(t, &counts, report);
     let (found, missed) = counts.iter().fold((0u128, 0u128), |(f, m), c| {
         (
@@ -630,6 +684,14 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                             state.add_ons()
                         )
                     }),
+            );
+            // Every rebuy seating sold is paid into the pool.
+            let sold: u32 = seating.rebuys().values().map(|r| r.0).sum();
+            report.check(
+                &format!("{t}: every rebuy sold is in the pool (rule 27)"),
+                (state.rebuys() == sold)
+                    .then_some(())
+                    .ok_or_else(|| format!("seating sold {sold}, payout holds {}", state.rebuys())),
             );
         }
     }

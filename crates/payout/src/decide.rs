@@ -32,6 +32,10 @@ pub enum Command {
     RecordAddOn {
         entry: EntryId,
     },
+    /// A rebuy bought by a live entry (rule 27).
+    RecordRebuy {
+        entry: EntryId,
+    },
     /// An entry unregistered before registration closed: its money is
     /// refunded, out of the pool.
     RemoveEntry {
@@ -83,6 +87,9 @@ pub enum PayoutEvent {
         player: PlayerId,
     },
     AddOnRecorded {
+        entry: EntryId,
+    },
+    RebuyRecorded {
         entry: EntryId,
     },
     EntryRemoved {
@@ -156,6 +163,7 @@ impl PayoutEvent {
             PayoutEvent::Configured { .. } => "Configured",
             PayoutEvent::EntryRecorded { .. } => "EntryRecorded",
             PayoutEvent::AddOnRecorded { .. } => "AddOnRecorded",
+            PayoutEvent::RebuyRecorded { .. } => "RebuyRecorded",
             PayoutEvent::PoolGrown { .. } => "PoolGrown",
             PayoutEvent::EntryRemoved { .. } => "EntryRemoved",
             PayoutEvent::RegistrationClosed { .. } => "RegistrationClosed",
@@ -189,7 +197,8 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
         Command::RecordEntry { entry, player } => record_entry(state, entry, player),
         Command::RecordEntries { entries } => record_entries(state, entries),
         Command::RemoveEntry { entry } => remove_entry(state, entry),
-        Command::RecordAddOn { entry } => record_add_on(state, entry),
+        Command::RecordAddOn { entry } => record_bought(state, entry, false),
+        Command::RecordRebuy { entry } => record_bought(state, entry, true),
         Command::CloseRegistration => close_registration(state),
         Command::PlaceWaiting => place_more_waiting(state),
         Command::RecordBusts { busts } => record_busts(state, busts),
@@ -281,11 +290,14 @@ fn remove_entry(state: &PayoutState, entry: &EntryId) -> Decided {
     Ok(vec![PayoutEvent::EntryRemoved { entry: *entry }])
 }
 
-/// An add-on bought by a live entry.
-fn record_add_on(state: &PayoutState, entry: &EntryId) -> Decided {
+/// An add-on (or a `rebuy`) bought by a live entry.
+fn record_bought(state: &PayoutState, entry: &EntryId, rebuy: bool) -> Decided {
     let s = settings(state)?;
-    if s.add_on == 0 {
+    if !rebuy && s.add_on == 0 {
         return Err(PayoutError::NoAddOns);
+    }
+    if rebuy && s.rebuy == 0 {
+        return Err(PayoutError::NoRebuys);
     }
     let e = state
         .entries
@@ -294,13 +306,22 @@ fn record_add_on(state: &PayoutState, entry: &EntryId) -> Decided {
     if e.busted {
         return Err(PayoutError::EntryBusted { entry: *entry });
     }
-    if state.add_ons >= crate::MAX_FIELD {
+    if state.add_ons.max(state.rebuys) >= crate::MAX_FIELD {
         return Err(PayoutError::TooMuch {
-            what: "add-ons".into(),
+            what: "add-ons or rebuys".into(),
             max: crate::MAX_FIELD.into(),
         });
     }
-    let mut events = vec![PayoutEvent::AddOnRecorded { entry: *entry }];
+    let (add_ons, rebuys) = if rebuy {
+        (state.add_ons, state.rebuys + 1)
+    } else {
+        (state.add_ons + 1, state.rebuys)
+    };
+    let mut events = vec![if rebuy {
+        PayoutEvent::RebuyRecorded { entry: *entry }
+    } else {
+        PayoutEvent::AddOnRecorded { entry: *entry }
+    }];
     // After the close, the fixed pool grows with the price, as long as
     // nobody has been paid a prize from it.
     if let (Some(_), Some(before)) = (state.pool, &state.sheet) {
@@ -308,8 +329,8 @@ fn record_add_on(state: &PayoutState, entry: &EntryId) -> Decided {
             return Err(PayoutError::AddOnAfterMoney);
         }
         let entries = state.entries.len() as u32;
-        let pool = s.pool(entries, state.add_ons + 1)?;
-        let sheet = s.sheet(entries, state.add_ons + 1)?;
+        let pool = s.pool_bought(entries, add_ons, rebuys)?;
+        let sheet = s.sheet_bought(entries, add_ons, rebuys)?;
         if sheet.paid() != before.paid() {
             return Err(PayoutError::AddOnChangesPlaces {
                 before: before.paid(),
@@ -331,8 +352,8 @@ fn close_registration(state: &PayoutState) -> Decided {
     if entries == 0 {
         return Err(PayoutError::NoEntries);
     }
-    let pool = s.pool(entries, state.add_ons)?;
-    let sheet = s.sheet(entries, state.add_ons)?;
+    let pool = s.pool_bought(entries, state.add_ons, state.rebuys)?;
+    let sheet = s.sheet_bought(entries, state.add_ons, state.rebuys)?;
     let mut events = vec![PayoutEvent::RegistrationClosed {
         pool,
         sheet: sheet.clone(),

@@ -112,6 +112,8 @@ pub enum PayoutError {
     EntryBusted { entry: EntryId },
     #[error("this tournament has no add-ons")]
     NoAddOns,
+    #[error("this tournament sells no rebuys (rule 27)")]
+    NoRebuys,
     #[error(
         "an add-on now would change the prizes of places already paid: the pool grows only before anyone is placed in the money"
     )]
@@ -178,6 +180,7 @@ impl felt_vocabulary::Classified for PayoutError {
             | P::DuplicateEntry { .. }
             | P::EntryBusted { .. }
             | P::NoAddOns
+            | P::NoRebuys
             | P::AddOnAfterMoney
             | P::AddOnChangesPlaces { .. }
             | P::NoBusts

@@ -23,6 +23,9 @@ pub struct MoneySettings {
     pub progressive: bool,
     /// An add-on's price to the prize pool (0: no add-ons).
     pub add_on: Money,
+    /// A rebuy's price to the prize pool (0: no rebuys; rule 27).
+    #[serde(default)]
+    pub rebuy: Money,
     /// The least the prize pool will be; the house covers the overlay.
     pub guarantee: Money,
     pub structure: Structure,
@@ -39,6 +42,7 @@ impl MoneySettings {
             bounty: 0,
             progressive: false,
             add_on: 0,
+            rebuy: 0,
             guarantee: 0,
             structure: Structure::Percentages(PercentTable::club()),
         }
@@ -54,6 +58,7 @@ impl MoneySettings {
             bounty: 0,
             progressive: false,
             add_on: 0,
+            rebuy: 0,
             guarantee: 0,
             structure: Structure::Generated(Curve::default()),
         }
@@ -79,17 +84,18 @@ impl MoneySettings {
             });
         }
         // Every total a field can reach fits, checked once here.
-        let price = [self.buy_in, self.fee, self.bounty, self.add_on]
+        let price = [self.buy_in, self.fee, self.bounty, self.add_on, self.rebuy]
             .iter()
             .try_fold(0u64, |a, m| a.checked_add(*m));
         if price.is_none_or(|p| p > crate::MAX_ENTRY_PRICE) {
             return Err(PayoutError::TooMuch {
                 what: format!(
-                    "an entry's buy-in, fee, bounty and add-on together ({} + {} + {} + {} minor units), so that {} entries fit the largest pool",
+                    "an entry's buy-in, fee, bounty, add-on and rebuy together ({} + {} + {} + {} + {} minor units), so that {} entries fit the largest pool",
                     self.buy_in,
                     self.fee,
                     self.bounty,
                     self.add_on,
+                    self.rebuy,
                     crate::MAX_FIELD
                 ),
                 max: crate::MAX_ENTRY_PRICE,
@@ -119,8 +125,18 @@ impl MoneySettings {
     /// would not fit, which configured settings and a field of at most
     /// [`crate::MAX_FIELD`] never reach.
     pub fn pool(&self, entries: u32, add_ons: u32) -> Result<Pool, PayoutError> {
+        self.pool_bought(entries, add_ons, 0)
+    }
+
+    /// The prize pool for a field that also bought `rebuys` rebuys.
+    pub fn pool_bought(
+        &self,
+        entries: u32,
+        add_ons: u32,
+        rebuys: u32,
+    ) -> Result<Pool, PayoutError> {
         let too_much = |what: &str| PayoutError::TooMuch {
-            what: format!("{what} of {entries} entries and {add_ons} add-ons"),
+            what: format!("{what} of {entries} entries, {add_ons} add-ons and {rebuys} rebuys"),
             max: crate::MAX_POOL,
         };
         let times = |m: Money, n: u32, what: &str| {
@@ -130,12 +146,14 @@ impl MoneySettings {
         };
         let collected = times(self.buy_in, entries, "the buy-ins")?
             .checked_add(times(self.add_on, add_ons, "the add-ons")?)
+            .and_then(|t| t.checked_add(times(self.rebuy, rebuys, "the rebuys").ok()?))
             .filter(|t| *t <= crate::MAX_POOL)
             .ok_or_else(|| too_much("the prize pool"))?;
         let overlay = self.guarantee.saturating_sub(collected);
         Ok(Pool {
             entries,
             add_ons,
+            rebuys,
             collected,
             overlay,
             prize_pool: collected.max(self.guarantee),
@@ -146,7 +164,17 @@ impl MoneySettings {
 
     /// The pay sheet for a field.
     pub fn sheet(&self, entries: u32, add_ons: u32) -> Result<PaySheet, PayoutError> {
-        let pool = self.pool(entries, add_ons)?;
+        self.sheet_bought(entries, add_ons, 0)
+    }
+
+    /// The pay sheet for a field that also bought `rebuys` rebuys.
+    pub fn sheet_bought(
+        &self,
+        entries: u32,
+        add_ons: u32,
+        rebuys: u32,
+    ) -> Result<PaySheet, PayoutError> {
+        let pool = self.pool_bought(entries, add_ons, rebuys)?;
         self.structure
             .sheet(pool.prize_pool, entries, self.entry_price())
     }
@@ -159,7 +187,9 @@ use crate::sheet::PaySheet;
 pub struct Pool {
     pub entries: u32,
     pub add_ons: u32,
-    /// Entries' and add-ons' contributions to the prize pool.
+    #[serde(default)]
+    pub rebuys: u32,
+    /// Entries', add-ons' and rebuys' contributions to the prize pool.
     pub collected: Money,
     /// What the house adds to reach the guarantee.
     pub overlay: Money,

@@ -17,6 +17,9 @@ use crate::{EntryId, Money, PlayerId};
 pub struct Entry {
     pub player: PlayerId,
     pub add_ons: u32,
+    /// Rebuys bought (rule 27).
+    #[serde(default)]
+    pub rebuys: u32,
     /// The bounty on this entry's head now.
     pub bounty: Money,
     /// Bounties this entry collected, paid.
@@ -46,6 +49,8 @@ pub struct PayoutState {
     pub(crate) rule: SimultaneousBusts,
     pub(crate) entries: BTreeMap<EntryId, Entry>,
     pub(crate) add_ons: u32,
+    #[serde(default)]
+    pub(crate) rebuys: u32,
     /// Set when registration closed.
     pub(crate) pool: Option<Pool>,
     pub(crate) sheet: Option<PaySheet>,
@@ -95,6 +100,11 @@ impl PayoutState {
     /// Add-ons bought in all.
     pub fn add_ons(&self) -> u32 {
         self.add_ons
+    }
+
+    /// Rebuys bought in all (rule 27).
+    pub fn rebuys(&self) -> u32 {
+        self.rebuys
     }
 
     /// The prize pool, once registration closed.
@@ -203,6 +213,7 @@ impl PayoutState {
                     Entry {
                         player: player.clone(),
                         add_ons: 0,
+                        rebuys: 0,
                         bounty,
                         bounties_won: 0,
                         busted: false,
@@ -215,12 +226,19 @@ impl PayoutState {
             PayoutEvent::EntryRemoved { entry } => {
                 if let Some(e) = self.entries.remove(entry) {
                     self.add_ons -= e.add_ons;
+                    self.rebuys -= e.rebuys;
                 }
             }
             PayoutEvent::AddOnRecorded { entry } => {
                 self.add_ons += 1;
                 if let Some(e) = self.entries.get_mut(entry) {
                     e.add_ons += 1;
+                }
+            }
+            PayoutEvent::RebuyRecorded { entry } => {
+                self.rebuys += 1;
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.rebuys += 1;
                 }
             }
             PayoutEvent::RegistrationClosed { pool, sheet }

@@ -975,3 +975,60 @@ fn an_add_on_after_the_close_grows_the_pool_until_the_money() {
         Err(PayoutError::AddOnAfterMoney)
     );
 }
+
+/// Rule 27's rebuys in the pool: given a house that prices a rebuy at
+/// 3,000 and an add-on at 2,000, when an entry buys two rebuys and one
+/// add-on, then each is recorded on the entry and the pool holds every
+/// buy-in, add-on and rebuy, at registration's close or after it; a house
+/// without rebuys refuses one.
+#[test]
+fn rebuys_are_priced_into_the_pool_beside_add_ons() {
+    let Command::Configure {
+        name,
+        mut settings,
+        busts,
+    } = configure(SimultaneousBusts::ShareAcrossTables)
+    else {
+        unreachable!()
+    };
+    let buy_in = settings.buy_in;
+    let (name0, settings0) = (name.clone(), settings.clone());
+    settings.add_on = 2_000;
+    settings.rebuy = 3_000;
+    let mut commands = vec![Command::Configure {
+        name,
+        settings,
+        busts,
+    }];
+    commands.extend(entries(10));
+    commands.push(Command::RecordRebuy { entry: EntryId(4) });
+    commands.push(Command::RecordRebuy { entry: EntryId(4) });
+    commands.push(Command::RecordAddOn { entry: EntryId(4) });
+    commands.push(Command::CloseRegistration);
+    let (mut state, _) = run(&commands);
+    assert_eq!(state.rebuys(), 2);
+    assert_eq!(state.entry(EntryId(4)).unwrap().rebuys, 2);
+    let pool = state.pool().unwrap();
+    assert_eq!((pool.entries, pool.add_ons, pool.rebuys), (10, 1, 2));
+    assert_eq!(pool.prize_pool, 10 * buy_in + 2_000 + 2 * 3_000);
+    // After the close, a rebuy grows the pool by its price.
+    let events = decide(&state, &Command::RecordRebuy { entry: EntryId(5) }).unwrap();
+    assert_eq!(events[0], PayoutEvent::RebuyRecorded { entry: EntryId(5) });
+    for e in &events {
+        state.apply(e);
+    }
+    assert_eq!(
+        state.pool().unwrap().prize_pool,
+        10 * buy_in + 2_000 + 3 * 3_000
+    );
+    // A house without rebuys refuses one.
+    let (plain, _) = run(&[Command::Configure {
+        name: name0,
+        settings: settings0,
+        busts,
+    }]);
+    assert_eq!(
+        decide(&plain, &Command::RecordRebuy { entry: EntryId(1) }),
+        Err(PayoutError::NoRebuys)
+    );
+}

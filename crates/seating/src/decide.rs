@@ -91,6 +91,25 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
                 chips,
             }])
         }
+        SellRebuy {
+            entry,
+            level,
+            stack,
+            hands,
+        } => sell_rebuy(state, settings, *entry, *level, *stack, *hands),
+        RebuyDelivered { entry } => {
+            let &(table, _, chips, number) = state
+                .room
+                .rebuys
+                .get(entry)
+                .ok_or(SeatingError::NoRebuyPending { entry: *entry })?;
+            Ok(vec![SeatingEvent::RebuyDelivered {
+                entry: *entry,
+                table,
+                chips,
+                number,
+            }])
+        }
         ReleaseTable { table } => release_table(state, *table),
         OpenLateEntries { reason } => open_late_entries(state, reason),
         AnnounceLate { entry } => announce_late(state, settings, *entry),
@@ -558,6 +577,73 @@ fn sell_add_on(state: &SeatingState, settings: &Settings, entry: EntryId, level:
         table,
         seat,
         chips: terms.chips,
+    }])
+}
+
+/// The floor sells a rebuy (rule 27): in its window, within the limit,
+/// to a seated player between hands whose stack, read after the table's
+/// last hand, is at or below the starting stack; the chips reach the
+/// stack before the next hand, which waits for them, so a player who
+/// announced the rebuy plays that hand with them.
+fn sell_rebuy(
+    state: &SeatingState,
+    settings: &Settings,
+    entry: EntryId,
+    level: u32,
+    stack: crate::model::Chips,
+    hands: u64,
+) -> Decided {
+    let terms = settings.rebuy.ok_or(SeatingError::NoRebuys)?;
+    let (table, seat) = settled(state, entry)?;
+    if level > terms.last_level {
+        return Err(SeatingError::RebuyWindowClosed {
+            level,
+            last: terms.last_level,
+        });
+    }
+    if state.room.rebuys.contains_key(&entry) {
+        return Err(SeatingError::RebuyOnItsWay { entry });
+    }
+    let bought = state.rebuys.get(&entry).map_or(0, |r| r.0);
+    if bought >= terms.limit {
+        return Err(SeatingError::RebuyLimit {
+            entry,
+            limit: terms.limit,
+        });
+    }
+    let (left, paid) = (state.room.players(), state.room.paid);
+    if paid > 0 && left < paid {
+        return Err(SeatingError::RebuyInTheMoney { left, paid });
+    }
+    let t = state
+        .room
+        .tables
+        .get(&table)
+        .ok_or(SeatingError::NoSuchTable { table })?;
+    if t.in_hand {
+        return Err(SeatingError::RebuyInHand { table });
+    }
+    if t.hands != hands {
+        return Err(SeatingError::RebuyStackStale {
+            table,
+            read: hands,
+            now: t.hands,
+        });
+    }
+    if stack > settings.starting_stack {
+        return Err(SeatingError::RebuyAboveStart {
+            entry,
+            stack,
+            starting: settings.starting_stack,
+        });
+    }
+    Ok(vec![SeatingEvent::RebuySold {
+        entry,
+        table,
+        seat,
+        chips: terms.chips,
+        stack,
+        number: bought + 1,
     }])
 }
 
@@ -1029,6 +1115,20 @@ fn check_settings(s: &Settings) -> Result<(), SeatingError> {
     if s.starting_stack == 0 {
         return bad("the starting stack must be positive".into());
     }
+    if let Some(r) = s.rebuy
+        && (r.chips == 0
+            || r.chips > felt_vocabulary::MAX_CHIPS / 2
+            || r.last_level == 0
+            || !(1..=100).contains(&r.limit))
+    {
+        return bad(format!(
+            "a rebuy puts 1 to {} chips on a stack, is sold through a level from 1, and an entry may buy 1 to 100, not {} chips through level {}, {} each",
+            felt_vocabulary::MAX_CHIPS / 2,
+            r.chips,
+            r.last_level,
+            r.limit
+        ));
+    }
     if let Some(a) = s.add_on
         && (a.chips == 0 || a.chips > felt_vocabulary::MAX_CHIPS / 2 || a.last_level == 0)
     {
@@ -1104,6 +1204,11 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     if let Some((entry, _)) = room.add_ons.iter().find(|(_, a)| a.0 == table) {
         return wait(format!(
             "entry {entry}'s add-on chips are being put on their stack"
+        ));
+    }
+    if let Some((entry, _)) = room.rebuys.iter().find(|(_, r)| r.0 == table) {
+        return wait(format!(
+            "entry {entry}'s rebuy chips are being put on their stack"
         ));
     }
     if let Some((entry, r)) = room.removals.iter().find(|(_, r)| r.table == table) {

@@ -18,8 +18,8 @@ mod state;
 pub use decide::{decide, gate};
 pub use model::{
     AddOnTerms, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup,
-    Move, MoveReason, PlayerId, Seat, SeatReason, SeatingCommand, SeatingEvent, Seed, Settings,
-    TableNo, redraws_for_field,
+    Move, MoveReason, PlayerId, RebuyTerms, Seat, SeatReason, SeatingCommand, SeatingEvent, Seed,
+    Settings, TableNo, redraws_for_field,
 };
 pub use state::{
     EntryInfo, EntryStatus, LateEntries, MAX_SEATS, MoveRecord, Room, SeatingState, Table,
@@ -163,6 +163,41 @@ pub enum SeatingError {
         "{left} players are left and {paid} places paid: the money is reached and the pool no longer grows, so no add-on is sold"
     )]
     AddOnInTheMoney { left: u32, paid: u32 },
+    #[error("this tournament sells no rebuys (rule 27)")]
+    #[strum(message = "rule 27")]
+    NoRebuys,
+    #[error(
+        "rebuys are sold through the break after level {last}; the clock is at level {level} (rule 27)"
+    )]
+    #[strum(message = "rule 27")]
+    RebuyWindowClosed { level: u32, last: u32 },
+    #[error("entry {entry} has bought its {limit} rebuy(s): the limit per entry (rule 27)")]
+    #[strum(message = "rule 27")]
+    RebuyLimit { entry: EntryId, limit: u32 },
+    #[error(
+        "entry {entry} has {stack} chips, more than the starting stack of {starting}: a rebuy is sold at or below it (rule 27)"
+    )]
+    #[strum(message = "rule 27")]
+    RebuyAboveStart {
+        entry: EntryId,
+        stack: Chips,
+        starting: Chips,
+    },
+    #[error("entry {entry}'s last rebuy is still on its way to the table: one at a time")]
+    RebuyOnItsWay { entry: EntryId },
+    #[error(
+        "table {table} has played a hand since the stack was read (hand {read}, now {now}): read it again"
+    )]
+    RebuyStackStale { table: TableNo, read: u64, now: u64 },
+    #[error("table {table} is playing a hand: a rebuy is sold between hands (rule 27)")]
+    #[strum(message = "rule 27")]
+    RebuyInHand { table: TableNo },
+    #[error("entry {entry} has no rebuy on its way to the table")]
+    NoRebuyPending { entry: EntryId },
+    #[error(
+        "{left} players are left and {paid} places paid: the money is reached and the pool no longer grows, so no rebuy is sold"
+    )]
+    RebuyInTheMoney { left: u32, paid: u32 },
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -217,7 +252,16 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::AddOnBought { .. }
             | S::AddOnInHand { .. }
             | S::NoAddOnPending { .. }
-            | S::AddOnInTheMoney { .. } => ErrorKind::Refused,
+            | S::AddOnInTheMoney { .. }
+            | S::NoRebuys
+            | S::RebuyWindowClosed { .. }
+            | S::RebuyLimit { .. }
+            | S::RebuyAboveStart { .. }
+            | S::RebuyOnItsWay { .. }
+            | S::RebuyInHand { .. }
+            | S::NoRebuyPending { .. }
+            | S::RebuyInTheMoney { .. } => ErrorKind::Refused,
+            S::RebuyStackStale { .. } => ErrorKind::Conflict,
         }
     }
 

@@ -90,6 +90,20 @@ pub struct Settings {
     /// seated player, through the break after its last level.
     #[serde(default)]
     pub add_on: Option<AddOnTerms>,
+    /// The rebuys the house sells (`None`: none; rule 27): to a seated
+    /// player whose stack is at or below the starting stack, up to a limit
+    /// per entry, through the break after their last level.
+    #[serde(default)]
+    pub rebuy: Option<RebuyTerms>,
+}
+
+/// Rebuys (rule 27): the chips one puts on a stack, the last level they
+/// are sold in (and the break after it), and how many an entry may buy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RebuyTerms {
+    pub chips: Chips,
+    pub last_level: u32,
+    pub limit: u32,
 }
 
 /// An add-on: the chips it puts on a stack and the last level it is sold
@@ -146,6 +160,7 @@ impl Settings {
             re_entry_by_surrender: false,
             late_arrival_minutes: None,
             add_on: None,
+            rebuy: None,
         }
     }
 
@@ -373,6 +388,21 @@ pub enum SeatingCommand {
     },
     /// The table put an add-on's chips on the player's stack.
     AddOnDelivered {
+        entry: EntryId,
+    },
+    /// The floor sells a rebuy to a seated player between hands (rule 27),
+    /// the clock at `level`, the player's `stack` as their table has it
+    /// after its `hands`-th hand (both read by the service: a hand played
+    /// since makes the reading stale and the sale is refused): the chips go
+    /// to the table before its next hand, which the player plays with them.
+    SellRebuy {
+        entry: EntryId,
+        level: u32,
+        stack: Chips,
+        hands: u64,
+    },
+    /// The table put a rebuy's chips on the player's stack.
+    RebuyDelivered {
         entry: EntryId,
     },
     /// A table's hand ended: where the button and the big blind were, who
@@ -610,6 +640,25 @@ pub enum SeatingEvent {
         table: TableNo,
         chips: Chips,
     },
+    /// The floor sold the entry's `number`-th rebuy (rule 27) to the player
+    /// in `seat` at `table`, whose stack was `stack`: its chips go on their
+    /// stack before the table's next hand (which waits for them), its price
+    /// to the pool.
+    RebuySold {
+        entry: EntryId,
+        table: TableNo,
+        seat: Seat,
+        chips: Chips,
+        stack: Chips,
+        number: u32,
+    },
+    /// The table put the rebuy's chips on the player's stack.
+    RebuyDelivered {
+        entry: EntryId,
+        table: TableNo,
+        chips: Chips,
+        number: u32,
+    },
     /// A redraw (or the final table's draw) is waiting for every table to
     /// finish its hand.
     RedrawCalled {
@@ -680,6 +729,8 @@ impl SeatingEvent {
             RemovalCompleted { .. } => "RemovalCompleted",
             AddOnSold { .. } => "AddOnSold",
             AddOnDelivered { .. } => "AddOnDelivered",
+            RebuySold { .. } => "RebuySold",
+            RebuyDelivered { .. } => "RebuyDelivered",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",
             HandForHandStarted { .. } => "HandForHandStarted",

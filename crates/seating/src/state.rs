@@ -138,6 +138,10 @@ pub struct Room {
     /// the table, seat and chips.
     #[serde(default)]
     pub add_ons: BTreeMap<EntryId, (TableNo, Seat, Chips)>,
+    /// Rebuys sold whose chips the table has not yet put on the stack:
+    /// the table, seat, chips and the entry's rebuy number.
+    #[serde(default)]
+    pub rebuys: BTreeMap<EntryId, (TableNo, Seat, Chips, u32)>,
 }
 
 /// A player out of the field whose table is still to remove them and
@@ -376,6 +380,19 @@ impl Room {
             SeatingEvent::AddOnDelivered { entry, .. } => {
                 self.add_ons.remove(entry);
             }
+            SeatingEvent::RebuySold {
+                entry,
+                table,
+                seat,
+                chips,
+                number,
+                ..
+            } => {
+                self.rebuys.insert(*entry, (*table, *seat, *chips, *number));
+            }
+            SeatingEvent::RebuyDelivered { entry, .. } => {
+                self.rebuys.remove(entry);
+            }
             SeatingEvent::RemovalCompleted { entry, .. } => {
                 if let Some(r) = self.removals.remove(entry)
                     && let Some(t) = self.tables.get_mut(&r.table)
@@ -510,6 +527,9 @@ pub struct SeatingState {
     /// The add-ons sold, by entry, with their chips.
     #[serde(default)]
     pub(crate) add_ons: OrdMap<EntryId, Chips>,
+    /// The rebuys sold, by entry: how many, and their chips in all.
+    #[serde(default)]
+    pub(crate) rebuys: OrdMap<EntryId, (u32, Chips)>,
 }
 
 /// The floor's late entries: why they were opened, and the busts held
@@ -539,6 +559,12 @@ impl SeatingState {
     /// The add-ons sold, by entry, with their chips.
     pub fn add_ons(&self) -> &OrdMap<EntryId, Chips> {
         &self.add_ons
+    }
+
+    /// The rebuys sold (rule 27), by entry: how many, and their chips in
+    /// all.
+    pub fn rebuys(&self) -> &OrdMap<EntryId, (u32, Chips)> {
+        &self.rebuys
     }
 
     /// Whether play has started.
@@ -616,6 +642,11 @@ impl SeatingState {
             SeatingEvent::Created { name, .. } => self.name.clone_from(name),
             SeatingEvent::AddOnSold { entry, chips, .. } => {
                 self.add_ons.insert(*entry, *chips);
+            }
+            SeatingEvent::RebuySold { entry, chips, .. } => {
+                let (n, all) = self.rebuys.get(entry).copied().unwrap_or((0, 0));
+                self.rebuys
+                    .insert(*entry, (n + 1, all.saturating_add(*chips)));
             }
             SeatingEvent::Registered {
                 entry,

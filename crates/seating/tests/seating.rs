@@ -2224,3 +2224,154 @@ fn no_add_on_is_sold_once_the_money_is_reached() {
     .unwrap_err();
     assert_eq!(e, SeatingError::AddOnInTheMoney { left: 11, paid: 12 });
 }
+
+/// Rule 27 (seed 000): "Um jogador não pode deixar passar uma mão. Se ele
+/// anuncia a intenção de recomprar antes da próxima mão, ele estará
+/// jogando assumindo as fichas que entrarão em jogo e é obrigado a
+/// recomprar." Given a house that sells up to two 10,000-chip rebuys
+/// through the break after level 4 to a player at or below the starting
+/// stack, when the floor sells one between hands, then the sale names the
+/// stack it was sold on and the rebuy's number, and the table's next hand
+/// waits for the chips, so the player plays it with them; above the
+/// starting stack, past the window, beyond the limit, during a hand or on
+/// a stack read before the table's last hand, it is refused and nothing
+/// changes.
+#[test]
+fn a_rebuy_is_sold_at_or_below_the_starting_stack_and_the_next_hand_waits_for_its_chips() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.rebuy = Some(felt_seating::RebuyTerms {
+        chips: 10_000,
+        last_level: 4,
+        limit: 2,
+    });
+    let mut state = started(settings, 18);
+    let buyer = seat_of_first(&state, 1);
+    let (table, seat) = seat_of(&state, buyer);
+    let sell = |level, stack, hands| SeatingCommand::SellRebuy {
+        entry: EntryId(buyer),
+        level,
+        stack,
+        hands,
+    };
+    let refused = |state: &mut felt_seating::SeatingState, command, error| {
+        let before = state.clone();
+        assert_eq!(try_run(state, command).unwrap_err(), error);
+        assert_eq!(*state, before);
+    };
+    // During a hand: refused.
+    run(&mut state, SeatingCommand::BeginHand { table });
+    refused(
+        &mut state,
+        sell(1, 4_000, 0),
+        SeatingError::RebuyInHand { table },
+    );
+    run(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table,
+            button: 1,
+            big_blind: 3,
+            busted: Vec::new(),
+        },
+    );
+    // A stack read before that hand ended is stale.
+    refused(
+        &mut state,
+        sell(1, 4_000, 0),
+        SeatingError::RebuyStackStale {
+            table,
+            read: 0,
+            now: 1,
+        },
+    );
+    // Above the starting stack, or past the window: refused.
+    refused(
+        &mut state,
+        sell(1, 10_001, 1),
+        SeatingError::RebuyAboveStart {
+            entry: EntryId(buyer),
+            stack: 10_001,
+            starting: 10_000,
+        },
+    );
+    refused(
+        &mut state,
+        sell(5, 4_000, 1),
+        SeatingError::RebuyWindowClosed { level: 5, last: 4 },
+    );
+    // At the starting stack exactly: sold, the first.
+    let events = run(&mut state, sell(4, 10_000, 1));
+    assert_eq!(
+        events,
+        [SeatingEvent::RebuySold {
+            entry: EntryId(buyer),
+            table,
+            seat,
+            chips: 10_000,
+            stack: 10_000,
+            number: 1,
+        }]
+    );
+    // The table waits for the chips; the other table deals.
+    let wait = gate(&state, table).unwrap_err().to_string();
+    assert!(wait.contains("rebuy chips"), "{wait}");
+    gate(&state, 3 - table).unwrap();
+    // One at a time.
+    refused(
+        &mut state,
+        sell(4, 10_000, 1),
+        SeatingError::RebuyOnItsWay {
+            entry: EntryId(buyer),
+        },
+    );
+    let events = run(
+        &mut state,
+        SeatingCommand::RebuyDelivered {
+            entry: EntryId(buyer),
+        },
+    );
+    assert_eq!(
+        events,
+        [SeatingEvent::RebuyDelivered {
+            entry: EntryId(buyer),
+            table,
+            chips: 10_000,
+            number: 1,
+        }]
+    );
+    gate(&state, table).unwrap();
+    // The second, then the limit.
+    run(&mut state, sell(2, 0, 1));
+    run(
+        &mut state,
+        SeatingCommand::RebuyDelivered {
+            entry: EntryId(buyer),
+        },
+    );
+    assert_eq!(state.rebuys().get(&EntryId(buyer)), Some(&(2, 20_000)));
+    refused(
+        &mut state,
+        sell(2, 0, 1),
+        SeatingError::RebuyLimit {
+            entry: EntryId(buyer),
+            limit: 2,
+        },
+    );
+}
+
+#[test]
+fn a_house_without_rebuys_sells_none() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let buyer = seat_of_first(&state, 1);
+    let e = try_run(
+        &mut state,
+        SeatingCommand::SellRebuy {
+            entry: EntryId(buyer),
+            level: 1,
+            stack: 0,
+            hands: 0,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e, SeatingError::NoRebuys);
+}

@@ -540,6 +540,14 @@ pub enum Command {
         player: EntryId,
         chips: Chips,
     },
+    /// Between hands, a rebuy's chips (the entry's `number`-th, rule 27)
+    /// go on the stack of the player seating sold it to.
+    Rebuy {
+        seat: Seat,
+        player: EntryId,
+        chips: Chips,
+        number: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -909,6 +917,14 @@ pub enum TableEvent {
         player: EntryId,
         chips: Chips,
     },
+    /// A rebuy's chips (the entry's `number`-th) went on a stack between
+    /// hands (rule 27).
+    RebuyAdded {
+        seat: Seat,
+        player: EntryId,
+        chips: Chips,
+        number: u32,
+    },
 }
 
 impl TableEvent {
@@ -958,6 +974,7 @@ impl TableEvent {
             TableEvent::ChipsRemoved { .. } => "ChipsRemoved",
             TableEvent::ColouredUp { .. } => "ColouredUp",
             TableEvent::AddOnAdded { .. } => "AddOnAdded",
+            TableEvent::RebuyAdded { .. } => "RebuyAdded",
         }
     }
 }

@@ -857,7 +857,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 s.stack = s.stack.saturating_sub(*amount);
             }
         }
-        TableEvent::AddOnAdded { seat, chips, .. } => {
+        TableEvent::AddOnAdded { seat, chips, .. } | TableEvent::RebuyAdded { seat, chips, .. } => {
             if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
                 s.stack = s.stack.saturating_add(*chips);
             }

@@ -252,3 +252,37 @@ fn an_add_ons_chips_go_on_the_stack_between_hands() {
     let wrong = t.refused(add_on(3, entry(2)));
     assert!(wrong.contains("seat 3"), "{wrong}");
 }
+
+/// Rule 27's rebuy: given a player whose rebuy seating sold, when the
+/// hand in play is over, then the chips go on their stack before the next
+/// hand (which the player plays with them), recorded with the rebuy's
+/// number; never during a hand, never to another player.
+#[test]
+fn a_rebuys_chips_go_on_the_stack_between_hands() {
+    let rebuy = |seat: Seat, player: EntryId| Command::Rebuy {
+        seat,
+        player,
+        chips: 2_000,
+        number: 1,
+    };
+    let mut t = table(&[1000, 1000, 1000]);
+    t.start(level(50, 100), Some(1));
+    let during = t.refused(rebuy(3, entry(3)));
+    assert!(during.contains("in progress"), "{during}");
+    t.act(1, PlayerAction::Fold);
+    t.act(2, PlayerAction::Fold);
+    let before = t.stack(3);
+    let events = t.ok(rebuy(3, entry(3)));
+    assert_eq!(
+        events,
+        vec![TableEvent::RebuyAdded {
+            seat: 3,
+            player: entry(3),
+            chips: 2_000,
+            number: 1,
+        }]
+    );
+    assert_eq!(t.stack(3), before + 2_000);
+    let wrong = t.refused(rebuy(1, entry(3)));
+    assert!(wrong.contains("seat 1"), "{wrong}");
+}

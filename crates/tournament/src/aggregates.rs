@@ -85,6 +85,8 @@ impl Aggregate for Seating {
             | MovePlayer { .. }
             | SellAddOn { .. }
             | AddOnDelivered { .. }
+            | SellRebuy { .. }
+            | RebuyDelivered { .. }
             | Accommodate { .. } => false,
         }
     }

@@ -1413,3 +1413,65 @@ fn an_add_on_sold_goes_to_payout_and_its_chips_to_the_table() {
     seating(&mut state, done.command);
     assert!(seats::pending(&state).add_ons.is_empty());
 }
+
+/// Rule 27's rebuy as reactions: each sale puts its price in the pool and
+/// its chips on the stack, under ids naming the entry and the rebuy's
+/// number, so a second rebuy is never taken for a repeat of the first.
+#[test]
+fn each_rebuy_sold_goes_to_payout_and_its_chips_to_the_table() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.rebuy = Some(felt_seating::RebuyTerms {
+        chips: 10_000,
+        last_level: 2,
+        limit: 3,
+    });
+    let mut state = room(settings, 12);
+    let (entry, table, seat) = state
+        .entries()
+        .iter()
+        .find_map(|(e, info)| match info.status {
+            felt_seating::EntryStatus::Seated { table, seat } => Some((*e, table, seat)),
+            _ => None,
+        })
+        .unwrap();
+    for number in 1..=2 {
+        let events = seating(
+            &mut state,
+            SeatingCommand::SellRebuy {
+                entry,
+                level: 1,
+                stack: 3_000,
+                hands: 0,
+            },
+        );
+        let sold = cause(40 + u64::from(number), events, &state);
+        assert_eq!(
+            entries::to_payout(&sold),
+            vec![Order {
+                id: format!("seating-{}-rebuy-{entry}-{number}", 40 + number),
+                command: felt_payout::Command::RecordRebuy { entry },
+            }]
+        );
+        let carry = seats::carry(&sold, HouseRules::default());
+        assert_eq!(
+            carry.rebuys,
+            vec![(
+                entry,
+                TableOrder {
+                    table,
+                    id: format!("rebuy-{entry}-{number}"),
+                    command: Command::Rebuy {
+                        seat,
+                        player: entry,
+                        chips: 10_000,
+                        number,
+                    },
+                }
+            )]
+        );
+        let done = seats::rebuy_delivered(entry, number);
+        assert_eq!(done.id, format!("rebuy-{entry}-{number}-done"));
+        seating(&mut state, done.command);
+        assert!(seats::pending(&state).rebuys.is_empty());
+    }
+}

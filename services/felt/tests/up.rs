@@ -2560,7 +2560,11 @@ async fn the_room_is_one_pool_of_named_tables_for_every_event() {
 /// to a seated player (a partner may not; one per entry); the chips are on
 /// the player's stack before the table's next hand, the price in the pool
 /// (`GetPayouts` counts it); the tournament plays to a winner and `felt
-/// audit verify` accounts the add-on's chips.
+/// audit verify` accounts the add-on's chips. Rule 27's rebuys beside it:
+/// up to two of 10,000 chips for 100.00, to a player at or below the
+/// starting stack; the floor sells one to another player, whose stack and
+/// the pool show it, and refuses one to the player with the add-on (above
+/// the starting stack).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
     let dir = tempfile::tempdir().unwrap();
@@ -2577,7 +2581,13 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
         buy_in: 10_000,
         fee: 1_000,
         add_on: 5_000,
+        rebuy: 10_000,
         ..Default::default()
+    });
+    create.rebuy = Some(pb::RebuyTerms {
+        chips: 10_000,
+        last_level: 2,
+        limit: 2,
     });
     // The chips and the price go together.
     let mut priced_only = create.clone();
@@ -2619,6 +2629,33 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
         .entries
         .remove(0);
     let (entry, table) = (found.entry, found.table);
+    let rebuyer = seating
+        .find_seat(with(
+            pb::FindSeatRequest {
+                tournament_id: t.into(),
+                query: "Player 06".into(),
+            },
+            &director,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .entries
+        .remove(0);
+    let rebuy = |id: &str, entry: u64, role: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                command: Some(pb::floor_request::Command::SellRebuy(pb::SellRebuy {
+                    entry,
+                })),
+            },
+            up.token(role),
+        );
+        async move { seating.floor(req).await.map(tonic::Response::into_inner) }
+    };
     let sell = |id: &str, role: &str| {
         let mut seating = up.seating();
         let req = with(
@@ -2639,6 +2676,16 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
     let e = sell("a-2", "floor").await.unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
     assert!(e.message().contains("one per entry"), "{e:?}");
+    // A rebuy: not the partner's to sell; not to a player above the
+    // starting stack (the add-on's buyer); to one at it, sold.
+    let e = rebuy("r-1", rebuyer.entry, "partner").await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = rebuy("r-0", entry, "floor").await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("rule 27"), "{e:?}");
+    rebuy("r-1", rebuyer.entry, "floor")
+        .await
+        .expect("rebuy sold");
     // On the stack before the table's first hand: a starting stack and
     // the add-on.
     let view = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
@@ -2658,6 +2705,28 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
         .unwrap();
     let seat = view.seats.iter().find(|s| s.entry == entry).unwrap();
     assert_eq!(seat.stack, 20_000 + 20_000, "{view:?}");
+    let rebuyer_table =
+        felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
+            .get_table(with(
+                pb::GetTableRequest {
+                    table: Some(pb::TableRef {
+                        tournament_id: t.into(),
+                        table: rebuyer.table,
+                    }),
+                },
+                &director,
+            ))
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap();
+    let seat = rebuyer_table
+        .seats
+        .iter()
+        .find(|s| s.entry == rebuyer.entry)
+        .unwrap();
+    assert_eq!(seat.stack, 20_000 + 10_000, "{rebuyer_table:?}");
     // The price is in the pool.
     let payouts = up
         .payout()
@@ -2670,7 +2739,11 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
         .await
         .expect("payouts")
         .into_inner();
-    assert_eq!((payouts.entries, payouts.add_ons), (12, 1), "{payouts:?}");
+    assert_eq!(
+        (payouts.entries, payouts.add_ons, payouts.rebuys),
+        (12, 1, 1),
+        "{payouts:?}"
+    );
     // Played to a winner; the pool paid out is the entries' and the
     // add-on's.
     for d in common::dealers(&up.channel, t, 1..=2, &director) {
@@ -2678,12 +2751,16 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
     }
     let end = common::all_placed(&up.channel, t, 12, &director).await;
     let paid: u64 = end.results.iter().map(|r| r.prize).sum();
-    assert_eq!(paid, 12 * 10_000 + 5_000);
+    assert_eq!(paid, 12 * 10_000 + 5_000 + 10_000);
     up.stop();
     let data = data.to_str().unwrap();
     let audit = audit_passes(&["--data", data, "--tournament", t]);
     assert!(
         audit.contains("1 add-on(s) sold, 20000 chips on the tables"),
+        "{audit}"
+    );
+    assert!(
+        audit.contains("1 rebuy(s) sold to 1 entries, 10000 chips on the tables"),
         "{audit}"
     );
 }

@@ -152,13 +152,14 @@ impl Decider<'_> {
         Ok(())
     }
 
-    /// An add-on's chips on the stack of the player seating sold it to,
-    /// between hands.
+    /// An add-on's chips (or the `rebuy`-th rebuy's) on the stack of the
+    /// player seating sold it to, between hands.
     pub(super) fn add_on(
         &mut self,
         seat: Seat,
         player: EntryId,
         chips: Chips,
+        rebuy: Option<u32>,
     ) -> Result<(), Rejection> {
         self.between_hands()?;
         self.holds(seat, player)?;
@@ -172,10 +173,18 @@ impl Decider<'_> {
                 max: MAX_CHIPS,
             });
         }
-        self.emit(TableEvent::AddOnAdded {
-            seat,
-            player,
-            chips,
+        self.emit(match rebuy {
+            None => TableEvent::AddOnAdded {
+                seat,
+                player,
+                chips,
+            },
+            Some(number) => TableEvent::RebuyAdded {
+                seat,
+                player,
+                chips,
+                number,
+            },
         });
         Ok(())
     }

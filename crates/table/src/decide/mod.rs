@@ -150,7 +150,13 @@ impl Decider<'_> {
                 seat,
                 player,
                 chips,
-            } => self.add_on(*seat, *player, *chips),
+            } => self.add_on(*seat, *player, *chips, None),
+            Command::Rebuy {
+                seat,
+                player,
+                chips,
+                number,
+            } => self.add_on(*seat, *player, *chips, Some(*number)),
         }
     }
 

@@ -232,6 +232,20 @@ impl<L: EventLog + 'static> Conductor<L> {
                 decided = out.last;
             }
         }
+        // Rebuys' chips likewise (rule 27: the player plays the next hand
+        // with them).
+        for (entry, order) in work.rebuys {
+            let Command::Rebuy { number, .. } = order.command else {
+                continue;
+            };
+            if refused(self.table_order(t, at, order, from).await)?.is_none() {
+                continue;
+            }
+            let done = reactions::seats::rebuy_delivered(entry, number);
+            if let Some(out) = refused(self.seat_from(t, &done.id, at, done.command, from).await)? {
+                decided = out.last;
+            }
+        }
         // The players leave their tables at once (the appends to
         // different tables share a commit), then take their new seats at
         // once; seating hears of each move in order.

@@ -851,6 +851,17 @@ impl<L: EventLog + 'static> Conductor<L> {
         })
     }
 
+    /// A table's state as its log has it now (the table service may be
+    /// another process): what the floor reads a stack from.
+    pub async fn table_state(
+        &self,
+        t: &str,
+        table: TableNo,
+    ) -> Result<std::sync::Arc<felt_table::TableState>> {
+        let stream = felt_tablelog::stream(t, table)?;
+        Ok(self.tables.state(&stream).await?.0)
+    }
+
     /// Payout's state, read as [`Conductor::seating_state`] reads seating's.
     pub async fn payout_state(&self, t: &str) -> Result<std::sync::Arc<felt_payout::PayoutState>> {
         let stream = payout_stream(t)?;

@@ -23,6 +23,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::Started { .. }
             | SeatingEvent::NoShowReplaced { .. }
             | SeatingEvent::AddOnSold { .. }
+            | SeatingEvent::RebuySold { .. }
     )
 }
 
@@ -30,7 +31,8 @@ pub fn wanted(event: &SeatingEvent) -> bool {
 /// entry that leaves having paid in (an alternate had not), then records
 /// every entry that paid in with this decision (a registration that is not
 /// an alternate's, an alternate promoted), in one command; an add-on sold
-/// puts its price in the pool (`add-on-{entry}`).
+/// puts its price in the pool (`add-on-{entry}`), and so does each rebuy
+/// (`rebuy-{entry}-{number}`).
 pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
     let mut orders = Vec::new();
     let mut paid_in: Vec<(EntryId, felt_vocabulary::PlayerId)> = Vec::new();
@@ -58,6 +60,10 @@ pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
             SeatingEvent::AddOnSold { entry, .. } => orders.push(Order::new(
                 cause.id(&format!("add-on-{entry}")),
                 felt_payout::Command::RecordAddOn { entry: *entry },
+            )),
+            SeatingEvent::RebuySold { entry, number, .. } => orders.push(Order::new(
+                cause.id(&format!("rebuy-{entry}-{number}")),
+                felt_payout::Command::RecordRebuy { entry: *entry },
             )),
             SeatingEvent::AlternatePromoted { entry } => {
                 // (Registered before it was promoted, so seating knows it.)

@@ -29,6 +29,7 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::SeatsDrawn { .. }
             | SeatingEvent::Seated { .. }
             | SeatingEvent::AddOnSold { .. }
+            | SeatingEvent::RebuySold { .. }
             | SeatingEvent::MoveStarted { .. }
             | SeatingEvent::Disqualified { .. }
             | SeatingEvent::Surrendered { .. }
@@ -56,6 +57,9 @@ pub struct Carry {
     /// Each add-on's chips put on the stack ([`add_on`]), then
     /// [`add_on_delivered`] at seating.
     pub add_ons: Vec<(EntryId, TableOrder)>,
+    /// Each rebuy's chips put on the stack ([`rebuy`]), then
+    /// [`rebuy_delivered`] at seating.
+    pub rebuys: Vec<(EntryId, TableOrder)>,
 }
 
 impl Carry {
@@ -65,6 +69,7 @@ impl Carry {
             && self.moves.is_empty()
             && self.removals.is_empty()
             && self.add_ons.is_empty()
+            && self.rebuys.is_empty()
     }
 
     /// What of it concerns `table`: its opening, the seats taken there,
@@ -90,6 +95,11 @@ impl Carry {
                 .collect(),
             add_ons: self
                 .add_ons
+                .into_iter()
+                .filter(|(_, order)| order.table == table)
+                .collect(),
+            rebuys: self
+                .rebuys
                 .into_iter()
                 .filter(|(_, order)| order.table == table)
                 .collect(),
@@ -149,7 +159,39 @@ pub fn pending(state: &SeatingState) -> Carry {
             .iter()
             .map(|(&entry, &(table, seat, chips))| (entry, add_on(entry, table, seat, chips)))
             .collect(),
+        rebuys: state
+            .room()
+            .rebuys
+            .iter()
+            .map(|(&entry, &(table, seat, chips, number))| {
+                (entry, rebuy(entry, table, seat, chips, number))
+            })
+            .collect(),
     }
+}
+
+/// A rebuy's chips go on the player's stack, under an id naming the entry
+/// and the rebuy's number.
+pub fn rebuy(entry: EntryId, table: TableNo, seat: Seat, chips: u64, number: u32) -> TableOrder {
+    TableOrder {
+        table,
+        id: format!("rebuy-{entry}-{number}"),
+        command: Command::Rebuy {
+            seat,
+            player: entry,
+            chips,
+            number,
+        },
+    }
+}
+
+/// The table put the rebuy's chips on the stack: seating lets its next
+/// hand be dealt.
+pub fn rebuy_delivered(entry: EntryId, number: u32) -> Order<SeatingCommand> {
+    Order::new(
+        format!("rebuy-{entry}-{number}-done"),
+        SeatingCommand::RebuyDelivered { entry },
+    )
 }
 
 /// An add-on's chips go on the player's stack, under an id naming the

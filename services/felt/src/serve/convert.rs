@@ -368,6 +368,12 @@ pub(crate) fn command(
             player: EntryId(a.entry),
             chips: a.chips,
         },
+        C::Rebuy(r) => Command::Rebuy {
+            seat: seat(r.seat, "rebuy.seat")?,
+            player: EntryId(r.entry),
+            chips: r.chips,
+            number: r.number,
+        },
         C::ColourUp(c) => Command::ColourUp {
             leaving: c.leaving,
             smallest: c.smallest,

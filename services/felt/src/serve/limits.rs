@@ -190,7 +190,7 @@ impl Bounded for pb::FloorRequest {
             Some(C::Accommodate(a)) => text("accommodate.reason", &a.reason, REASON),
             Some(C::LateEntries(l)) => text("late_entries.reason", &l.reason, REASON),
             Some(C::ReplaceNoShow(r)) => text("replace_no_show.reason", &r.reason, REASON),
-            Some(C::AnnounceLate(_) | C::SellAddOn(_)) => Ok(()),
+            Some(C::AnnounceLate(_) | C::SellAddOn(_) | C::SellRebuy(_)) => Ok(()),
             None => Ok(()),
         }
     }

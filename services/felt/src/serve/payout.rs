@@ -101,12 +101,14 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
             minor_per_major: settings.minor_per_major,
             entries,
             add_ons: state.add_ons(),
+            rebuys: state.rebuys(),
             pool_fixed: pool.is_some(),
             // Before the close: what the entries so far have put in.
             prize_pool: pool.map_or_else(
                 || {
                     u64::from(entries) * settings.buy_in
                         + u64::from(state.add_ons()) * settings.add_on
+                        + u64::from(state.rebuys()) * settings.rebuy
                 },
                 |p| p.prize_pool,
             ),

@@ -51,6 +51,7 @@ fn pool(p: &Pool) -> pb::Pool {
     pb::Pool {
         entries: p.entries,
         add_ons: p.add_ons,
+        rebuys: p.rebuys,
         collected: p.collected,
         overlay: p.overlay,
         prize_pool: p.prize_pool,
@@ -142,6 +143,7 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
             guarantee: m.guarantee,
             structure: Some(structure(&m.structure)),
             busts: simultaneous_busts(*rule).into(),
+            rebuy: m.rebuy,
         }),
         PayoutEvent::EntryRecorded { entry, player } => {
             pe::Kind::EntryRecorded(pe::EntryRecorded {
@@ -151,6 +153,9 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
         }
         PayoutEvent::AddOnRecorded { entry } => {
             pe::Kind::AddOnRecorded(pe::AddOnRecorded { entry: entry.get() })
+        }
+        PayoutEvent::RebuyRecorded { entry } => {
+            pe::Kind::RebuyRecorded(pe::RebuyRecorded { entry: entry.get() })
         }
         PayoutEvent::EntryRemoved { entry } => {
             pe::Kind::EntryRemoved(pe::EntryRemoved { entry: entry.get() })

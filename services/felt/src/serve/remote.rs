@@ -115,6 +115,17 @@ fn wire(c: &Command) -> Result<pb::execute_request::Command, RemoteError> {
             entry: player.0,
             chips: *chips,
         }),
+        Command::Rebuy {
+            seat,
+            player,
+            chips,
+            number,
+        } => C::Rebuy(pb::Rebuy {
+            seat: u32::from(*seat),
+            entry: player.0,
+            chips: *chips,
+            number: *number,
+        }),
         Command::ColourUp {
             leaving,
             smallest,
@@ -430,6 +441,12 @@ mod tests {
                 seat: 4,
                 player: EntryId(77),
                 chips: 10_000,
+            },
+            Command::Rebuy {
+                seat: 5,
+                player: EntryId(78),
+                chips: 5_000,
+                number: 3,
             },
             Command::StartHand {
                 level: Level {

@@ -62,6 +62,38 @@ impl<L: EventLog + 'static> SeatingApi<L> {
         Ok(self.clock(t).await?.level_number_at(self.ctx.now()))
     }
 
+    /// A seated entry's stack as their table has it now, with the number
+    /// of hands seating had seen the table end when it was read (read
+    /// first: a hand that ends while the stack is read makes seating refuse
+    /// the reading as stale). An entry not seated: 0 chips, and seating
+    /// names why it is refused.
+    async fn stack_now(&self, t: &str, entry: EntryId) -> Result<(u64, u64), Status> {
+        self.ctx.known(t).await?;
+        let seating = self
+            .ctx
+            .conductor
+            .seating_state(t)
+            .await
+            .map_err(tournament_status)?;
+        let Some(felt_seating::EntryStatus::Seated { table, seat }) =
+            seating.entries().get(&entry).map(|e| e.status)
+        else {
+            return Ok((0, 0));
+        };
+        let hands = seating.room().tables.get(&table).map_or(0, |t| t.hands);
+        let state = self
+            .ctx
+            .conductor
+            .table_state(t, table)
+            .await
+            .map_err(tournament_status)?;
+        let stack = state
+            .seat(seat)
+            .filter(|s| s.player == entry)
+            .map_or(0, |s| s.stack);
+        Ok((stack, hands))
+    }
+
     /// The tournament's clock, as this process reads it.
     async fn clock(&self, t: &str) -> Result<std::sync::Arc<felt_clock::ClockState>, Status> {
         self.ctx.known(t).await?;
@@ -312,6 +344,17 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     if seating.add_on.is_some() != (m.add_on > 0) {
         return Err(invalid(
             "add_on: the add-on's chips and window (add_on) and its price (money.add_on) are set together",
+        ));
+    }
+    money.rebuy = m.rebuy;
+    seating.rebuy = req.rebuy.as_ref().map(|r| felt_seating::RebuyTerms {
+        chips: r.chips,
+        last_level: r.last_level,
+        limit: r.limit,
+    });
+    if seating.rebuy.is_some() != (m.rebuy > 0) {
+        return Err(invalid(
+            "rebuy: the rebuys' chips, window and limit (rebuy) and their price (money.rebuy) are set together",
         ));
     }
     money.guarantee = m.guarantee;
@@ -942,6 +985,16 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 felt_seating::SeatingCommand::SellAddOn {
                     entry: EntryId(a.entry),
                     level: self.level_now(&req.tournament_id).await?,
+                }
+            }
+            Some(C::SellRebuy(r)) => {
+                super::shared::floor_or_director(&role, "selling a rebuy (rule 27)")?;
+                let (stack, hands) = self.stack_now(&req.tournament_id, EntryId(r.entry)).await?;
+                felt_seating::SeatingCommand::SellRebuy {
+                    entry: EntryId(r.entry),
+                    level: self.level_now(&req.tournament_id).await?,
+                    stack,
+                    hands,
                 }
             }
             Some(C::LateEntries(l)) => {

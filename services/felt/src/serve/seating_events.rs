@@ -64,6 +64,11 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
             chips: a.chips,
             last_level: a.last_level,
         }),
+        rebuy: s.rebuy.map(|r| pb::RebuyTerms {
+            chips: r.chips,
+            last_level: r.last_level,
+            limit: r.limit,
+        }),
     }
 }
 
@@ -294,6 +299,32 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             entry: entry.get(),
             table: *table,
             chips: *chips,
+        }),
+        SeatingEvent::RebuySold {
+            entry,
+            table,
+            seat,
+            chips,
+            stack,
+            number,
+        } => se::Kind::RebuySold(se::RebuySold {
+            entry: entry.get(),
+            table: *table,
+            seat: (*seat).into(),
+            chips: *chips,
+            stack: *stack,
+            number: *number,
+        }),
+        SeatingEvent::RebuyDelivered {
+            entry,
+            table,
+            chips,
+            number,
+        } => se::Kind::RebuyDelivered(se::RebuyDelivered {
+            entry: entry.get(),
+            table: *table,
+            chips: *chips,
+            number: *number,
         }),
         SeatingEvent::RedrawCalled { players, reason } => {
             se::Kind::RedrawCalled(se::RedrawCalled {

@@ -347,6 +347,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                     | felt_table::Command::RemoveNoShow { .. }
                     | felt_table::Command::DrawButton { .. }
                     | felt_table::Command::AddOn { .. }
+                    | felt_table::Command::Rebuy { .. }
             )
             && self.seating_runs(&table.tournament_id).await?
         {

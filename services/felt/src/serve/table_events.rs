@@ -642,6 +642,17 @@ pub(crate) fn to_wire(e: &TableEvent, sealed: bool) -> pb::TableEvent {
             entry: player.get(),
             chips: *chips,
         }),
+        TableEvent::RebuyAdded {
+            seat,
+            player,
+            chips,
+            number,
+        } => Kind::RebuyAdded(te::RebuyAdded {
+            seat: (*seat).into(),
+            entry: player.get(),
+            chips: *chips,
+            number: *number,
+        }),
         TableEvent::ColouredUp {
             leaving,
             smallest,
@@ -1074,6 +1085,12 @@ pub(crate) fn from_wire(e: &pb::TableEvent) -> Read<TableEvent> {
             player: EntryId(a.entry),
             chips: a.chips,
         },
+        Kind::RebuyAdded(r) => TableEvent::RebuyAdded {
+            seat: seat(r.seat, "rebuy_added.seat")?,
+            player: EntryId(r.entry),
+            chips: r.chips,
+            number: r.number,
+        },
         Kind::ColouredUp(c) => TableEvent::ColouredUp {
             leaving: c.leaving,
             smallest: c.smallest,
@@ -1479,6 +1496,12 @@ mod tests {
                 seat: 4,
                 player: EntryId(12),
                 chips: 10_000,
+            },
+            TableEvent::RebuyAdded {
+                seat: 5,
+                player: EntryId(13),
+                chips: 5_000,
+                number: 2,
             },
             TableEvent::ColouredUp {
                 leaving: 25,
