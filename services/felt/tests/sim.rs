@@ -484,12 +484,14 @@ fn results_only_tables_for_part_of_the_event_pass_the_audit() {
     assert!(out.contains("count \"tablet back\" at table(s) 3"), "{out}");
 }
 
-/// Issue 27's add-on in the main job: `felt sim --add-on` has the floor
-/// sell it at the structure's first break to every other player seated;
-/// the pool is the entries' and the add-ons' (100.00 each), every prize is
-/// paid, and the audit counts the add-ons' chips on the tables.
+/// Issue 27's add-on and rule 27's rebuys in the main job: `felt sim
+/// --add-on --rebuys 2` has the floor sell the add-on by the structure's
+/// first break to every other player seated, and up to two rebuys to each
+/// player left with half the starting stack or less before it; the pool
+/// is the entries', the add-ons' and the rebuys' (100.00 each), every
+/// prize is paid, and the audit counts their chips on the tables.
 #[test]
-fn a_sim_with_add_ons_pays_them_into_the_pool_and_passes_the_audit() {
+fn a_sim_with_add_ons_and_rebuys_pays_them_into_the_pool_and_passes_the_audit() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
     let (ok, stdout, stderr) = felt(&[
@@ -502,6 +504,8 @@ fn a_sim_with_add_ons_pays_them_into_the_pool_and_passes_the_audit() {
         "--tournament",
         "ao",
         "--add-on",
+        "--rebuys",
+        "2",
         "--data",
         data,
     ]);
@@ -519,11 +523,19 @@ fn a_sim_with_add_ons_pays_them_into_the_pool_and_passes_the_audit() {
         })
         .unwrap_or_else(|| panic!("no add-ons in {out}"));
     assert!(sold > 0, "{out}");
+    let (rebuys, rebuyers): (u64, u64) = out
+        .lines()
+        .find_map(|l| {
+            let (n, rest) = l.strip_prefix("ao: ")?.split_once(" rebuy(s) sold to ")?;
+            Some((n.parse().ok()?, rest.split_once(' ')?.0.parse().ok()?))
+        })
+        .unwrap_or_else(|| panic!("no rebuys in {out}"));
+    assert!(rebuys > 0 && rebuys <= 2 * rebuyers, "{out}");
     let entries: u64 = stdout
         .lines()
         .find_map(|l| l.split_once(" entries (")?.0.parse().ok())
         .unwrap_or_else(|| panic!("no entries line in {stdout}"));
-    let pool = format!("{}.00", (entries + sold) * 100);
+    let pool = format!("{}.00", (entries + sold + rebuys) * 100);
     assert!(
         stdout.contains(&format!("prizes paid {pool} of the pool {pool}")),
         "{entries} entries, {sold} add-ons: {stdout}"

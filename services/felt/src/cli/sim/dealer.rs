@@ -255,8 +255,11 @@ impl Sim {
         let mut look = false;
         // The hands this table's dealer dealt, recorded or not.
         let mut hands = 0u64;
-        // `--add-on`: sold at this table at the first break it sees.
+        // `--add-on`: sold at this table in the window's last level or at
+        // the first break it sees.
         let mut add_ons_sold = self.add_on_level.is_none();
+        // `--rebuys`: those sold at this table, by entry.
+        let mut rebought = std::collections::HashMap::new();
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -452,6 +455,16 @@ impl Sim {
             self.hands.fetch_add(1, Ordering::Relaxed);
             self.clock.hand_played();
             self.re_enter(&out, &mut rng).await?;
+            if let Some(terms) = self.rebuys {
+                self.sell_rebuys(table, &view, terms, &mut rebought).await?;
+            }
+            // The add-on from the window's last level on: a table that
+            // waited for the break could find it over (another table's
+            // dealer ends a simulated break as soon as it has done there).
+            if !add_ons_sold && self.add_on_level == Some(self.level.load(Ordering::Relaxed)) {
+                add_ons_sold = true;
+                self.sell_add_ons(table).await?;
+            }
             if !self.pace.is_zero() {
                 tokio::time::sleep(self.pace).await;
             }
@@ -481,6 +494,52 @@ impl Sim {
                 Ok(_) => {}
                 Err(e) if e.code() == Code::FailedPrecondition => {
                     tracing::debug!(table, entry = s.entry, %e, "no add-on");
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+
+    /// `--rebuys`, after a hand in their window: the floor sells a rebuy to
+    /// every player at the table left with `low` chips or fewer who has
+    /// rebuys left (rule 27); one the house refuses (the window closed,
+    /// the money reached, the player moving, a hand begun meanwhile) is
+    /// not sold.
+    async fn sell_rebuys(
+        &self,
+        table: u32,
+        view: &pb::TableView,
+        (limit, last_level, low): (u32, u32, u64),
+        rebought: &mut std::collections::HashMap<u64, u32>,
+    ) -> anyhow::Result<()> {
+        if self.level.load(Ordering::Relaxed) > last_level {
+            return Ok(());
+        }
+        for s in view.seats.iter().filter(|s| s.stack > 0 && s.stack <= low) {
+            let n = rebought.get(&s.entry).copied().unwrap_or(0);
+            if n >= limit {
+                continue;
+            }
+            let sell = pb::FloorRequest {
+                tournament_id: self.tournament.to_string(),
+                command_id: format!("rebuy-{}-{}", s.entry, n + 1),
+                command: Some(pb::floor_request::Command::SellRebuy(pb::SellRebuy {
+                    entry: s.entry,
+                })),
+            };
+            let sold = again("sell a rebuy", || {
+                let mut c = self.seating();
+                let req = self.request(sell.clone());
+                async move { c.floor(req).await }
+            })
+            .await;
+            match sold {
+                Ok(_) => {
+                    rebought.insert(s.entry, n + 1);
+                }
+                Err(e) if matches!(e.code(), Code::FailedPrecondition | Code::Aborted) => {
+                    tracing::debug!(table, entry = s.entry, %e, "no rebuy");
                 }
                 Err(e) => return Err(e.into()),
             }

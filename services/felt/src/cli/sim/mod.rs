@@ -120,6 +120,12 @@ pub(crate) struct SimArgs {
     /// other player seated there.
     #[arg(long, conflicts_with = "results_only")]
     add_on: bool,
+    /// The house sells up to N rebuys per entry (rule 27; a starting stack
+    /// for the buy-in each) through the same window as the add-on: after
+    /// each hand, the dealer has the floor sell one to every player left
+    /// with half the starting stack or less.
+    #[arg(long, conflicts_with = "results_only", value_parser = clap::value_parser!(u32).range(1..=100))]
+    rebuys: Option<u32>,
 }
 
 /// `felt sim --deal`.
@@ -292,6 +298,9 @@ struct Sim {
     /// `--add-on`: the last level it is sold through (and the break
     /// after it).
     add_on_level: Option<u32>,
+    /// `--rebuys`: the limit per entry, the last level they are sold
+    /// through, and the stack at or below which a player rebuys.
+    rebuys: Option<(u32, u32, u64)>,
 }
 
 impl Sim {
@@ -573,6 +582,21 @@ async fn play(
     let late_level = 4;
     // The add-on's window: through the break that follows the structure's
     // last level before its first break.
+    let window = || -> anyhow::Result<u32> {
+        let levels = structure_periods(&args.structure)?;
+        Ok(levels
+            .iter()
+            .take_while(|p| matches!(p, felt_clock::Period::Level(_)))
+            .count()
+            .try_into()
+            .unwrap_or(u32::MAX)
+            .max(1))
+    };
+    let starting_stack = structure_stack(&args.structure)?;
+    let rebuys = match args.rebuys {
+        Some(limit) => Some((limit, window()?, starting_stack / 2)),
+        None => None,
+    };
     let add_on_level = if args.add_on {
         let levels = structure_periods(&args.structure)?;
         Some(
@@ -608,6 +632,7 @@ async fn play(
         hand_for_hand: AtomicBool::new(false),
         awaiting_close: AtomicBool::new(false),
         add_on_level,
+        rebuys,
     });
     let began = Instant::now();
     let t = tournament.as_str();
@@ -618,9 +643,9 @@ async fn play(
         bounty: args.bounty * 100,
         progressive: args.progressive,
         add_on: if add_on_level.is_some() { 10_000 } else { 0 },
+        rebuy: if rebuys.is_some() { 10_000 } else { 0 },
         ..Default::default()
     };
-    let starting_stack = structure_stack(&args.structure)?;
     let create = pb::CreateTournamentRequest {
         tournament_id: t.into(),
         name: format!("felt sim {}", args.seed),
@@ -635,6 +660,11 @@ async fn play(
         add_on: add_on_level.map(|last_level| pb::AddOnTerms {
             chips: starting_stack,
             last_level,
+        }),
+        rebuy: rebuys.map(|(limit, last_level, _)| pb::RebuyTerms {
+            chips: starting_stack,
+            last_level,
+            limit,
         }),
         deal: match args.deal {
             DealArg::Digital => pb::DealMode::Digital,
