@@ -1527,8 +1527,8 @@ mod tests {
         let mut kinds: Vec<&str> = events.iter().map(TableEvent::name).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // (All 43 kinds of event a table records.)
-        assert_eq!(kinds.len(), 43);
+        // (All 44 kinds of event a table records.)
+        assert_eq!(kinds.len(), 44);
         for (sequence, e) in (1..).zip(&events) {
             let wire = super::super::convert::event(sequence, e, false);
             assert_eq!(wire.r#type, e.name());
