@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use felt_vocabulary::{EntryId, Level, TableNo};
+use felt_vocabulary::{Chips, EntryId, Level, TableNo};
 use serde::{Deserialize, Serialize};
 
 use crate::decide::catch_up;
@@ -110,6 +110,16 @@ pub enum ClockCommand {
         player: EntryId,
         cards: u8,
     },
+    /// The director's unscheduled colour-up (TDA 25), announced: the
+    /// smallest chip in play (`leaving`) leaves now, `smallest` is the
+    /// smallest from now on, and every table races it off before its next
+    /// hand, as at a scheduled break.
+    ColourUp {
+        at: Millis,
+        leaving: Chips,
+        smallest: Chips,
+        reason: String,
+    },
 }
 
 impl ClockCommand {
@@ -134,7 +144,8 @@ impl ClockCommand {
             | EndDayAfter { at, .. }
             | EndDay { at }
             | StartDay { at }
-            | UseTimeBank { at, .. } => *at = time,
+            | UseTimeBank { at, .. }
+            | ColourUp { at, .. } => *at = time,
         }
         self
     }
@@ -157,7 +168,8 @@ impl ClockCommand {
             | EndDayAfter { at, .. }
             | EndDay { at }
             | StartDay { at }
-            | UseTimeBank { at, .. } => Some(*at),
+            | UseTimeBank { at, .. }
+            | ColourUp { at, .. } => Some(*at),
         }
     }
 }
@@ -237,6 +249,15 @@ pub enum ClockEvent {
         player: EntryId,
         cards: u8,
     },
+    /// The director coloured up off the structure (TDA 25): `leaving` left
+    /// play at `at`, and `smallest` is the smallest chip in play from then
+    /// on (every level's, where the structure names a smaller one).
+    ColouredUp {
+        at: Millis,
+        leaving: Chips,
+        smallest: Chips,
+        reason: String,
+    },
 }
 
 impl ClockEvent {
@@ -258,6 +279,7 @@ impl ClockEvent {
             ClockEvent::DayEnded { .. } => "DayEnded",
             ClockEvent::DayStarted { .. } => "DayStarted",
             ClockEvent::TimeBankUsed { .. } => "TimeBankUsed",
+            ClockEvent::ColouredUp { .. } => "ColouredUp",
         }
     }
 }
@@ -311,6 +333,10 @@ pub struct ClockState {
     /// time off a break, it runs on the wall clock.
     #[serde(default)]
     pub(crate) hand_for_hand_break: Option<Millis>,
+    /// The smallest chip in play since the director's last unscheduled
+    /// colour-up (TDA 25; 0: none): no level plays with a smaller one.
+    #[serde(default)]
+    pub(crate) smallest_chip: Chips,
 }
 
 /// What the clock shows at a moment.
@@ -465,6 +491,10 @@ impl ClockState {
                 .find_map(|p| match p {
                     Period::Level(l) => Some(l.level()),
                     Period::Break(_) => None,
+                })
+                .map(|mut l| {
+                    l.smallest_chip = l.smallest_chip.max(s.smallest_chip);
+                    l
                 })
         };
         let blinds = upcoming_level(s.period);
@@ -664,6 +694,10 @@ impl ClockState {
             }
             ClockEvent::TimeBankUsed { at, player, cards } => {
                 *self.time_banks_used.entry(*player).or_default() += u32::from(*cards);
+                self.last = *at;
+            }
+            ClockEvent::ColouredUp { at, smallest, .. } => {
+                self.smallest_chip = *smallest;
                 self.last = *at;
             }
         }

@@ -38,6 +38,12 @@ pub fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEve
         EndDay { at } => now.end_day(*at),
         StartDay { at } => now.start_day(*at),
         UseTimeBank { at, player, cards } => now.use_time_bank(*at, *player, *cards),
+        ColourUp {
+            at,
+            leaving,
+            smallest,
+            reason,
+        } => now.colour_up(*at, *leaving, *smallest, reason),
     }?;
     let mut events = now.passed;
     events.extend(decided);
@@ -316,6 +322,62 @@ impl<'a> Now<'a> {
             });
         }
         Ok(vec![ClockEvent::TimeBankUsed { at, player, cards }])
+    }
+
+    /// TDA 25: the director removes the smallest chip in play at any time,
+    /// announced (`reason`): the new smallest chip must be larger and pay
+    /// every blind and ante from the level in force (or coming, on a
+    /// break) on that plays with a smaller chip.
+    fn colour_up(
+        &self,
+        at: Millis,
+        leaving: felt_vocabulary::Chips,
+        smallest: felt_vocabulary::Chips,
+        reason: &str,
+    ) -> Result<Vec<ClockEvent>, ClockError> {
+        self.in_play("colour up")?;
+        if reason.trim().is_empty() {
+            return Err(ClockError::InvalidSetting {
+                reason: "an unscheduled colour-up is announced with its reason (TDA 25)".into(),
+            });
+        }
+        let view = self.s.view(at);
+        let in_play = view.blinds.map_or(0, |l| l.smallest_chip);
+        if leaving != in_play {
+            return Err(ClockError::NotTheSmallestChip { leaving, in_play });
+        }
+        if smallest <= leaving {
+            return Err(ClockError::ColourUpChip {
+                smallest,
+                reason: format!("it must be larger than the {leaving} chip leaving"),
+            });
+        }
+        let from = view.period;
+        for (period, p) in self.structure.periods.iter().enumerate().skip(from) {
+            if let Period::Level(l) = p
+                && l.smallest_chip < smallest
+                && ![l.small_blind, l.big_blind, l.ante]
+                    .iter()
+                    .all(|c| c.is_multiple_of(smallest))
+            {
+                return Err(ClockError::ColourUpChip {
+                    smallest,
+                    reason: format!(
+                        "level {}'s blinds and ante ({} / {}, ante {}) are not multiples of it",
+                        self.structure.level_number(period).unwrap_or(0),
+                        l.small_blind,
+                        l.big_blind,
+                        l.ante
+                    ),
+                });
+            }
+        }
+        Ok(vec![ClockEvent::ColouredUp {
+            at,
+            leaving,
+            smallest,
+            reason: reason.to_string(),
+        }])
     }
 }
 

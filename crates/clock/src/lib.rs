@@ -66,6 +66,20 @@ pub enum ClockError {
     DayOver,
     #[error("on a break: no hand starts for {remaining} ms")]
     OnBreak { remaining: Millis },
+    #[error(
+        "the {leaving} chip is not the smallest in play ({in_play}): a colour-up removes the smallest (TDA 25)"
+    )]
+    #[strum(message = "TDA 25")]
+    NotTheSmallestChip {
+        leaving: felt_vocabulary::Chips,
+        in_play: felt_vocabulary::Chips,
+    },
+    #[error("the {smallest} chip cannot be the smallest in play: {reason} (TDA 25)")]
+    #[strum(message = "TDA 25")]
+    ColourUpChip {
+        smallest: felt_vocabulary::Chips,
+        reason: String,
+    },
 }
 
 impl felt_vocabulary::Classified for ClockError {
@@ -82,7 +96,8 @@ impl felt_vocabulary::Classified for ClockError {
             | C::InvalidRemaining { .. }
             | C::NoSuchLevel { .. }
             | C::NoTables
-            | C::InvalidDraw { .. } => ErrorKind::Malformed,
+            | C::InvalidDraw { .. }
+            | C::ColourUpChip { .. } => ErrorKind::Malformed,
             C::WrongState { .. }
             | C::TimeWentBack { .. }
             | C::NotInHandForHand { .. }
@@ -91,7 +106,8 @@ impl felt_vocabulary::Classified for ClockError {
             | C::NoTimeBank { .. }
             | C::NotStarted
             | C::DayOver
-            | C::OnBreak { .. } => ErrorKind::Refused,
+            | C::OnBreak { .. }
+            | C::NotTheSmallestChip { .. } => ErrorKind::Refused,
         }
     }
 

@@ -732,3 +732,80 @@ fn the_time_played_counts_the_clock_not_the_wall() {
     );
     assert_eq!(state.played(T0 + 36 * MIN), 26 * MIN);
 }
+
+/// TDA 25: "Unscheduled colour-ups: the director may remove a denomination
+/// at any time, announced." Given the club's clock in play, when the
+/// director colours up a chip that is not the smallest, or to a chip that
+/// does not pay a coming level's blinds, it is refused, naming the level;
+/// when to a chip that pays them all, every hand from then on plays with
+/// it as the smallest chip (the tables race the old one off before their
+/// next hand).
+#[test]
+fn the_director_colours_up_off_the_structure_and_every_level_after_plays_with_the_new_chip() {
+    let mut state = started();
+    let colour_up = |at, leaving, smallest| ClockCommand::ColourUp {
+        at,
+        leaving,
+        smallest,
+        reason: "the 25s ran out".into(),
+    };
+    let at = T0 + 61 * MIN; // level 4, 100/200, the 25 in play
+    assert_eq!(state.level_for_hand(at).unwrap().smallest_chip, 25);
+    assert_eq!(
+        decide(&state, &colour_up(at, 100, 500)),
+        Err(ClockError::NotTheSmallestChip {
+            leaving: 100,
+            in_play: 25
+        })
+    );
+    let Err(ClockError::ColourUpChip { smallest, reason }) =
+        decide(&state, &colour_up(at, 25, 100))
+    else {
+        panic!("a 100 chip cannot pay level 5's 125 small blind")
+    };
+    assert_eq!(smallest, 100);
+    assert!(
+        reason.contains("level 5") && reason.contains("125 / 250"),
+        "{reason}"
+    );
+    assert!(matches!(
+        decide(&state, &colour_up(at, 25, 25)),
+        Err(ClockError::ColourUpChip { .. })
+    ));
+    assert!(matches!(
+        decide(
+            &state,
+            &ClockCommand::ColourUp {
+                at,
+                leaving: 25,
+                smallest: 25,
+                reason: " ".into()
+            }
+        ),
+        Err(ClockError::InvalidSetting { .. })
+    ));
+    // At the last level (10,000 / 20,000), to a 5,000 chip: it pays
+    // every blind left, so it is accepted.
+    let late = at + MIN;
+    run(
+        &mut state,
+        ClockCommand::JumpToLevel {
+            at: late,
+            level: 23,
+        },
+    );
+    let level = state.view(late).level.unwrap();
+    let in_play = state.level_for_hand(late).unwrap().smallest_chip;
+    let events = run(&mut state, colour_up(late, in_play, 5_000));
+    assert!(
+        events.contains(&ClockEvent::ColouredUp {
+            at: late,
+            leaving: in_play,
+            smallest: 5_000,
+            reason: "the 25s ran out".into()
+        }),
+        "level {level}: {events:?}"
+    );
+    assert_eq!(level, 23);
+    assert_eq!(state.level_for_hand(late).unwrap().smallest_chip, 5_000);
+}

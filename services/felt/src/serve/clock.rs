@@ -261,6 +261,17 @@ fn clock_event(e: &ClockEvent) -> pb::clock_event::Kind {
                 cards: (*cards).into(),
             })
         }
+        ClockEvent::ColouredUp {
+            at,
+            leaving,
+            smallest,
+            reason,
+        } => ce::Kind::ColouredUp(ce::ColouredUp {
+            at_ms: *at,
+            leaving: *leaving,
+            smallest: *smallest,
+            reason: reason.clone(),
+        }),
     }
 }
 
@@ -306,6 +317,12 @@ fn command(c: &pb::control_clock_request::Command, at: i64) -> Result<ClockComma
             player: felt_clock::EntryId(u.entry),
             cards: u8::try_from(u.cards)
                 .map_err(|_| Status::invalid_argument("use_time_bank.cards: too many"))?,
+        },
+        C::ColourUp(c) => ClockCommand::ColourUp {
+            at,
+            leaving: c.leaving,
+            smallest: c.smallest,
+            reason: c.reason.clone(),
         },
     })
 }
@@ -385,6 +402,9 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
             && matches!(c, pb::control_clock_request::Command::UseTimeBank(_)))
         {
             floor_or_director(&role, "controlling the clock")?;
+        }
+        if matches!(c, pb::control_clock_request::Command::ColourUp(_)) {
+            super::shared::director(&role, "an unscheduled colour-up (TDA 25)")?;
         }
         let t = req.tournament_id;
         self.ctx.known(&t).await?;

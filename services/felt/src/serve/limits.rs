@@ -166,6 +166,7 @@ impl Bounded for pb::ControlClockRequest {
         match &self.command {
             Some(Command::Pause(p)) => text("pause.reason", &p.reason, REASON),
             Some(Command::Resume(r)) => text("resume.reason", &r.reason, REASON),
+            Some(Command::ColourUp(c)) => text("colour_up.reason", &c.reason, REASON),
             _ => Ok(()),
         }
     }
