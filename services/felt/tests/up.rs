@@ -2564,9 +2564,15 @@ async fn the_room_is_one_pool_of_named_tables_for_every_event() {
 /// up to two of 10,000 chips for 100.00, to a player at or below the
 /// starting stack; the floor sells one to another player, whose stack and
 /// the pool show it, and refuses one to the player with the add-on (above
-/// the starting stack).
+/// the starting stack). Then colour-ups (TDA 24, 25): a hand at each
+/// table at 25/50, the floor jumps past the break that colours up the
+/// 25s, and every table races them off before its next hand (every stack
+/// a multiple of 100 right after); then at 200/400 the director colours
+/// up the 100s off the structure (refused to the floor, and for a chip not
+/// the smallest), and the tables race those before their next hand. The
+/// audit deals each race again and accounts every chip.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
+async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("up");
     let mut up = Up::start(&[], &data).await;
@@ -2576,6 +2582,28 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
     let mut create = create();
     create.tournament_id = t.into();
     create.table_size = 9;
+    // The 25s leave at the break after level 2; level 4 on is paid in 200s.
+    let level = |sb: u64, bb: u64, smallest: &str| {
+        format!(
+            "[[periods]]\nkind = \"level\"\nsmall_blind = {sb}\nbig_blind = {bb}\nminutes = 20\n{smallest}"
+        )
+    };
+    create.structure = Some(pb::create_tournament_request::Structure::StructureText(
+        [
+            "name = \"Colour-ups\"\nstarting_stack = 20000\n".to_string(),
+            level(25, 50, ""),
+            level(50, 100, ""),
+            "[[periods]]\nkind = \"break\"\nminutes = 10\ncolor_up = 25\n".into(),
+            level(100, 200, "smallest_chip = 100\n"),
+            level(200, 400, ""),
+            level(400, 800, ""),
+            level(1_000, 2_000, ""),
+            level(2_000, 4_000, ""),
+            level(5_000, 10_000, ""),
+            level(10_000, 20_000, ""),
+        ]
+        .concat(),
+    ));
     create.money = Some(pb::MoneySettings {
         currency: "USD".into(),
         buy_in: 10_000,
@@ -2744,6 +2772,113 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
         (12, 1, 1),
         "{payouts:?}"
     );
+    // The colour-ups: a hand at each table at 25/50, then past the break
+    // that colours up the 25s, a hand at each table after its race.
+    let tables = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone());
+    let play_one = |roll: u64| {
+        let (seating, tables, director) = (up.seating(), tables.clone(), director.clone());
+        async move {
+            let mut roll = roll;
+            for table in 1..=2 {
+                for _ in 0..500 {
+                    match common::play_hand(&seating, &tables, t, table, &director, &mut roll).await
+                    {
+                        common::Hand::Played => break,
+                        common::Hand::Wait => tokio::time::sleep(Duration::from_millis(10)).await,
+                        common::Hand::Closed => panic!("table {table} closed"),
+                    }
+                }
+            }
+        }
+    };
+    play_one(11).await;
+    up.control(
+        t,
+        "jump-3",
+        pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 3 }),
+    )
+    .await;
+    play_one(12).await;
+    let stacks = |table: u32| {
+        let (mut tables, director) = (tables.clone(), director.clone());
+        async move {
+            tables
+                .get_table(with(
+                    pb::GetTableRequest {
+                        table: Some(pb::TableRef {
+                            tournament_id: t.into(),
+                            table,
+                        }),
+                    },
+                    &director,
+                ))
+                .await
+                .unwrap()
+                .into_inner()
+                .table
+                .unwrap()
+                .seats
+                .iter()
+                .map(|s| s.stack)
+                .collect::<Vec<u64>>()
+        }
+    };
+    for table in 1..=2 {
+        let stacks = stacks(table).await;
+        assert!(
+            stacks.iter().all(|s| s % 100 == 0),
+            "table {table} after the race of the 25s: {stacks:?}"
+        );
+    }
+    // At 200/400 the director colours up the 100s (TDA 25).
+    up.control(
+        t,
+        "jump-4",
+        pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 4 }),
+    )
+    .await;
+    let colour_up = |id: &str, leaving: u64, role: &str| {
+        let mut clock = up.clock();
+        let req = with(
+            pb::ControlClockRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                command: Some(pb::control_clock_request::Command::ColourUp(
+                    pb::ColourUpNow {
+                        leaving,
+                        smallest: 200,
+                        reason: "the 100s ran short".into(),
+                    },
+                )),
+            },
+            up.token(role),
+        );
+        async move {
+            clock
+                .control_clock(req)
+                .await
+                .map(tonic::Response::into_inner)
+        }
+    };
+    let e = colour_up("c-0", 100, "floor").await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = colour_up("c-0", 25, "director").await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("TDA 25"), "{e:?}");
+    let clock = colour_up("c-1", 100, "director")
+        .await
+        .expect("coloured up")
+        .clock
+        .unwrap();
+    assert_eq!(clock.blinds.unwrap().smallest_chip, 200);
+    play_one(13).await;
+    for table in 1..=2 {
+        let stacks = stacks(table).await;
+        assert!(
+            stacks.iter().all(|s| s % 200 == 0),
+            "table {table} after the race of the 100s: {stacks:?}"
+        );
+    }
     // Played to a winner; the pool paid out is the entries' and the
     // add-on's.
     for d in common::dealers(&up.channel, t, 1..=2, &director) {
@@ -2761,6 +2896,10 @@ async fn the_floor_sells_an_add_on_and_its_chips_and_money_are_in_play() {
     );
     assert!(
         audit.contains("1 rebuy(s) sold to 1 entries, 10000 chips on the tables"),
+        "{audit}"
+    );
+    assert!(
+        audit.contains("colour-up of the 25 chip") && audit.contains("colour-up of the 100 chip"),
         "{audit}"
     );
 }
