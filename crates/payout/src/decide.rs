@@ -73,6 +73,31 @@ pub enum Command {
     },
     /// A player refused, or the floor withdrew the proposal.
     WithdrawDeal,
+    /// The cage pays a placed entry's prize to its winner, having checked
+    /// their identity document; the house's withholding applies.
+    PayPrize {
+        entry: EntryId,
+        document: IdDocument,
+        /// The winner's tax number, where on file (at most 32 characters).
+        tax_number: Option<String>,
+    },
+}
+
+/// The identity document the cage checked before paying: its kind and a
+/// reference to it (never a copy).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdDocument {
+    pub kind: IdDocumentKind,
+    /// 1 to 64 characters, no control characters.
+    pub reference: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IdDocumentKind {
+    IdentityCard,
+    Passport,
+    DrivingLicence,
+    Other,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,6 +180,16 @@ pub enum PayoutEvent {
         entry: EntryId,
         amount: Money,
     },
+    /// The cage paid `entry`'s prize: `gross`, less `withheld` under the
+    /// house's tax rule, `net` handed over; the document it checked.
+    PrizePaid {
+        entry: EntryId,
+        gross: Money,
+        withheld: Money,
+        net: Money,
+        document: IdDocument,
+        tax_number: Option<String>,
+    },
 }
 
 impl PayoutEvent {
@@ -164,6 +199,7 @@ impl PayoutEvent {
             PayoutEvent::EntryRecorded { .. } => "EntryRecorded",
             PayoutEvent::AddOnRecorded { .. } => "AddOnRecorded",
             PayoutEvent::RebuyRecorded { .. } => "RebuyRecorded",
+            PayoutEvent::PrizePaid { .. } => "PrizePaid",
             PayoutEvent::PoolGrown { .. } => "PoolGrown",
             PayoutEvent::EntryRemoved { .. } => "EntryRemoved",
             PayoutEvent::RegistrationClosed { .. } => "RegistrationClosed",
@@ -199,6 +235,11 @@ pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>
         Command::RemoveEntry { entry } => remove_entry(state, entry),
         Command::RecordAddOn { entry } => record_bought(state, entry, false),
         Command::RecordRebuy { entry } => record_bought(state, entry, true),
+        Command::PayPrize {
+            entry,
+            document,
+            tax_number,
+        } => pay_prize(state, *entry, document, tax_number.as_deref()),
         Command::CloseRegistration => close_registration(state),
         Command::PlaceWaiting => place_more_waiting(state),
         Command::RecordBusts { busts } => record_busts(state, busts),
@@ -340,6 +381,55 @@ fn record_bought(state: &PayoutState, entry: &EntryId, rebuy: bool) -> Decided {
         events.push(PayoutEvent::PoolGrown { pool, sheet });
     }
     Ok(events)
+}
+
+/// The cage pays a placed entry's prize, once, to a winner whose document
+/// it checked, withholding what the house's tax rule says.
+fn pay_prize(
+    state: &PayoutState,
+    entry: EntryId,
+    document: &IdDocument,
+    tax_number: Option<&str>,
+) -> Decided {
+    let s = settings(state)?;
+    let e = state
+        .entries
+        .get(&entry)
+        .ok_or(PayoutError::NoSuchEntry { entry })?;
+    if e.place.is_none() || e.prize == 0 {
+        return Err(PayoutError::NoPrize { entry });
+    }
+    if state.paid.contains_key(&entry) {
+        return Err(PayoutError::PrizeAlreadyPaid { entry });
+    }
+    let text = |what: &str, value: &str, max: usize| {
+        if value.trim().is_empty()
+            || value.chars().count() > max
+            || value.chars().any(char::is_control)
+        {
+            Err(PayoutError::InvalidCage {
+                reason: format!("{what} is 1 to {max} characters, no control characters"),
+            })
+        } else {
+            Ok(())
+        }
+    };
+    text("the document's reference", &document.reference, 64)?;
+    if let Some(n) = tax_number {
+        text("the tax number", n, 32)?;
+    }
+    let gross = e.prize;
+    let withheld = s
+        .withholding
+        .map_or(0, |w| w.of(gross, tax_number.is_some()));
+    Ok(vec![PayoutEvent::PrizePaid {
+        entry,
+        gross,
+        withheld,
+        net: gross - withheld,
+        document: document.clone(),
+        tax_number: tax_number.map(str::to_string),
+    }])
 }
 
 /// The pool and the pay sheet fixed; the busts that waited are placed.

@@ -18,9 +18,9 @@ mod sheet;
 mod state;
 
 pub use deal::{DealMethod, DealResult, DealTerms, deal};
-pub use decide::{Command, PLACED_PER_DECISION, PayoutEvent, decide};
+pub use decide::{Command, IdDocument, IdDocumentKind, PLACED_PER_DECISION, PayoutEvent, decide};
 pub use places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
-pub use pool::{MoneySettings, Pool};
+pub use pool::{MoneySettings, Pool, Withholding};
 pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
 pub use sheet::{Band, Curve, PaySheet, PercentRow, PercentTable, Structure};
 pub use state::{Entry, PayoutState, Proposal};
@@ -114,6 +114,12 @@ pub enum PayoutError {
     NoAddOns,
     #[error("this tournament sells no rebuys (rule 27)")]
     NoRebuys,
+    #[error("entry {entry} has no prize to pay: not placed in the money")]
+    NoPrize { entry: EntryId },
+    #[error("entry {entry}'s prize is already paid")]
+    PrizeAlreadyPaid { entry: EntryId },
+    #[error("{reason}")]
+    InvalidCage { reason: String },
     #[error(
         "an add-on now would change the prizes of places already paid: the pool grows only before anyone is placed in the money"
     )]
@@ -158,14 +164,15 @@ impl felt_vocabulary::Classified for PayoutError {
         use felt_vocabulary::ErrorKind;
         match self {
             P::NotConfigured | P::NoSuchEntry { .. } => ErrorKind::NotFound,
-            P::AlreadyConfigured => ErrorKind::AlreadyExists,
+            P::AlreadyConfigured | P::PrizeAlreadyPaid { .. } => ErrorKind::AlreadyExists,
             P::InvalidStructure { .. }
             | P::InvalidSheet { .. }
             | P::NoPlayers
             | P::TooManyForIcm { .. }
             | P::EmptyStack { .. }
             | P::DealNeedsPlayers { .. }
-            | P::DealDoesNotAddUp { .. } => ErrorKind::Malformed,
+            | P::DealDoesNotAddUp { .. }
+            | P::InvalidCage { .. } => ErrorKind::Malformed,
             P::SheetDoesNotAddUp { .. }
             | P::FieldTooLarge { .. }
             | P::PoolTooSmall { .. }
@@ -181,6 +188,7 @@ impl felt_vocabulary::Classified for PayoutError {
             | P::EntryBusted { .. }
             | P::NoAddOns
             | P::NoRebuys
+            | P::NoPrize { .. }
             | P::AddOnAfterMoney
             | P::AddOnChangesPlaces { .. }
             | P::NoBusts

@@ -28,7 +28,39 @@ pub struct MoneySettings {
     pub rebuy: Money,
     /// The least the prize pool will be; the house covers the overlay.
     pub guarantee: Money,
+    /// What the cage withholds from a prize it pays (`None`: nothing).
+    #[serde(default)]
+    pub withholding: Option<Withholding>,
     pub structure: Structure,
+}
+
+/// A tax rule the cage applies when it pays a prize: a prize of
+/// `threshold` or more has `rate_bp` (basis points: 2,500 is 25%) of the
+/// whole of it withheld, or `rate_without_tax_number_bp` where the winner
+/// has no tax number on file; a smaller prize nothing. Rounded down to the
+/// minor unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Withholding {
+    pub threshold: Money,
+    pub rate_bp: u32,
+    pub rate_without_tax_number_bp: u32,
+}
+
+impl Withholding {
+    /// What is withheld from a prize of `gross`.
+    pub fn of(&self, gross: Money, tax_number: bool) -> Money {
+        if gross < self.threshold {
+            return 0;
+        }
+        let rate = if tax_number {
+            self.rate_bp
+        } else {
+            self.rate_without_tax_number_bp
+        };
+        // At most 10,000 bp: never more than the prize, and it fits.
+        let withheld = u128::from(gross) * u128::from(rate.min(10_000)) / 10_000;
+        Money::try_from(withheld).unwrap_or(gross)
+    }
 }
 
 impl MoneySettings {
@@ -44,6 +76,7 @@ impl MoneySettings {
             add_on: 0,
             rebuy: 0,
             guarantee: 0,
+            withholding: None,
             structure: Structure::Percentages(PercentTable::club()),
         }
     }
@@ -60,6 +93,7 @@ impl MoneySettings {
             add_on: 0,
             rebuy: 0,
             guarantee: 0,
+            withholding: None,
             structure: Structure::Generated(Curve::default()),
         }
     }
@@ -99,6 +133,16 @@ impl MoneySettings {
                     crate::MAX_FIELD
                 ),
                 max: crate::MAX_ENTRY_PRICE,
+            });
+        }
+        if let Some(w) = self.withholding
+            && (w.rate_bp > 10_000 || w.rate_without_tax_number_bp > 10_000)
+        {
+            return Err(PayoutError::InvalidStructure {
+                reason: format!(
+                    "a withholding rate is 0 to 10,000 basis points (100%), not {} and {}",
+                    w.rate_bp, w.rate_without_tax_number_bp
+                ),
             });
         }
         if self.guarantee > crate::MAX_POOL {

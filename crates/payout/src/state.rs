@@ -51,6 +51,9 @@ pub struct PayoutState {
     pub(crate) add_ons: u32,
     #[serde(default)]
     pub(crate) rebuys: u32,
+    /// Prizes the cage paid, by entry: gross, withheld.
+    #[serde(default)]
+    pub(crate) paid: BTreeMap<EntryId, (Money, Money)>,
     /// Set when registration closed.
     pub(crate) pool: Option<Pool>,
     pub(crate) sheet: Option<PaySheet>,
@@ -100,6 +103,11 @@ impl PayoutState {
     /// Add-ons bought in all.
     pub fn add_ons(&self) -> u32 {
         self.add_ons
+    }
+
+    /// Prizes the cage paid, by entry: gross and withheld.
+    pub fn paid(&self) -> &BTreeMap<EntryId, (Money, Money)> {
+        &self.paid
     }
 
     /// Rebuys bought in all (rule 27).
@@ -234,6 +242,14 @@ impl PayoutState {
                 if let Some(e) = self.entries.get_mut(entry) {
                     e.add_ons += 1;
                 }
+            }
+            PayoutEvent::PrizePaid {
+                entry,
+                gross,
+                withheld,
+                ..
+            } => {
+                self.paid.insert(*entry, (*gross, *withheld));
             }
             PayoutEvent::RebuyRecorded { entry } => {
                 self.rebuys += 1;

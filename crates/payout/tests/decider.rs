@@ -1032,3 +1032,100 @@ fn rebuys_are_priced_into_the_pool_beside_add_ons() {
         Err(PayoutError::NoRebuys)
     );
 }
+
+/// The cage pays a prize: given a house that withholds 25% of a prize of
+/// 10,000 or more (30% without a tax number on file) and a field played
+/// down to its winner, when the cage pays the winner, who has a tax
+/// number, then 25% of the whole prize is withheld and the rest handed
+/// over, with the document checked; the second place without a tax
+/// number has 30% withheld if its prize reaches the threshold; a prize is
+/// paid once, only to an entry placed in the money, and a document
+/// without a reference is refused.
+#[test]
+fn the_cage_pays_a_prize_once_withholding_the_house_tax_rule() {
+    let Command::Configure {
+        name,
+        mut settings,
+        busts,
+    } = configure(SimultaneousBusts::ShareAcrossTables)
+    else {
+        unreachable!()
+    };
+    settings.withholding = Some(felt_payout::Withholding {
+        threshold: 10_000,
+        rate_bp: 2_500,
+        rate_without_tax_number_bp: 3_000,
+    });
+    let mut commands = vec![Command::Configure {
+        name,
+        settings,
+        busts,
+    }];
+    commands.extend(entries(10));
+    commands.push(Command::CloseRegistration);
+    for (k, entry) in (2..=10).rev().enumerate() {
+        commands.push(Command::RecordBusts {
+            busts: vec![numbered(entry, 1, 1, k as u32 + 1)],
+        });
+    }
+    let (mut state, _) = run(&commands);
+    let document = felt_payout::IdDocument {
+        kind: felt_payout::IdDocumentKind::Passport,
+        reference: "BR-FX123456".into(),
+    };
+    let pay = |entry: u64, tax: Option<&str>| Command::PayPrize {
+        entry: EntryId(entry),
+        document: document.clone(),
+        tax_number: tax.map(str::to_string),
+    };
+    let first = state.entry(EntryId(1)).unwrap().prize;
+    assert!(first >= 10_000, "the winner's prize {first}");
+    let events = decide(&state, &pay(1, Some("123.456.789-09"))).unwrap();
+    assert_eq!(
+        events,
+        vec![PayoutEvent::PrizePaid {
+            entry: EntryId(1),
+            gross: first,
+            withheld: first / 4,
+            net: first - first / 4,
+            document: document.clone(),
+            tax_number: Some("123.456.789-09".into()),
+        }]
+    );
+    for e in &events {
+        state.apply(e);
+    }
+    assert_eq!(
+        decide(&state, &pay(1, None)),
+        Err(PayoutError::PrizeAlreadyPaid { entry: EntryId(1) })
+    );
+    let second = state.entry(EntryId(2)).unwrap().prize;
+    let PayoutEvent::PrizePaid { withheld, .. } = &decide(&state, &pay(2, None)).unwrap()[0] else {
+        panic!()
+    };
+    let expected = if second >= 10_000 { second * 3 / 10 } else { 0 };
+    assert_eq!(*withheld, expected);
+    // Out of the money: no prize to pay.
+    let out = state
+        .entries()
+        .iter()
+        .find(|(_, e)| e.prize == 0)
+        .map(|(id, _)| *id)
+        .expect("an entry out of the money");
+    assert_eq!(
+        decide(&state, &pay(out.0, None)),
+        Err(PayoutError::NoPrize { entry: out })
+    );
+    let blank = Command::PayPrize {
+        entry: EntryId(2),
+        document: felt_payout::IdDocument {
+            kind: felt_payout::IdDocumentKind::Other,
+            reference: " ".into(),
+        },
+        tax_number: None,
+    };
+    assert!(matches!(
+        decide(&state, &blank),
+        Err(PayoutError::InvalidCage { .. })
+    ));
+}

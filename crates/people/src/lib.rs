@@ -31,6 +31,9 @@ pub enum Grant {
     Floor,
     /// Read-only, every tournament; hole cards once tabled.
     Partner,
+    /// The cage: buy-ins, re-entries, add-ons, rebuys and refunds sold
+    /// and made, prizes paid; reads like a partner.
+    Cashier,
     /// A dealer's tablet at one table: its hands and reads, nothing else.
     Dealer {
         tournament: TournamentId,

@@ -24,6 +24,9 @@ pub enum Role {
     },
     /// Read-only, every table; hole cards only once tabled.
     Partner,
+    /// The cage (a person's credential only): registrations and refunds,
+    /// add-ons and rebuys sold, prizes paid; otherwise reads as a partner.
+    Cashier,
     /// Another felt service: seating's carrier sending seats and moves to
     /// the table service when they are deployed apart. A credential given
     /// to the services only, never to a person, so a service can tell its
@@ -49,6 +52,7 @@ impl Role {
             Role::Director => "director".into(),
             Role::Floor => "floor".into(),
             Role::Partner => "partner".into(),
+            Role::Cashier => "cashier".into(),
             Role::Service => "service".into(),
             Role::Dealer { tournament, table } => format!("dealer:{tournament}/{table}"),
             Role::Seat {
@@ -124,6 +128,7 @@ pub fn parse_token(spec: &str) -> Result<(String, Role), String> {
         "director" => Role::Director,
         "floor" => Role::Floor,
         "partner" => Role::Partner,
+        "cashier" => Role::Cashier,
         "service" => Role::Service,
         other => match other
             .strip_prefix("dealer:")

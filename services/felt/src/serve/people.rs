@@ -59,6 +59,7 @@ pub(crate) fn role(grant: &Grant) -> Role {
         Grant::Director => Role::Director,
         Grant::Floor => Role::Floor,
         Grant::Partner => Role::Partner,
+        Grant::Cashier => Role::Cashier,
         Grant::Dealer { tournament, table } => Role::Dealer {
             tournament: tournament.clone(),
             table: *table,

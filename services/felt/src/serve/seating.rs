@@ -162,6 +162,7 @@ fn grant(role: Option<&pb::StaffRole>) -> Result<felt_people::Grant, Status> {
         pb::StaffRoleKind::Director => felt_people::Grant::Director,
         pb::StaffRoleKind::Floor => felt_people::Grant::Floor,
         pb::StaffRoleKind::Partner => felt_people::Grant::Partner,
+        pb::StaffRoleKind::Cashier => felt_people::Grant::Cashier,
         pb::StaffRoleKind::Dealer => felt_people::Grant::Dealer {
             tournament: role
                 .tournament_id
@@ -178,7 +179,7 @@ fn grant(role: Option<&pb::StaffRole>) -> Result<felt_people::Grant, Status> {
         },
         pb::StaffRoleKind::Unspecified => {
             return Err(invalid(
-                "role.kind: STAFF_ROLE_KIND_DIRECTOR, _FLOOR, _PARTNER or _DEALER is required",
+                "role.kind: STAFF_ROLE_KIND_DIRECTOR, _FLOOR, _PARTNER, _DEALER or _CASHIER is required",
             ));
         }
     })
@@ -197,6 +198,10 @@ fn staff_role(grant: &felt_people::Grant) -> pb::StaffRole {
         },
         felt_people::Grant::Partner => pb::StaffRole {
             kind: pb::StaffRoleKind::Partner.into(),
+            ..Default::default()
+        },
+        felt_people::Grant::Cashier => pb::StaffRole {
+            kind: pb::StaffRoleKind::Cashier.into(),
             ..Default::default()
         },
         felt_people::Grant::Dealer { tournament, table } => pb::StaffRole {
@@ -509,7 +514,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::RegisterResponse>, Status> {
         super::limits::check(request.get_ref())?;
-        floor_or_director(&role(&request)?, "registering players")?;
+        super::shared::cage(&role(&request)?, "registering players")?;
         let req = request.into_inner();
         if req.command_id.is_empty() {
             return Err(invalid("command_id is required"));
@@ -551,7 +556,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         request: Request<pb::RegisterManyRequest>,
     ) -> Result<Response<pb::RegisterManyResponse>, Status> {
         super::limits::check(request.get_ref())?;
-        floor_or_director(&role(&request)?, "registering players")?;
+        super::shared::cage(&role(&request)?, "registering players")?;
         let req = request.into_inner();
         if req.command_id.is_empty() {
             return Err(invalid("command_id is required"));
@@ -599,7 +604,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         request: Request<pb::UnregisterRequest>,
     ) -> Result<Response<pb::UnregisterResponse>, Status> {
         super::limits::check(request.get_ref())?;
-        floor_or_director(&role(&request)?, "unregistering players")?;
+        super::shared::cage(&role(&request)?, "unregistering players")?;
         let req = request.into_inner();
         self.ctx.known(&req.tournament_id).await?;
         self.ctx
@@ -981,14 +986,14 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 }
             }
             Some(C::SellAddOn(a)) => {
-                super::shared::floor_or_director(&role, "selling an add-on")?;
+                super::shared::cage(&role, "selling an add-on")?;
                 felt_seating::SeatingCommand::SellAddOn {
                     entry: EntryId(a.entry),
                     level: self.level_now(&req.tournament_id).await?,
                 }
             }
             Some(C::SellRebuy(r)) => {
-                super::shared::floor_or_director(&role, "selling a rebuy (rule 27)")?;
+                super::shared::cage(&role, "selling a rebuy (rule 27)")?;
                 let (stack, hands) = self.stack_now(&req.tournament_id, EntryId(r.entry)).await?;
                 felt_seating::SeatingCommand::SellRebuy {
                     entry: EntryId(r.entry),

@@ -249,6 +249,17 @@ pub(crate) fn floor_or_director(role: &Role, what: &str) -> Result<(), Status> {
     }
 }
 
+/// Refuses callers who are not at the cage: the director, the floor or a
+/// cashier.
+pub(crate) fn cage(role: &Role, what: &str) -> Result<(), Status> {
+    match role {
+        Role::Director | Role::Floor | Role::Cashier => Ok(()),
+        _ => Err(Status::permission_denied(format!(
+            "{what} is for the cage: the director, the floor or a cashier"
+        ))),
+    }
+}
+
 /// Refuses callers who are not the director.
 pub(crate) fn director(role: &Role, what: &str) -> Result<(), Status> {
     match role {

@@ -299,6 +299,11 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                 ));
             }
             Role::Partner => return Err(Status::permission_denied("partners are read-only")),
+            Role::Cashier => {
+                return Err(Status::permission_denied(
+                    "a cashier's credential is for the cage, not a table",
+                ));
+            }
             Role::Seat {
                 tournament,
                 table: t,
