@@ -52,7 +52,8 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             name,
             level,
         } => register(state, settings, player, name, *level, rng),
-        Unregister { entry } => unregister(state, *entry),
+        Unregister { entry, reason } => unregister(state, *entry, reason),
+        Paid { payment, command } => paid(state, payment, command, rng),
         Start => start(state, settings, rng),
         CloseRegistration => close_registration(state, rng),
         SetPaid { paid } => set_paid(state, *paid, rng),
@@ -272,7 +273,61 @@ fn register(
 }
 
 /// An entry withdrawn before play; the first alternate takes its place.
-fn unregister(state: &SeatingState, entry: EntryId) -> Decided {
+/// A purchase with its payment: decided as the purchase, then each thing
+/// it bought recorded as paid with `payment`.
+fn paid(
+    state: &SeatingState,
+    payment: &crate::model::Payment,
+    command: &SeatingCommand,
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    use crate::model::Purchase;
+    if payment.reference.chars().count() > 64 || payment.reference.chars().any(char::is_control) {
+        return Err(SeatingError::InvalidPayment {
+            reason: "a payment's reference is at most 64 characters, no control characters".into(),
+        });
+    }
+    if !matches!(
+        command,
+        SeatingCommand::Register { .. }
+            | SeatingCommand::RegisterMany { .. }
+            | SeatingCommand::ReEnterBySurrender { .. }
+            | SeatingCommand::SellAddOn { .. }
+            | SeatingCommand::SellRebuy { .. }
+    ) {
+        return Err(SeatingError::InvalidPayment {
+            reason: "a payment goes with a registration, a re-entry, an add-on or a rebuy".into(),
+        });
+    }
+    let mut events = decide_with(state, command, rng)?;
+    let taken: Vec<SeatingEvent> = events
+        .iter()
+        .filter_map(|e| {
+            let (entry, purchase) = match e {
+                SeatingEvent::Registered { entry, .. } => (*entry, Purchase::Entry),
+                SeatingEvent::AddOnSold { entry, .. } => (*entry, Purchase::AddOn),
+                SeatingEvent::RebuySold { entry, number, .. } => {
+                    (*entry, Purchase::Rebuy { number: *number })
+                }
+                _ => return None,
+            };
+            Some(SeatingEvent::PaymentTaken {
+                entry,
+                purchase,
+                payment: payment.clone(),
+            })
+        })
+        .collect();
+    events.extend(taken);
+    Ok(events)
+}
+
+fn unregister(state: &SeatingState, entry: EntryId, reason: &str) -> Decided {
+    if reason.chars().count() > 500 || reason.chars().any(char::is_control) {
+        return Err(SeatingError::InvalidPayment {
+            reason: "a refund's reason is at most 500 characters, no control characters".into(),
+        });
+    }
     let mut work = Work::on(state);
     let e = state
         .entries
@@ -287,6 +342,7 @@ fn unregister(state: &SeatingState, entry: EntryId) -> Decided {
     work.emit(SeatingEvent::Unregistered {
         entry,
         alternate: e.status == EntryStatus::Alternate,
+        reason: reason.to_string(),
     });
     if e.status == EntryStatus::Registered
         && let Some((&first, _)) = state

@@ -18,8 +18,8 @@ mod state;
 pub use decide::{decide, gate};
 pub use model::{
     AddOnTerms, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup,
-    Move, MoveReason, PlayerId, RebuyTerms, Seat, SeatReason, SeatingCommand, SeatingEvent, Seed,
-    Settings, TableNo, redraws_for_field,
+    Move, MoveReason, Payment, PaymentMethod, PlayerId, Purchase, RebuyTerms, Seat, SeatReason,
+    SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
 };
 pub use state::{
     EntryInfo, EntryStatus, LateEntries, MAX_SEATS, MoveRecord, Room, SeatingState, Table,
@@ -98,7 +98,7 @@ pub enum SeatingError {
     NoReason,
     #[error("entry {entry} is not playing: only a player in the field is disqualified")]
     NotPlaying { entry: EntryId },
-    #[error("entry {entry} is being moved or seated: disqualify them once they sit at their table")]
+    #[error("entry {entry} is being moved or seated: ask again once they sit at their table")]
     NotSettled { entry: EntryId },
     #[error("entry {entry} was not disqualified, or has left the table already")]
     NoRemoval { entry: EntryId },
@@ -163,6 +163,8 @@ pub enum SeatingError {
         "{left} players are left and {paid} places paid: the money is reached and the pool no longer grows, so no add-on is sold"
     )]
     AddOnInTheMoney { left: u32, paid: u32 },
+    #[error("{reason}")]
+    InvalidPayment { reason: String },
     #[error("this tournament sells no rebuys (rule 27)")]
     #[strum(message = "rule 27")]
     NoRebuys,
@@ -210,9 +212,11 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NoSuchTable { .. }
             | S::NoSuchMove { .. } => ErrorKind::NotFound,
             S::AlreadyCreated => ErrorKind::AlreadyExists,
-            S::InvalidSettings { .. } | S::NoPlayer | S::NoSuchSeat { .. } | S::NoReason => {
-                ErrorKind::Malformed
-            }
+            S::InvalidSettings { .. }
+            | S::NoPlayer
+            | S::NoSuchSeat { .. }
+            | S::NoReason
+            | S::InvalidPayment { .. } => ErrorKind::Malformed,
             S::NoRemoval { .. } => ErrorKind::NotFound,
             S::RegistrationClosed
             | S::FieldFull { .. }

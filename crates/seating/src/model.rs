@@ -97,6 +97,36 @@ pub struct Settings {
     pub rebuy: Option<RebuyTerms>,
 }
 
+/// How the cage took a payment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PaymentMethod {
+    Cash,
+    Card,
+    Transfer,
+    /// A voucher: a satellite's seat, a prize taken as a buy-in.
+    Voucher,
+}
+
+/// A payment the cage took: how, and its own reference (a card slip, a
+/// transfer's id, a voucher's number; at most 64 characters).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Payment {
+    pub method: PaymentMethod,
+    pub reference: String,
+}
+
+/// What a payment bought.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Purchase {
+    /// An entry: a buy-in, a re-entry, an alternate's place.
+    Entry,
+    AddOn,
+    /// The entry's `number`-th rebuy.
+    Rebuy {
+        number: u32,
+    },
+}
+
 /// Rebuys (rule 27): the chips one puts on a stack, the last level they
 /// are sold in (and the break after it), and how many an entry may buy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -272,8 +302,18 @@ pub enum SeatingCommand {
         level: u32,
     },
     /// Before play starts only.
+    /// An entry leaves before play, refunded (an alternate had paid
+    /// nothing in), for `reason` (at most 500 characters).
     Unregister {
         entry: EntryId,
+        reason: String,
+    },
+    /// A purchase (`Register`, `RegisterMany`, `ReEnterBySurrender`,
+    /// `SellAddOn` or `SellRebuy`) with the payment the cage took for it:
+    /// decided as the purchase, each thing bought recorded as paid so.
+    Paid {
+        payment: Payment,
+        command: Box<SeatingCommand>,
     },
     /// Opens the tables and draws every registered player's seat.
     Start,
@@ -435,6 +475,21 @@ pub enum SeatingCommand {
     },
 }
 
+impl SeatingCommand {
+    /// The purchase with the payment the cage took for it, where it took
+    /// one (`None`: the command as it is).
+    #[must_use]
+    pub fn paid(self, payment: Option<Payment>) -> SeatingCommand {
+        match payment {
+            Some(payment) => SeatingCommand::Paid {
+                payment,
+                command: Box::new(self),
+            },
+            None => self,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SeatingEvent {
     Created {
@@ -454,6 +509,15 @@ pub enum SeatingEvent {
         /// payout's refund became a reaction to this event).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         alternate: bool,
+        /// Why (empty in events recorded before refunds gave one).
+        #[serde(default)]
+        reason: String,
+    },
+    /// The cage took `payment` for what `entry` bought.
+    PaymentTaken {
+        entry: EntryId,
+        purchase: Purchase,
+        payment: Payment,
     },
     AlternatePromoted {
         entry: EntryId,
@@ -700,6 +764,7 @@ impl SeatingEvent {
             Created { .. } => "Created",
             Registered { .. } => "Registered",
             Unregistered { .. } => "Unregistered",
+            PaymentTaken { .. } => "PaymentTaken",
             AlternatePromoted { .. } => "AlternatePromoted",
             Started { .. } => "Started",
             RegistrationClosed => "RegistrationClosed",

@@ -454,6 +454,7 @@ impl Room {
             | SeatingEvent::LateEntriesOpened { .. }
             | SeatingEvent::LateEntriesClosed { .. }
             | SeatingEvent::LateAnnounced { .. }
+            | SeatingEvent::PaymentTaken { .. }
             | SeatingEvent::Drawn { .. } => {}
         }
     }

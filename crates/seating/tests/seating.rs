@@ -206,34 +206,36 @@ fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
     settings.max_entries = Some(3);
     let mut state = registered(settings, 5);
     assert_eq!(state.entries()[&EntryId(4)].status, EntryStatus::Alternate);
-    let events = run(&mut state, SeatingCommand::Unregister { entry: EntryId(2) });
+    let unregister = |entry: u64| SeatingCommand::Unregister {
+        entry: EntryId(entry),
+        reason: "called away".into(),
+    };
+    let events = run(&mut state, unregister(2));
     assert_eq!(
         events,
         vec![
             SeatingEvent::Unregistered {
                 entry: EntryId(2),
-                alternate: false
+                alternate: false,
+                reason: "called away".into(),
             },
             SeatingEvent::AlternatePromoted { entry: EntryId(4) }
         ]
     );
     // An alternate who leaves had paid nothing in, and the event says so
     // (payout refunds only an entry that had).
-    let events = run(&mut state, SeatingCommand::Unregister { entry: EntryId(5) });
+    let events = run(&mut state, unregister(5));
     assert_eq!(
         events,
         vec![SeatingEvent::Unregistered {
             entry: EntryId(5),
-            alternate: true
+            alternate: true,
+            reason: "called away".into(),
         }]
     );
     run_with(&mut state, SeatingCommand::Start, seed(1));
     assert_eq!(
-        decide(
-            &state,
-            &SeatingCommand::Unregister { entry: EntryId(1) },
-            &NO_DRAW
-        ),
+        decide(&state, &unregister(1), &NO_DRAW),
         Err(SeatingError::AlreadyPlaying { entry: EntryId(1) })
     );
 }
@@ -2374,4 +2376,113 @@ fn a_house_without_rebuys_sells_none() {
     )
     .unwrap_err();
     assert_eq!(e, SeatingError::NoRebuys);
+}
+
+/// Issue 27's cage: given a room selling rebuys, when the cage registers a
+/// player, imports presales, or sells a rebuy with the payment it took,
+/// then the purchase is decided as without one and each thing bought is
+/// recorded as paid so (the rebuy with its number); a payment on what is
+/// not a purchase, or with a reference past 64 characters, is refused and
+/// nothing changes.
+#[test]
+fn the_cage_records_the_payment_for_each_thing_bought() {
+    use felt_seating::{Payment, PaymentMethod, Purchase};
+    let cash = |reference: &str| Payment {
+        method: PaymentMethod::Cash,
+        reference: reference.into(),
+    };
+    let mut settings = Settings::tda(9, 10_000);
+    settings.rebuy = Some(felt_seating::RebuyTerms {
+        chips: 10_000,
+        last_level: 4,
+        limit: 2,
+    });
+    let mut state = registered(settings, 17);
+    let events = run(
+        &mut state,
+        SeatingCommand::Register {
+            player: "ana".parse().unwrap(),
+            name: "Ana".into(),
+            level: 0,
+        }
+        .paid(Some(cash("slip 0042"))),
+    );
+    let SeatingEvent::Registered { entry, .. } = events[0] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(
+        events[1..],
+        [SeatingEvent::PaymentTaken {
+            entry,
+            purchase: Purchase::Entry,
+            payment: cash("slip 0042"),
+        }]
+    );
+    let transfer = Payment {
+        method: PaymentMethod::Transfer,
+        reference: "presales batch 7".into(),
+    };
+    let events = run(
+        &mut state,
+        SeatingCommand::RegisterMany {
+            players: vec![
+                ("bia".parse().unwrap(), "Bia".into()),
+                ("caio".parse().unwrap(), "Caio".into()),
+            ],
+            level: 0,
+        }
+        .paid(Some(transfer.clone())),
+    );
+    let paid: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, SeatingEvent::PaymentTaken { payment, purchase: Purchase::Entry, .. } if *payment == transfer))
+        .collect();
+    assert_eq!(paid.len(), 2, "{events:?}");
+    run_with(&mut state, SeatingCommand::Start, seed(3));
+    carry_out(&mut state);
+    let (table, _) = seat_of(&state, entry.0);
+    let hands = state.room().tables[&table].hands;
+    let events = run(
+        &mut state,
+        SeatingCommand::SellRebuy {
+            entry,
+            level: 1,
+            stack: 10_000,
+            hands,
+        }
+        .paid(Some(cash("rebuy slip 1"))),
+    );
+    assert!(matches!(
+        events[0],
+        SeatingEvent::RebuySold { number: 1, .. }
+    ));
+    assert_eq!(
+        events[1],
+        SeatingEvent::PaymentTaken {
+            entry,
+            purchase: Purchase::Rebuy { number: 1 },
+            payment: cash("rebuy slip 1"),
+        }
+    );
+    let before = state.clone();
+    assert!(matches!(
+        try_run(
+            &mut state,
+            SeatingCommand::StartHandForHand.paid(Some(cash("x")))
+        ),
+        Err(SeatingError::InvalidPayment { .. })
+    ));
+    assert!(matches!(
+        try_run(
+            &mut state,
+            SeatingCommand::Register {
+                player: "dani".parse().unwrap(),
+                name: "Dani".into(),
+                level: 1,
+            }
+            .paid(Some(cash(&"9".repeat(65))))
+        ),
+        Err(SeatingError::InvalidPayment { .. })
+    ));
+    assert_eq!(state, before);
 }

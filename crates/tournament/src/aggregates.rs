@@ -56,6 +56,8 @@ impl Aggregate for Seating {
     fn draws(command: &SeatingCommand) -> bool {
         use SeatingCommand::*;
         match command {
+            // As the purchase it carries.
+            Paid { command, .. } => Self::draws(command),
             Register { .. }
             | RegisterMany { .. }
             | Start

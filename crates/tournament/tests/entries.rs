@@ -69,7 +69,7 @@ async fn desk<L: EventLog + 'static>(
 ) -> Result<(), felt_tournament::TournamentError> {
     register(c, 3).await?;
     register(c, 4).await?;
-    c.unregister("e", EntryId(2), T0).await
+    c.unregister("e", EntryId(2), "called away", T0).await
 }
 
 /// Payout's entries and seating's field (the entries that paid in and did

@@ -1153,7 +1153,10 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
     let out = entries::to_payout(&decided(
         &mut state,
         6,
-        SeatingCommand::Unregister { entry: EntryId(2) },
+        SeatingCommand::Unregister {
+            entry: EntryId(2),
+            reason: "called away".into(),
+        },
     ));
     assert_eq!(
         out,
@@ -1175,7 +1178,10 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
     let out = entries::to_payout(&decided(
         &mut state,
         7,
-        SeatingCommand::Unregister { entry: EntryId(4) },
+        SeatingCommand::Unregister {
+            entry: EntryId(4),
+            reason: "called away".into(),
+        },
     ));
     assert_eq!(out, vec![]);
     for order in sent.into_iter().flatten() {

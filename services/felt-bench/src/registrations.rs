@@ -71,6 +71,7 @@ pub(crate) fn run(args: &RegistrationsArgs) -> anyhow::Result<()> {
         for i in 0..args.one_by_one {
             seating
                 .register(request(pb::RegisterRequest {
+                    payment: None,
                     tournament_id: one.clone(),
                     command_id: format!("r{i}"),
                     player_id: format!("p{i}"),
@@ -98,6 +99,7 @@ pub(crate) fn run(args: &RegistrationsArgs) -> anyhow::Result<()> {
         let began = Instant::now();
         let answer = seating
             .register_many(request(pb::RegisterManyRequest {
+                payment: None,
                 tournament_id: list.clone(),
                 command_id: "presales".into(),
                 players,

@@ -285,6 +285,7 @@ async fn amounts_that_could_wrap_and_unbounded_strings_are_refused_at_creation()
     let e = seating
         .register(with(
             pb::RegisterRequest {
+                payment: None,
                 tournament_id: "fine".into(),
                 command_id: "r1".into(),
                 player_id: "p 1".into(),

@@ -215,6 +215,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
         seating
             .register(with(
                 pb::RegisterRequest {
+                    payment: None,
                     tournament_id: T.into(),
                     command_id: format!("r{i}"),
                     player_id: format!("p{i}"),
@@ -232,6 +233,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
     let refused = seating
         .register(with(
             pb::RegisterRequest {
+                payment: None,
                 tournament_id: T.into(),
                 command_id: "r-peer".into(),
                 player_id: "p-peer".into(),
@@ -518,6 +520,7 @@ async fn the_floors_hand_for_hand_at_a_clock_apart_from_seating_is_decided_by_se
     seating
         .register_many(with(
             pb::RegisterManyRequest {
+                payment: None,
                 tournament_id: t.into(),
                 command_id: "presales".into(),
                 players: (1..=30)
@@ -730,6 +733,7 @@ async fn time_bank_cards_at_a_table_service_apart_from_the_clock_are_recorded_by
     seating
         .register_many(with(
             pb::RegisterManyRequest {
+                payment: None,
                 tournament_id: t.into(),
                 command_id: "two".into(),
                 players: (1..=2)

@@ -180,6 +180,7 @@ async fn tournament(log: &[&str], data: &Path) {
         let entry = seating
             .register(with(
                 pb::RegisterRequest {
+                    payment: None,
                     tournament_id: T.into(),
                     command_id: format!("reg-{i}"),
                     player_id: format!("p{i}"),
@@ -199,6 +200,7 @@ async fn tournament(log: &[&str], data: &Path) {
     let listed = seating
         .register_many(with(
             pb::RegisterManyRequest {
+                payment: None,
                 tournament_id: T.into(),
                 command_id: "presales".into(),
                 players: (11..=14)
@@ -221,6 +223,7 @@ async fn tournament(log: &[&str], data: &Path) {
     let e = seating
         .register(with(
             pb::RegisterRequest {
+                payment: None,
                 tournament_id: T.into(),
                 command_id: "reg-again".into(),
                 player_id: "p3".into(),
@@ -244,6 +247,7 @@ async fn tournament(log: &[&str], data: &Path) {
     seating
         .unregister(with(
             pb::UnregisterRequest {
+                reason: String::new(),
                 tournament_id: T.into(),
                 entry: 14,
             },
@@ -601,6 +605,7 @@ async fn the_table_service_times_players_out_by_the_action_clock_and_a_called_cl
     seating
         .register_many(with(
             pb::RegisterManyRequest {
+                payment: None,
                 tournament_id: t.into(),
                 command_id: "two".into(),
                 players: (1..=2)
@@ -890,6 +895,7 @@ async fn every_service_says_not_found_and_already_exists() {
     common::create_tournament(&mut seating, sunday, "Sunday", "USD", &director).await;
     common::presales(&mut seating, sunday, 4, &director).await;
     let register = |command_id: &str, player: &str| pb::RegisterRequest {
+        payment: None,
         tournament_id: sunday.into(),
         command_id: command_id.into(),
         player_id: player.into(),
@@ -927,6 +933,7 @@ async fn every_service_says_not_found_and_already_exists() {
     let e = seating
         .register_many(with(
             pb::RegisterManyRequest {
+                payment: None,
                 tournament_id: sunday.into(),
                 command_id: "presales".into(),
                 players: vec![pb::Registrant {
@@ -2285,6 +2292,7 @@ async fn a_player_re_enters_by_giving_up_their_chips() {
     let again = seating
         .register(with(
             pb::RegisterRequest {
+                payment: None,
                 tournament_id: t.into(),
                 command_id: "p7-again".into(),
                 player_id: "p7".into(),
@@ -2677,6 +2685,7 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
                 tournament_id: t.into(),
                 command_id: id.into(),
                 command: Some(pb::floor_request::Command::SellRebuy(pb::SellRebuy {
+                    payment: None,
                     entry,
                 })),
             },
@@ -2691,6 +2700,7 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
                 tournament_id: t.into(),
                 command_id: id.into(),
                 command: Some(pb::floor_request::Command::SellAddOn(pb::SellAddOn {
+                    payment: None,
                     entry,
                 })),
             },

@@ -3,6 +3,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use felt_seating::Payment;
 
 /// How long a creation waits for the clock and payout deployed apart to
 /// take up their parts.
@@ -92,8 +93,16 @@ impl<L: EventLog + 'static> Conductor<L> {
         name: &str,
         now: Millis,
     ) -> Result<EntryId> {
-        self.register_from(t, command_id, player, name, now, &Provenance::default())
-            .await
+        self.register_from(
+            t,
+            command_id,
+            player,
+            name,
+            now,
+            &Provenance::default(),
+            None,
+        )
+        .await
     }
 
     /// [`Self::register`] for a request from outside: its fingerprint
@@ -101,6 +110,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// again with another request is refused (`CommandIdReused`). The
     /// fingerprint is the request's, not the command's: a retry at a later
     /// level is the same request.
+    #[allow(clippy::too_many_arguments)]
     pub async fn register_from(
         &self,
         t: &str,
@@ -109,13 +119,15 @@ impl<L: EventLog + 'static> Conductor<L> {
         name: &str,
         now: Millis,
         from: &Provenance,
+        payment: Option<Payment>,
     ) -> Result<EntryId> {
-        self.enter(t, command_id, player, name, now, from, false)
+        self.enter(t, command_id, player, name, now, from, false, payment)
             .await
     }
 
     /// [`Self::register_from`] for a player who gives up their live
     /// entry's chips to buy this one (TDA 8, where the house allows it).
+    #[allow(clippy::too_many_arguments)]
     pub async fn re_enter_by_surrender_from(
         &self,
         t: &str,
@@ -124,8 +136,9 @@ impl<L: EventLog + 'static> Conductor<L> {
         name: &str,
         now: Millis,
         from: &Provenance,
+        payment: Option<Payment>,
     ) -> Result<EntryId> {
-        self.enter(t, command_id, player, name, now, from, true)
+        self.enter(t, command_id, player, name, now, from, true, payment)
             .await
     }
 
@@ -139,6 +152,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         now: Millis,
         from: &Provenance,
         surrender: bool,
+        payment: Option<Payment>,
     ) -> Result<EntryId> {
         let level = self.level_now(t, now).await?;
         let (player, name) = (player.clone(), name.to_string());
@@ -155,7 +169,9 @@ impl<L: EventLog + 'static> Conductor<L> {
                 level,
             }
         };
-        let out = self.seat_from(t, command_id, now, command, from).await?;
+        let out = self
+            .seat_from(t, command_id, now, command.paid(payment), from)
+            .await?;
         let entry = out
             .events
             .iter()
@@ -181,7 +197,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         players: &[(PlayerId, String)],
         now: Millis,
     ) -> Result<Vec<EntryId>> {
-        self.register_many_from(t, command_id, players, now, &Provenance::default())
+        self.register_many_from(t, command_id, players, now, &Provenance::default(), None)
             .await
     }
 
@@ -195,6 +211,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         players: &[(PlayerId, String)],
         now: Millis,
         from: &Provenance,
+        payment: Option<Payment>,
     ) -> Result<Vec<EntryId>> {
         let level = self.level_now(t, now).await?;
         let mut out = Vec::with_capacity(players.len());
@@ -207,7 +224,8 @@ impl<L: EventLog + 'static> Conductor<L> {
                     SeatingCommand::RegisterMany {
                         players: chunk.to_vec(),
                         level,
-                    },
+                    }
+                    .paid(payment.clone()),
                     from,
                 )
                 .await?;
@@ -224,13 +242,22 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// Unregisters an entry before play: out of the field at seating; payout
     /// refunds its money, and records the first alternate's who takes its
     /// place, as reactions to seating's decision.
-    pub async fn unregister(&self, t: &str, entry: EntryId, now: Millis) -> Result<()> {
+    pub async fn unregister(
+        &self,
+        t: &str,
+        entry: EntryId,
+        reason: &str,
+        now: Millis,
+    ) -> Result<()> {
         let decided = self
             .seat_cmd(
                 t,
                 &format!("unregister-{entry}"),
                 now,
-                SeatingCommand::Unregister { entry },
+                SeatingCommand::Unregister {
+                    entry,
+                    reason: reason.to_string(),
+                },
             )
             .await?;
         self.react(t, decided.version).await?;

@@ -41,6 +41,7 @@ pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
             SeatingEvent::Unregistered {
                 entry,
                 alternate: false,
+                ..
             } => orders.push(Order::new(
                 cause.id(&format!("refund-{entry}")),
                 felt_payout::Command::RemoveEntry { entry: *entry },

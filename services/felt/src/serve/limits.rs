@@ -141,7 +141,6 @@ tournament_only!(
     pb::GetResultsRequest,
     pb::ExportResultsRequest,
     pb::WatchResultsRequest,
-    pb::UnregisterRequest,
     pb::StartTournamentRequest,
     pb::CloseRegistrationRequest,
     pb::BeginHandRequest,
@@ -191,7 +190,9 @@ impl Bounded for pb::FloorRequest {
             Some(C::Accommodate(a)) => text("accommodate.reason", &a.reason, REASON),
             Some(C::LateEntries(l)) => text("late_entries.reason", &l.reason, REASON),
             Some(C::ReplaceNoShow(r)) => text("replace_no_show.reason", &r.reason, REASON),
-            Some(C::AnnounceLate(_) | C::SellAddOn(_) | C::SellRebuy(_)) => Ok(()),
+            Some(C::SellAddOn(a)) => payment("sell_add_on.payment.reference", a.payment.as_ref()),
+            Some(C::SellRebuy(r)) => payment("sell_rebuy.payment.reference", r.payment.as_ref()),
+            Some(C::AnnounceLate(_)) => Ok(()),
             None => Ok(()),
         }
     }
@@ -268,6 +269,17 @@ impl Bounded for pb::DealRequest {
     }
 }
 
+impl Bounded for pb::PayPrizeRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        if let Some(d) = &self.document {
+            text("document.reference", &d.reference, 64)?;
+        }
+        text("tax_number", &self.tax_number, 32)
+    }
+}
+
 impl Bounded for pb::CreateTournamentRequest {
     fn bounded(&self) -> Result<(), Status> {
         use pb::create_tournament_request::Structure;
@@ -308,11 +320,26 @@ impl Bounded for pb::CreateTournamentRequest {
     }
 }
 
+/// A payment's reference.
+const PAYMENT_REFERENCE: usize = 64;
+
+fn payment(field: &str, p: Option<&pb::Payment>) -> Result<(), Status> {
+    p.map_or(Ok(()), |p| text(field, &p.reference, PAYMENT_REFERENCE))
+}
+
+impl Bounded for pb::UnregisterRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        text("reason", &self.reason, REASON)
+    }
+}
+
 impl Bounded for pb::RegisterRequest {
     fn bounded(&self) -> Result<(), Status> {
         id("tournament_id", &self.tournament_id)?;
         token("command_id", &self.command_id, COMMAND_ID)?;
         player("player_id", &self.player_id)?;
+        payment("payment.reference", self.payment.as_ref())?;
         text("name", &self.name, NAME)
     }
 }
@@ -334,7 +361,7 @@ impl Bounded for pb::RegisterManyRequest {
             player(&format!("players[{i}].player_id"), &p.player_id)?;
             text(&format!("players[{i}].name"), &p.name, NAME)?;
         }
-        Ok(())
+        payment("payment.reference", self.payment.as_ref())
     }
 }
 

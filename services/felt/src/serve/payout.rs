@@ -154,6 +154,8 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
                         .unwrap_or_default(),
                     prize: e.prize,
                     bounties: e.bounties_won,
+                    prize_paid: state.paid().contains_key(&entry),
+                    withheld: state.paid().get(&entry).map_or(0, |p| p.1),
                 }
             })
             .collect();
@@ -229,6 +231,65 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         Ok(Response::new(pb::DealResponse {
             events: events(&envelopes[..out.events.len().min(envelopes.len())])?,
             duplicate: out.duplicate,
+        }))
+    }
+
+    async fn pay_prize(
+        &self,
+        request: Request<pb::PayPrizeRequest>,
+    ) -> Result<Response<pb::PayPrizeResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        super::shared::cage(&role(&request)?, "paying a prize")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(Status::invalid_argument("command_id is required"));
+        }
+        let document = req
+            .document
+            .as_ref()
+            .ok_or_else(|| Status::invalid_argument("document is required"))?;
+        let kind = match pb::IdDocumentKind::try_from(document.kind) {
+            Ok(pb::IdDocumentKind::IdentityCard) => felt_payout::IdDocumentKind::IdentityCard,
+            Ok(pb::IdDocumentKind::Passport) => felt_payout::IdDocumentKind::Passport,
+            Ok(pb::IdDocumentKind::DrivingLicence) => felt_payout::IdDocumentKind::DrivingLicence,
+            Ok(pb::IdDocumentKind::Other) => felt_payout::IdDocumentKind::Other,
+            _ => {
+                return Err(Status::invalid_argument(
+                    "document.kind: ID_DOCUMENT_KIND_IDENTITY_CARD, _PASSPORT, _DRIVING_LICENCE or _OTHER is required",
+                ));
+            }
+        };
+        let command = felt_payout::Command::PayPrize {
+            entry: EntryId(req.entry),
+            document: felt_payout::IdDocument {
+                kind,
+                reference: document.reference.clone(),
+            },
+            tax_number: (!req.tax_number.is_empty()).then(|| req.tax_number.clone()),
+        };
+        self.ctx.known(&req.tournament_id).await?;
+        let stream = payout_stream(&req.tournament_id).map_err(log_status)?;
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(&req),
+            ..felt_service::Provenance::default()
+        };
+        self.ctx
+            .conductor
+            .payout
+            .handle_from(&stream, &req.command_id, self.ctx.now(), &from, &command)
+            .await
+            .map_err(|e| handled(e, felt_tournament::TournamentError::Payout))?;
+        // (A repeat answers with what the first paid.)
+        let state = self.state(&req.tournament_id).await?;
+        let (gross, withheld) = state
+            .paid()
+            .get(&EntryId(req.entry))
+            .copied()
+            .ok_or_else(|| Status::internal("the prize paid is not in payout's state"))?;
+        Ok(Response::new(pb::PayPrizeResponse {
+            gross,
+            withheld,
+            net: gross - withheld,
         }))
     }
 

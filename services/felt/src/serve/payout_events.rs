@@ -144,6 +144,11 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
             structure: Some(structure(&m.structure)),
             busts: simultaneous_busts(*rule).into(),
             rebuy: m.rebuy,
+            withholding: m.withholding.map(|w| pb::Withholding {
+                threshold: w.threshold,
+                rate_bp: w.rate_bp,
+                rate_without_tax_number_bp: w.rate_without_tax_number_bp,
+            }),
         }),
         PayoutEvent::EntryRecorded { entry, player } => {
             pe::Kind::EntryRecorded(pe::EntryRecorded {
@@ -157,6 +162,32 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
         PayoutEvent::RebuyRecorded { entry } => {
             pe::Kind::RebuyRecorded(pe::RebuyRecorded { entry: entry.get() })
         }
+        PayoutEvent::PrizePaid {
+            entry,
+            gross,
+            withheld,
+            net,
+            document,
+            tax_number,
+        } => pe::Kind::PrizePaid(pe::PrizePaid {
+            entry: entry.get(),
+            gross: *gross,
+            withheld: *withheld,
+            net: *net,
+            document: Some(pb::IdDocument {
+                kind: match document.kind {
+                    felt_payout::IdDocumentKind::IdentityCard => pb::IdDocumentKind::IdentityCard,
+                    felt_payout::IdDocumentKind::Passport => pb::IdDocumentKind::Passport,
+                    felt_payout::IdDocumentKind::DrivingLicence => {
+                        pb::IdDocumentKind::DrivingLicence
+                    }
+                    felt_payout::IdDocumentKind::Other => pb::IdDocumentKind::Other,
+                }
+                .into(),
+                reference: document.reference.clone(),
+            }),
+            tax_number: tax_number.clone().unwrap_or_default(),
+        }),
         PayoutEvent::EntryRemoved { entry } => {
             pe::Kind::EntryRemoved(pe::EntryRemoved { entry: entry.get() })
         }

@@ -155,6 +155,26 @@ fn entry_view(entry: EntryId, info: &EntryInfo) -> pb::EntryView {
 
 use super::seating_events::move_reason;
 
+/// A payment from the wire (`None`: none recorded).
+fn payment(p: Option<&pb::Payment>, field: &str) -> Result<Option<felt_seating::Payment>, Status> {
+    let Some(p) = p else { return Ok(None) };
+    let method = match pb::PaymentMethod::try_from(p.method) {
+        Ok(pb::PaymentMethod::Cash) => felt_seating::PaymentMethod::Cash,
+        Ok(pb::PaymentMethod::Card) => felt_seating::PaymentMethod::Card,
+        Ok(pb::PaymentMethod::Transfer) => felt_seating::PaymentMethod::Transfer,
+        Ok(pb::PaymentMethod::Voucher) => felt_seating::PaymentMethod::Voucher,
+        _ => {
+            return Err(invalid(format!(
+                "{field}.method: PAYMENT_METHOD_CASH, _CARD, _TRANSFER or _VOUCHER is required"
+            )));
+        }
+    };
+    Ok(Some(felt_seating::Payment {
+        method,
+        reference: p.reference.clone(),
+    }))
+}
+
 /// A role from the wire, as the people registry grants it.
 fn grant(role: Option<&pb::StaffRole>) -> Result<felt_people::Grant, Status> {
     let role = role.ok_or_else(|| invalid("role is required"))?;
@@ -352,6 +372,11 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
         ));
     }
     money.rebuy = m.rebuy;
+    money.withholding = m.withholding.map(|w| felt_payout::Withholding {
+        threshold: w.threshold,
+        rate_bp: w.rate_bp,
+        rate_without_tax_number_bp: w.rate_without_tax_number_bp,
+    });
     seating.rebuy = req.rebuy.as_ref().map(|r| felt_seating::RebuyTerms {
         chips: r.chips,
         last_level: r.last_level,
@@ -531,13 +556,14 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         };
         let conductor = &self.ctx.conductor;
         let (t, id, now) = (&req.tournament_id, &req.command_id, self.ctx.now());
+        let paid = payment(req.payment.as_ref(), "payment")?;
         let entry = if req.give_up_chips {
             conductor
-                .re_enter_by_surrender_from(t, id, &player, &req.name, now, &from)
+                .re_enter_by_surrender_from(t, id, &player, &req.name, now, &from, paid)
                 .await
         } else {
             conductor
-                .register_from(t, id, &player, &req.name, now, &from)
+                .register_from(t, id, &player, &req.name, now, &from, paid)
                 .await
         }
         .map_err(tournament_status)?;
@@ -579,6 +605,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     .map_err(|e| invalid(format!("players[{i}].player_id: {e}")))
             })
             .collect::<Result<Vec<_>, Status>>()?;
+        let paid = payment(req.payment.as_ref(), "payment")?;
         let entries = self
             .ctx
             .conductor
@@ -588,6 +615,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 &players,
                 self.ctx.now(),
                 &from,
+                paid,
             )
             .await
             .map_err(tournament_status)?;
@@ -609,7 +637,16 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         self.ctx.known(&req.tournament_id).await?;
         self.ctx
             .conductor
-            .unregister(&req.tournament_id, EntryId(req.entry), self.ctx.now())
+            .unregister(
+                &req.tournament_id,
+                EntryId(req.entry),
+                if req.reason.trim().is_empty() {
+                    "the player unregistered"
+                } else {
+                    &req.reason
+                },
+                self.ctx.now(),
+            )
             .await
             .map_err(tournament_status)?;
         Ok(Response::new(pb::UnregisterResponse {}))
@@ -991,6 +1028,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     entry: EntryId(a.entry),
                     level: self.level_now(&req.tournament_id).await?,
                 }
+                .paid(payment(a.payment.as_ref(), "sell_add_on.payment")?)
             }
             Some(C::SellRebuy(r)) => {
                 super::shared::cage(&role, "selling a rebuy (rule 27)")?;
@@ -1001,6 +1039,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     stack,
                     hands,
                 }
+                .paid(payment(r.payment.as_ref(), "sell_rebuy.payment")?)
             }
             Some(C::LateEntries(l)) => {
                 super::shared::floor_or_director(&role, "entering facts late")?;

@@ -92,12 +92,42 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             re_entry: *re_entry,
             alternate: *alternate,
         }),
-        SeatingEvent::Unregistered { entry, alternate } => {
-            se::Kind::Unregistered(se::Unregistered {
-                entry: entry.get(),
-                alternate: *alternate,
-            })
-        }
+        SeatingEvent::Unregistered {
+            entry,
+            alternate,
+            reason,
+        } => se::Kind::Unregistered(se::Unregistered {
+            entry: entry.get(),
+            alternate: *alternate,
+            reason: reason.clone(),
+        }),
+        SeatingEvent::PaymentTaken {
+            entry,
+            purchase,
+            payment,
+        } => se::Kind::PaymentTaken(se::PaymentTaken {
+            entry: entry.get(),
+            purchase: match purchase {
+                felt_seating::Purchase::Entry => pb::PurchaseKind::Entry,
+                felt_seating::Purchase::AddOn => pb::PurchaseKind::AddOn,
+                felt_seating::Purchase::Rebuy { .. } => pb::PurchaseKind::Rebuy,
+            }
+            .into(),
+            rebuy: match purchase {
+                felt_seating::Purchase::Rebuy { number } => *number,
+                _ => 0,
+            },
+            payment: Some(pb::Payment {
+                method: match payment.method {
+                    felt_seating::PaymentMethod::Cash => pb::PaymentMethod::Cash,
+                    felt_seating::PaymentMethod::Card => pb::PaymentMethod::Card,
+                    felt_seating::PaymentMethod::Transfer => pb::PaymentMethod::Transfer,
+                    felt_seating::PaymentMethod::Voucher => pb::PaymentMethod::Voucher,
+                }
+                .into(),
+                reference: payment.reference.clone(),
+            }),
+        }),
         SeatingEvent::AlternatePromoted { entry } => {
             se::Kind::AlternatePromoted(se::AlternatePromoted { entry: entry.get() })
         }

@@ -253,6 +253,7 @@ pub(crate) async fn presales(
     seating
         .register_many(with(
             pb::RegisterManyRequest {
+                payment: None,
                 tournament_id: id.into(),
                 command_id: "presales".into(),
                 players: (1..=players)

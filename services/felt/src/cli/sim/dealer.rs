@@ -482,6 +482,10 @@ impl Sim {
                 command_id: format!("add-on-{}", s.entry),
                 command: Some(pb::floor_request::Command::SellAddOn(pb::SellAddOn {
                     entry: s.entry,
+                    payment: Some(pb::Payment {
+                        method: pb::PaymentMethod::Cash.into(),
+                        reference: format!("add-on-{}", s.entry),
+                    }),
                 })),
             };
             let sold = again("sell an add-on", || {
@@ -526,6 +530,10 @@ impl Sim {
                 command_id: format!("rebuy-{}-{}", s.entry, n + 1),
                 command: Some(pb::floor_request::Command::SellRebuy(pb::SellRebuy {
                     entry: s.entry,
+                    payment: Some(pb::Payment {
+                        method: pb::PaymentMethod::Card.into(),
+                        reference: format!("rebuy-{}-{}", s.entry, n + 1),
+                    }),
                 })),
             };
             let sold = again("sell a rebuy", || {

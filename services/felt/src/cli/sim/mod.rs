@@ -396,8 +396,13 @@ impl Sim {
         player_id: String,
         name: String,
     ) -> Result<pb::RegisterResponse, Status> {
+        // (Paid at the cage in cash, the command id the slip's number.)
         let register = pb::RegisterRequest {
             tournament_id: self.tournament.clone(),
+            payment: Some(pb::Payment {
+                method: pb::PaymentMethod::Cash.into(),
+                reference: command_id.chars().take(64).collect(),
+            }),
             command_id,
             player_id,
             name,
@@ -687,6 +692,11 @@ async fn play(
         let to = (from + PRESALES_PER_CALL - 1).min(early);
         let list = pb::RegisterManyRequest {
             tournament_id: t.into(),
+            // Sold online: one transfer per batch.
+            payment: Some(pb::Payment {
+                method: pb::PaymentMethod::Transfer.into(),
+                reference: format!("presales-{from}"),
+            }),
             command_id: format!("presales-{from}"),
             players: (from..=to)
                 .map(|i| pb::Registrant {
