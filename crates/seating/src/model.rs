@@ -116,7 +116,7 @@ pub struct Payment {
 }
 
 /// What a payment bought.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Purchase {
     /// An entry: a buy-in, a re-entry, an alternate's place.
     Entry,

@@ -9,7 +9,8 @@ pub enum Format {
     Json,
 }
 
-fn csv(text: &str) -> String {
+/// A CSV field, quoted where it must be.
+pub fn csv(text: &str) -> String {
     if text.contains([',', '"', '\n']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {

@@ -2913,3 +2913,320 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         "{audit}"
     );
 }
+
+/// Issue 27's cage through one `felt up`: the director issues a cashier's
+/// credential; the cashier sells ten presales by one transfer and two
+/// walk-ins in cash and by card, refunds one of them with a reason, sells
+/// an add-on and a rebuy with their payments; the tournament is played to
+/// a winner; the cashier pays every prize against an identity document,
+/// the house withholding 25% of a prize of 30.00 or more (30% without a tax
+/// number on file). The cage's books list every payment with its method,
+/// reference and cashier, the refund with its reason, each prize paid with
+/// what was withheld, and they balance to the pool, the fees and the
+/// prizes; a partner may not read them; the CSV export says the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cage_takes_payments_refunds_pays_prizes_and_its_books_balance() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let t = "cage";
+    let mut seating = up.seating();
+    let mut create = create();
+    create.tournament_id = t.into();
+    create.table_size = 9;
+    create.money = Some(pb::MoneySettings {
+        currency: "USD".into(),
+        buy_in: 10_000,
+        fee: 1_000,
+        add_on: 5_000,
+        rebuy: 10_000,
+        withholding: Some(pb::Withholding {
+            threshold: 3_000,
+            rate_bp: 2_500,
+            rate_without_tax_number_bp: 3_000,
+        }),
+        ..Default::default()
+    });
+    create.add_on = Some(pb::AddOnTerms {
+        chips: 20_000,
+        last_level: 2,
+    });
+    create.rebuy = Some(pb::RebuyTerms {
+        chips: 10_000,
+        last_level: 2,
+        limit: 1,
+    });
+    seating
+        .create_tournament(with(create, &director))
+        .await
+        .expect("create");
+    let cashier = seating
+        .issue_credential(with(
+            pb::IssueCredentialRequest {
+                command_id: "cashier-1".into(),
+                person_id: "rita.caixa".into(),
+                name: "Rita".into(),
+                role: Some(pb::StaffRole {
+                    kind: pb::StaffRoleKind::Cashier.into(),
+                    ..Default::default()
+                }),
+            },
+            &director,
+        ))
+        .await
+        .expect("a cashier's credential")
+        .into_inner()
+        .token;
+    let pay = |method: pb::PaymentMethod, reference: &str| {
+        Some(pb::Payment {
+            method: method.into(),
+            reference: reference.into(),
+        })
+    };
+    seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: t.into(),
+                command_id: "presales".into(),
+                players: (1..=10)
+                    .map(|i| pb::Registrant {
+                        player_id: format!("p{i}"),
+                        name: format!("Player {i:02}"),
+                    })
+                    .collect(),
+                payment: pay(pb::PaymentMethod::Transfer, "batch 1"),
+            },
+            &cashier,
+        ))
+        .await
+        .expect("presales");
+    let mut walk_in = |id: &str, method: pb::PaymentMethod, slip: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::RegisterRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                player_id: id.into(),
+                name: format!("Walk-in {id}"),
+                give_up_chips: false,
+                payment: pay(method, slip),
+            },
+            &cashier,
+        );
+        async move { seating.register(req).await.expect("a walk-in").into_inner() }
+    };
+    walk_in("w1", pb::PaymentMethod::Cash, "slip 1").await;
+    let leaving = walk_in("w2", pb::PaymentMethod::Card, "slip 2")
+        .await
+        .entry
+        .unwrap()
+        .entry;
+    seating
+        .unregister(with(
+            pb::UnregisterRequest {
+                tournament_id: t.into(),
+                entry: leaving,
+                reason: "called away before the start".into(),
+            },
+            &cashier,
+        ))
+        .await
+        .expect("a refund");
+    // The cashier rules nothing.
+    let e = seating
+        .hold_table(with(
+            pb::HoldTableRequest {
+                tournament_id: t.into(),
+                command_id: "h".into(),
+                table: 1,
+                hold: true,
+                reason: "no".into(),
+            },
+            &cashier,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    let floor = |id: &str, command: pb::floor_request::Command| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                command: Some(command),
+            },
+            &cashier,
+        );
+        async move { seating.floor(req).await.expect("sold") }
+    };
+    floor(
+        "ao-1",
+        pb::floor_request::Command::SellAddOn(pb::SellAddOn {
+            entry: 1,
+            payment: pay(pb::PaymentMethod::Cash, "ao slip"),
+        }),
+    )
+    .await;
+    floor(
+        "rb-1",
+        pb::floor_request::Command::SellRebuy(pb::SellRebuy {
+            entry: 2,
+            payment: pay(pb::PaymentMethod::Card, "rb slip"),
+        }),
+    )
+    .await;
+    for d in common::dealers(&up.channel, t, 1..=2, &director) {
+        d.await.expect("a dealer");
+    }
+    let end = common::all_placed(&up.channel, t, 11, &director).await;
+    // Every prize paid at the cage, the winner with a tax number on file.
+    let mut payout = up.payout();
+    for r in end.results.iter().filter(|r| r.prize > 0) {
+        let taxed = r.first == 1;
+        let paid = payout
+            .pay_prize(with(
+                pb::PayPrizeRequest {
+                    tournament_id: t.into(),
+                    command_id: format!("pay-{}", r.entry),
+                    entry: r.entry,
+                    document: Some(pb::IdDocument {
+                        kind: pb::IdDocumentKind::Passport.into(),
+                        reference: format!("P-{}", r.entry),
+                    }),
+                    tax_number: if taxed {
+                        "123-45".into()
+                    } else {
+                        String::new()
+                    },
+                },
+                &cashier,
+            ))
+            .await
+            .expect("a prize paid")
+            .into_inner();
+        let rate = if taxed { 25 } else { 30 };
+        let withheld = if r.prize >= 3_000 {
+            r.prize * rate / 100
+        } else {
+            0
+        };
+        assert_eq!(
+            (paid.gross, paid.withheld, paid.net),
+            (r.prize, withheld, r.prize - withheld),
+            "{r:?}"
+        );
+    }
+    let winner = end.results.iter().find(|r| r.first == 1).unwrap();
+    let again = payout
+        .pay_prize(with(
+            pb::PayPrizeRequest {
+                tournament_id: t.into(),
+                command_id: "pay-again".into(),
+                entry: winner.entry,
+                document: Some(pb::IdDocument {
+                    kind: pb::IdDocumentKind::Passport.into(),
+                    reference: "P".into(),
+                }),
+                tax_number: String::new(),
+            },
+            &cashier,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(again.code(), Code::AlreadyExists, "{again:?}");
+    // The books.
+    let e = payout
+        .get_cage(with(
+            pb::GetCageRequest {
+                tournament_id: t.into(),
+            },
+            up.token("partner"),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let books = payout
+        .get_cage(with(
+            pb::GetCageRequest {
+                tournament_id: t.into(),
+            },
+            &cashier,
+        ))
+        .await
+        .expect("the cage's books")
+        .into_inner();
+    assert!(books.balances, "{:?}", books.checks);
+    // (The field is placed: the prizes are checked against the pool too.)
+    assert_eq!(books.checks.len(), 4, "{:?}", books.checks);
+    let totals = books.totals.unwrap();
+    assert_eq!(totals.taken_in, 12 * 11_000 + 5_000 + 10_000);
+    assert_eq!(totals.refunded, 11_000);
+    assert_eq!(totals.collected, 11 * 10_000 + 5_000 + 10_000);
+    assert_eq!(totals.fees, 11 * 1_000);
+    assert_eq!(totals.prizes_unpaid, 0);
+    assert_eq!(totals.unrecorded_payments, 0);
+    assert_eq!(
+        totals.prizes_paid + totals.withheld,
+        totals.prizes_awarded,
+        "{totals:?}"
+    );
+    let kind = |k: pb::CageLineKind| {
+        books
+            .lines
+            .iter()
+            .filter(move |l| l.kind == i32::from(k))
+            .collect::<Vec<_>>()
+    };
+    let buy_ins = kind(pb::CageLineKind::BuyIn);
+    assert_eq!(buy_ins.len(), 12);
+    assert!(
+        buy_ins
+            .iter()
+            .all(|l| l.cashier == "rita.caixa" && l.payment.is_some()),
+        "{buy_ins:?}"
+    );
+    let refund = kind(pb::CageLineKind::Refund);
+    assert_eq!(refund.len(), 1);
+    assert_eq!(
+        (
+            refund[0].entry,
+            refund[0].money_out,
+            refund[0].note.as_str()
+        ),
+        (leaving, 11_000, "called away before the start")
+    );
+    let rebuy = kind(pb::CageLineKind::Rebuy);
+    assert_eq!(
+        rebuy[0].payment.as_ref().map(|p| p.reference.as_str()),
+        Some("rb slip")
+    );
+    assert!(
+        kind(pb::CageLineKind::PrizePaid)
+            .iter()
+            .all(|l| l.document.is_some() && l.cashier == "rita.caixa")
+    );
+    let csv = payout
+        .export_cage(with(
+            pb::ExportCageRequest {
+                tournament_id: t.into(),
+                format: pb::ExportFormat::Csv.into(),
+            },
+            &cashier,
+        ))
+        .await
+        .expect("the export")
+        .into_inner()
+        .body;
+    assert!(csv.contains("Transfer,batch 1,rita.caixa"), "{csv}");
+    assert!(csv.contains(",check,") && !csv.contains("FAILED"), "{csv}");
+}

@@ -141,6 +141,8 @@ tournament_only!(
     pb::GetResultsRequest,
     pb::ExportResultsRequest,
     pb::WatchResultsRequest,
+    pb::GetCageRequest,
+    pb::ExportCageRequest,
     pb::StartTournamentRequest,
     pb::CloseRegistrationRequest,
     pb::BeginHandRequest,

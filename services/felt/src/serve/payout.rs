@@ -31,6 +31,67 @@ impl<L: EventLog + 'static> PayoutApi<L> {
     async fn seating(&self, t: &str) -> Result<Arc<felt_seating::SeatingState>, Status> {
         self.ctx.seating(t).await
     }
+
+    /// The cage's books for `t`, from seating's and payout's events.
+    async fn cage(&self, t: &str) -> Result<crate::cage::Cage, Status> {
+        use crate::cage::Recorded;
+        self.ctx.known(t).await?;
+        let conductor = &self.ctx.conductor;
+        let seating_envs = conductor
+            .seating
+            .log()
+            .read(
+                &felt_tournament::aggregates::seating_stream(t).map_err(log_status)?,
+                1,
+            )
+            .await
+            .map_err(log_status)?;
+        let payout_envs = conductor
+            .payout
+            .log()
+            .read(&payout_stream(t).map_err(log_status)?, 1)
+            .await
+            .map_err(log_status)?;
+        let seating_events = seating_envs
+            .iter()
+            .map(|env| {
+                Ok(Recorded {
+                    at: env.recorded_at,
+                    actor: env.actor.clone(),
+                    event: env.decode().map_err(log_status)?,
+                })
+            })
+            .collect::<Result<Vec<Recorded<felt_seating::SeatingEvent>>, Status>>()?;
+        let payout_events = payout_envs
+            .iter()
+            .map(|env| {
+                Ok(Recorded {
+                    at: env.recorded_at,
+                    actor: env.actor.clone(),
+                    event: env.decode().map_err(log_status)?,
+                })
+            })
+            .collect::<Result<Vec<Recorded<PayoutEvent>>, Status>>()?;
+        let mut seating = felt_seating::SeatingState::default();
+        for r in &seating_events {
+            seating.apply(&r.event);
+        }
+        let mut payout = PayoutState::default();
+        for r in &payout_events {
+            payout.apply(&r.event);
+        }
+        let settings = payout
+            .settings()
+            .ok_or_else(|| Status::not_found(format!("tournament {t:?} has no money settings")))?
+            .clone();
+        Ok(crate::cage::books(
+            &settings,
+            &seating_events,
+            &payout_events,
+            &seating,
+            &payout,
+        ))
+    }
 }
 
 fn events(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::PayoutEvent>, Status> {
@@ -290,6 +351,43 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
             gross,
             withheld,
             net: gross - withheld,
+        }))
+    }
+
+    async fn get_cage(
+        &self,
+        request: Request<pb::GetCageRequest>,
+    ) -> Result<Response<pb::GetCageResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        super::shared::cage(&role(&request)?, "the cage's books")?;
+        let t = request.into_inner().tournament_id;
+        let cage = self.cage(&t).await?;
+        let state = self.state(&t).await?;
+        Ok(Response::new(super::payout_events::cage(
+            &cage,
+            state.settings().map_or(100, |s| s.minor_per_major),
+        )))
+    }
+
+    async fn export_cage(
+        &self,
+        request: Request<pb::ExportCageRequest>,
+    ) -> Result<Response<pb::ExportCageResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        super::shared::cage(&role(&request)?, "the cage's books")?;
+        let req = request.into_inner();
+        let cage = self.cage(&req.tournament_id).await?;
+        let (content_type, body) = match pb::ExportFormat::try_from(req.format) {
+            Ok(pb::ExportFormat::Csv) => ("text/csv", crate::cage::csv(&cage)),
+            Ok(pb::ExportFormat::Json) => (
+                "application/json",
+                serde_json::to_string_pretty(&cage).map_err(|e| Status::internal(e.to_string()))?,
+            ),
+            _ => return Err(Status::invalid_argument("format: csv or json")),
+        };
+        Ok(Response::new(pb::ExportCageResponse {
+            content_type: content_type.into(),
+            body,
         }))
     }
 

@@ -174,18 +174,7 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
             gross: *gross,
             withheld: *withheld,
             net: *net,
-            document: Some(pb::IdDocument {
-                kind: match document.kind {
-                    felt_payout::IdDocumentKind::IdentityCard => pb::IdDocumentKind::IdentityCard,
-                    felt_payout::IdDocumentKind::Passport => pb::IdDocumentKind::Passport,
-                    felt_payout::IdDocumentKind::DrivingLicence => {
-                        pb::IdDocumentKind::DrivingLicence
-                    }
-                    felt_payout::IdDocumentKind::Other => pb::IdDocumentKind::Other,
-                }
-                .into(),
-                reference: document.reference.clone(),
-            }),
+            document: Some(self::document(document)),
             tax_number: tax_number.clone().unwrap_or_default(),
         }),
         PayoutEvent::EntryRemoved { entry } => {
@@ -337,5 +326,94 @@ mod tests {
             .collect();
         assert_eq!(players, [(3, 60_000, 7_000), (9, 40_000, 5_000)]);
         assert_eq!(d.result.unwrap().play_for, [1_000]);
+    }
+}
+
+/// A payment on the wire.
+pub(crate) fn payment(p: &felt_seating::Payment) -> pb::Payment {
+    pb::Payment {
+        method: match p.method {
+            felt_seating::PaymentMethod::Cash => pb::PaymentMethod::Cash,
+            felt_seating::PaymentMethod::Card => pb::PaymentMethod::Card,
+            felt_seating::PaymentMethod::Transfer => pb::PaymentMethod::Transfer,
+            felt_seating::PaymentMethod::Voucher => pb::PaymentMethod::Voucher,
+        }
+        .into(),
+        reference: p.reference.clone(),
+    }
+}
+
+/// An identity document on the wire.
+pub(crate) fn document(d: &felt_payout::IdDocument) -> pb::IdDocument {
+    pb::IdDocument {
+        kind: match d.kind {
+            felt_payout::IdDocumentKind::IdentityCard => pb::IdDocumentKind::IdentityCard,
+            felt_payout::IdDocumentKind::Passport => pb::IdDocumentKind::Passport,
+            felt_payout::IdDocumentKind::DrivingLicence => pb::IdDocumentKind::DrivingLicence,
+            felt_payout::IdDocumentKind::Other => pb::IdDocumentKind::Other,
+        }
+        .into(),
+        reference: d.reference.clone(),
+    }
+}
+
+/// The cage's books on the wire.
+pub(crate) fn cage(c: &crate::cage::Cage, minor_per_major: u32) -> pb::GetCageResponse {
+    use crate::cage::Kind;
+    let t = &c.totals;
+    pb::GetCageResponse {
+        currency: c.currency.clone(),
+        minor_per_major,
+        lines: c
+            .lines
+            .iter()
+            .map(|l| pb::CageLine {
+                recorded_at_ms: l.at,
+                kind: match l.kind {
+                    Kind::BuyIn => pb::CageLineKind::BuyIn,
+                    Kind::AddOn => pb::CageLineKind::AddOn,
+                    Kind::Rebuy => pb::CageLineKind::Rebuy,
+                    Kind::Refund => pb::CageLineKind::Refund,
+                    Kind::BountyPaid => pb::CageLineKind::BountyPaid,
+                    Kind::PrizePaid => pb::CageLineKind::PrizePaid,
+                }
+                .into(),
+                entry: l.entry.get(),
+                player_id: l.player.clone(),
+                name: l.name.clone(),
+                money_in: l.money_in,
+                money_out: l.money_out,
+                withheld: l.withheld,
+                payment: l.payment.as_ref().map(payment),
+                cashier: l.cashier.clone(),
+                note: l.note.clone(),
+                document: l.document.as_ref().map(document),
+            })
+            .collect(),
+        totals: Some(pb::CageTotals {
+            taken_in: t.taken_in,
+            refunded: t.refunded,
+            collected: t.collected,
+            fees: t.fees,
+            bounty_fund: t.bounty_fund,
+            held_for_alternates: t.held_for_alternates,
+            overlay: t.overlay,
+            prizes_awarded: t.prizes_awarded,
+            prizes_paid: t.prizes_paid,
+            withheld: t.withheld,
+            prizes_unpaid: t.prizes_unpaid,
+            bounties_paid: t.bounties_paid,
+            unrecorded_payments: t.unrecorded_payments,
+        }),
+        checks: c
+            .checks
+            .iter()
+            .map(|k| pb::CageCheck {
+                name: k.name.clone(),
+                ok: k.ok,
+                detail: k.detail.clone(),
+            })
+            .collect(),
+        balances: c.balances(),
     }
 }

@@ -117,16 +117,7 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
                 felt_seating::Purchase::Rebuy { number } => *number,
                 _ => 0,
             },
-            payment: Some(pb::Payment {
-                method: match payment.method {
-                    felt_seating::PaymentMethod::Cash => pb::PaymentMethod::Cash,
-                    felt_seating::PaymentMethod::Card => pb::PaymentMethod::Card,
-                    felt_seating::PaymentMethod::Transfer => pb::PaymentMethod::Transfer,
-                    felt_seating::PaymentMethod::Voucher => pb::PaymentMethod::Voucher,
-                }
-                .into(),
-                reference: payment.reference.clone(),
-            }),
+            payment: Some(super::payout_events::payment(payment)),
         }),
         SeatingEvent::AlternatePromoted { entry } => {
             se::Kind::AlternatePromoted(se::AlternatePromoted { entry: entry.get() })

@@ -1,0 +1,417 @@
+//! A tournament's cage, as the payout service reports and exports it:
+//! every payment taken (buy-ins, re-entries, add-ons, rebuys) and every
+//! refund, bounty and prize paid, in the order they were recorded, with
+//! who took or paid it, the totals, and the checks that they balance to
+//! the pool, the fees, the bounties and the prizes. Read from seating's
+//! and payout's events; it decides nothing.
+
+use felt_payout::{IdDocument, Money, MoneySettings, PayoutEvent, PayoutState};
+use felt_seating::{Payment, Purchase, SeatingEvent, SeatingState};
+use felt_vocabulary::EntryId;
+
+/// What a line of the cage is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Kind {
+    BuyIn,
+    AddOn,
+    Rebuy,
+    Refund,
+    BountyPaid,
+    PrizePaid,
+}
+
+/// One movement of money at the cage.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Line {
+    /// When it was recorded, in milliseconds since the Unix epoch.
+    pub at: i64,
+    pub kind: Kind,
+    pub entry: EntryId,
+    pub player: String,
+    pub name: String,
+    pub money_in: Money,
+    pub money_out: Money,
+    /// Withheld from a prize under the house's tax rule.
+    pub withheld: Money,
+    /// How it was paid in, where the cage recorded it.
+    pub payment: Option<Payment>,
+    /// The person whose credential recorded it.
+    pub cashier: String,
+    /// A refund's reason, an alternate's money held, a rebuy's number.
+    pub note: String,
+    /// The identity document checked before a prize was paid.
+    pub document: Option<IdDocument>,
+}
+
+/// The cage's totals.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Totals {
+    pub taken_in: Money,
+    pub refunded: Money,
+    /// Of what stays in: to the prize pool (entries, add-ons, rebuys).
+    pub collected: Money,
+    pub fees: Money,
+    /// Of what stays in: to fund the bounties.
+    pub bounty_fund: Money,
+    /// Alternates' money, held until they are seated or refunded.
+    pub held_for_alternates: Money,
+    /// What the house adds to reach the guarantee.
+    pub overlay: Money,
+    pub prizes_awarded: Money,
+    pub prizes_paid: Money,
+    pub withheld: Money,
+    pub prizes_unpaid: Money,
+    pub bounties_paid: Money,
+    /// Payments taken with no method recorded.
+    pub unrecorded_payments: u32,
+}
+
+/// One check of the books.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Check {
+    pub name: String,
+    pub ok: bool,
+    pub detail: String,
+}
+
+/// The cage's books for one tournament.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Cage {
+    pub currency: String,
+    pub lines: Vec<Line>,
+    pub totals: Totals,
+    pub checks: Vec<Check>,
+}
+
+impl Cage {
+    /// Whether every check holds.
+    pub fn balances(&self) -> bool {
+        self.checks.iter().all(|c| c.ok)
+    }
+}
+
+/// A recorded event with when and by whom.
+#[derive(Debug)]
+pub struct Recorded<E> {
+    pub at: i64,
+    pub actor: Option<String>,
+    pub event: E,
+}
+
+/// The books from seating's and payout's events and states.
+pub fn books(
+    settings: &MoneySettings,
+    seating_events: &[Recorded<SeatingEvent>],
+    payout_events: &[Recorded<PayoutEvent>],
+    seating: &SeatingState,
+    payout: &PayoutState,
+) -> Cage {
+    let price = settings.entry_price();
+    let who = |entry: &EntryId| {
+        seating
+            .entries()
+            .get(entry)
+            .map(|e| (e.player.to_string(), e.name.clone()))
+            .unwrap_or_default()
+    };
+    // Each payment with what it bought, and who took it.
+    let mut payments = std::collections::HashMap::new();
+    for r in seating_events {
+        if let SeatingEvent::PaymentTaken {
+            entry,
+            purchase,
+            payment,
+        } = &r.event
+        {
+            payments.insert((*entry, *purchase), (payment.clone(), r.actor.clone()));
+        }
+    }
+    let mut lines = Vec::new();
+    let line = |at: i64, kind: Kind, entry: EntryId, money_in: Money, money_out: Money| {
+        let (player, name) = who(&entry);
+        Line {
+            at,
+            kind,
+            entry,
+            player,
+            name,
+            money_in,
+            money_out,
+            withheld: 0,
+            payment: None,
+            cashier: String::new(),
+            note: String::new(),
+            document: None,
+        }
+    };
+    let bought = |l: &mut Line, purchase: Purchase, actor: &Option<String>| match payments
+        .get(&(l.entry, purchase))
+    {
+        Some((payment, by)) => {
+            l.payment = Some(payment.clone());
+            l.cashier = by.clone().unwrap_or_default();
+        }
+        None => l.cashier = actor.clone().unwrap_or_default(),
+    };
+    for r in seating_events {
+        let l = match &r.event {
+            SeatingEvent::Registered {
+                entry, alternate, ..
+            } => {
+                let mut l = line(r.at, Kind::BuyIn, *entry, price, 0);
+                if *alternate {
+                    l.note = "an alternate: held until seated".into();
+                }
+                bought(&mut l, Purchase::Entry, &r.actor);
+                l
+            }
+            SeatingEvent::AddOnSold { entry, .. } => {
+                let mut l = line(r.at, Kind::AddOn, *entry, settings.add_on, 0);
+                bought(&mut l, Purchase::AddOn, &r.actor);
+                l
+            }
+            SeatingEvent::RebuySold { entry, number, .. } => {
+                let mut l = line(r.at, Kind::Rebuy, *entry, settings.rebuy, 0);
+                l.note = format!("rebuy {number}");
+                bought(&mut l, Purchase::Rebuy { number: *number }, &r.actor);
+                l
+            }
+            SeatingEvent::Unregistered { entry, reason, .. } => {
+                let mut l = line(r.at, Kind::Refund, *entry, 0, price);
+                l.note.clone_from(reason);
+                l.cashier = r.actor.clone().unwrap_or_default();
+                l
+            }
+            SeatingEvent::NoShowReplaced { entry, reason, .. } => {
+                let mut l = line(r.at, Kind::Refund, *entry, 0, price);
+                l.note = format!("replaced as a no-show: {reason}");
+                l.cashier = r.actor.clone().unwrap_or_default();
+                l
+            }
+            _ => continue,
+        };
+        lines.push(l);
+    }
+    for r in payout_events {
+        match &r.event {
+            PayoutEvent::BountyCollected { paid, .. } => {
+                for (entry, amount) in paid.iter().filter(|(_, a)| *a > 0) {
+                    lines.push(line(r.at, Kind::BountyPaid, *entry, 0, *amount));
+                }
+            }
+            PayoutEvent::PrizePaid {
+                entry,
+                withheld,
+                net,
+                document,
+                tax_number,
+                ..
+            } => {
+                let mut l = line(r.at, Kind::PrizePaid, *entry, 0, *net);
+                l.withheld = *withheld;
+                l.document = Some(document.clone());
+                l.cashier = r.actor.clone().unwrap_or_default();
+                if tax_number.is_none() {
+                    l.note = "no tax number on file".into();
+                }
+                lines.push(l);
+            }
+            _ => {}
+        }
+    }
+    lines.sort_by_key(|l| l.at);
+
+    // The totals, checked arithmetic throughout (u128: a field of the
+    // largest size at the largest price fits many times over).
+    let sum = |f: &dyn Fn(&Line) -> Money| -> u128 { lines.iter().map(|l| u128::from(f(l))).sum() };
+    let entries = payout.entries().len() as u128;
+    let alternates = seating
+        .entries()
+        .values()
+        .filter(|e| e.status == felt_seating::EntryStatus::Alternate)
+        .count() as u128;
+    let collected = payout.pool().map_or_else(
+        || {
+            entries * u128::from(settings.buy_in)
+                + u128::from(payout.add_ons()) * u128::from(settings.add_on)
+                + u128::from(payout.rebuys()) * u128::from(settings.rebuy)
+        },
+        |p| u128::from(p.collected),
+    );
+    let prizes_awarded: u128 = payout.entries().values().map(|e| u128::from(e.prize)).sum();
+    let paid_gross: u128 = payout.paid().values().map(|p| u128::from(p.0)).sum();
+    let wide = |m: u128| Money::try_from(m).unwrap_or(Money::MAX);
+    let totals = Totals {
+        taken_in: wide(sum(&|l| l.money_in)),
+        refunded: wide(sum(&|l| {
+            if l.kind == Kind::Refund {
+                l.money_out
+            } else {
+                0
+            }
+        })),
+        collected: wide(collected),
+        fees: wide(entries * u128::from(settings.fee)),
+        bounty_fund: wide(entries * u128::from(settings.bounty)),
+        held_for_alternates: wide(alternates * u128::from(price)),
+        overlay: payout.pool().map_or(0, |p| p.overlay),
+        prizes_awarded: wide(prizes_awarded),
+        prizes_paid: wide(sum(&|l| {
+            if l.kind == Kind::PrizePaid {
+                l.money_out
+            } else {
+                0
+            }
+        })),
+        withheld: wide(sum(&|l| l.withheld)),
+        prizes_unpaid: wide(prizes_awarded.saturating_sub(paid_gross)),
+        bounties_paid: wide(sum(&|l| {
+            if l.kind == Kind::BountyPaid {
+                l.money_out
+            } else {
+                0
+            }
+        })),
+        unrecorded_payments: lines
+            .iter()
+            .filter(|l| matches!(l.kind, Kind::BuyIn | Kind::AddOn | Kind::Rebuy))
+            .filter(|l| l.payment.is_none())
+            .count() as u32,
+    };
+
+    let mut checks = Vec::new();
+    let mut check = |name: &str, ok: bool, detail: String| {
+        checks.push(Check {
+            name: name.into(),
+            ok,
+            detail,
+        });
+    };
+    let kept = u128::from(totals.taken_in).saturating_sub(u128::from(totals.refunded));
+    let owed = collected
+        + u128::from(totals.fees)
+        + u128::from(totals.bounty_fund)
+        + u128::from(totals.held_for_alternates);
+    check(
+        "what the cage kept is the pool's, the fees', the bounties' and the alternates'",
+        kept == owed,
+        format!(
+            "taken in {} less refunds {} = {kept}; collected for the pool {collected}, fees {}, bounties {}, held for alternates {}",
+            totals.taken_in,
+            totals.refunded,
+            totals.fees,
+            totals.bounty_fund,
+            totals.held_for_alternates
+        ),
+    );
+    let pool = payout.pool().map(|p| u128::from(p.prize_pool));
+    let finished = payout
+        .entries()
+        .values()
+        .filter(|e| e.place.is_none())
+        .count()
+        == 0
+        && !payout.entries().is_empty();
+    if let (Some(pool), true) = (pool, finished) {
+        check(
+            "the prizes awarded are the prize pool",
+            prizes_awarded == pool,
+            format!(
+                "awarded {prizes_awarded}, pool {pool} (overlay {})",
+                totals.overlay
+            ),
+        );
+    }
+    let wrong: Vec<String> = payout
+        .paid()
+        .iter()
+        .filter(|(entry, (gross, _))| payout.entry(**entry).map(|e| e.prize) != Some(*gross))
+        .map(|(entry, (gross, _))| format!("entry {entry} paid {gross}"))
+        .collect();
+    check(
+        "each prize paid is the prize awarded",
+        wrong.is_empty(),
+        if wrong.is_empty() {
+            format!("{} paid", payout.paid().len())
+        } else {
+            wrong.join(", ")
+        },
+    );
+    check(
+        "the prizes paid, withheld and unpaid are the prizes awarded",
+        u128::from(totals.prizes_paid)
+            + u128::from(totals.withheld)
+            + u128::from(totals.prizes_unpaid)
+            == prizes_awarded,
+        format!(
+            "paid {}, withheld {}, unpaid {}, awarded {prizes_awarded}",
+            totals.prizes_paid, totals.withheld, totals.prizes_unpaid
+        ),
+    );
+    Cage {
+        currency: settings.currency.clone(),
+        lines,
+        totals,
+        checks,
+    }
+}
+
+/// The books as CSV: one row per line, then the totals and the checks.
+pub fn csv(cage: &Cage) -> String {
+    use std::fmt::Write;
+    let money = crate::results::show;
+    let field = crate::results::csv;
+    let mut out = String::from(
+        "recorded_at_ms,kind,entry,player,name,in,out,withheld,method,reference,cashier,document,note\n",
+    );
+    for l in &cage.lines {
+        let _ = writeln!(
+            out,
+            "{},{:?},{},{},{},{},{},{},{},{},{},{},{}",
+            l.at,
+            l.kind,
+            l.entry,
+            field(&l.player),
+            field(&l.name),
+            money(l.money_in),
+            money(l.money_out),
+            money(l.withheld),
+            l.payment
+                .as_ref()
+                .map_or(String::new(), |p| format!("{:?}", p.method)),
+            field(l.payment.as_ref().map_or("", |p| p.reference.as_str())),
+            field(&l.cashier),
+            field(&l.document.as_ref().map_or(String::new(), |d| {
+                format!("{:?} {}", d.kind, d.reference)
+            })),
+            field(&l.note),
+        );
+    }
+    let t = &cage.totals;
+    for (name, value) in [
+        ("taken in", t.taken_in),
+        ("refunded", t.refunded),
+        ("collected for the pool", t.collected),
+        ("fees", t.fees),
+        ("bounty fund", t.bounty_fund),
+        ("held for alternates", t.held_for_alternates),
+        ("overlay", t.overlay),
+        ("prizes awarded", t.prizes_awarded),
+        ("prizes paid", t.prizes_paid),
+        ("withheld", t.withheld),
+        ("prizes unpaid", t.prizes_unpaid),
+        ("bounties paid", t.bounties_paid),
+    ] {
+        let _ = writeln!(out, ",total,,,{},{},,,,,,,", field(name), money(value));
+    }
+    for c in &cage.checks {
+        let _ = writeln!(
+            out,
+            ",check,,,{},{},,,,,,,{}",
+            field(&c.name),
+            if c.ok { "ok" } else { "FAILED" },
+            field(&c.detail)
+        );
+    }
+    out
+}
