@@ -90,6 +90,56 @@ impl Cage {
     }
 }
 
+/// Why the books could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CageError {
+    #[error("cannot read the log: {0}")]
+    Log(#[from] felt_eventlog::LogError),
+    #[error("tournament {0:?} has no money settings")]
+    NoSettings(String),
+}
+
+/// The books of tournament `t` as `log` has them now.
+pub async fn from_log<L: felt_eventlog::EventLog>(log: &L, t: &str) -> Result<Cage, CageError> {
+    use felt_tournament::aggregates::{payout_stream, seating_stream};
+    fn recorded<E: serde::de::DeserializeOwned>(
+        envs: &[felt_eventlog::Envelope],
+    ) -> Result<Vec<Recorded<E>>, CageError> {
+        envs.iter()
+            .map(|env| {
+                Ok(Recorded {
+                    at: env.recorded_at,
+                    actor: env.actor.clone(),
+                    event: env.decode()?,
+                })
+            })
+            .collect()
+    }
+    let seating_events: Vec<Recorded<SeatingEvent>> =
+        recorded(&log.read(&seating_stream(t)?, 1).await?)?;
+    let payout_events: Vec<Recorded<PayoutEvent>> =
+        recorded(&log.read(&payout_stream(t)?, 1).await?)?;
+    let mut seating = SeatingState::default();
+    for r in &seating_events {
+        seating.apply(&r.event);
+    }
+    let mut payout = PayoutState::default();
+    for r in &payout_events {
+        payout.apply(&r.event);
+    }
+    let settings = payout
+        .settings()
+        .ok_or_else(|| CageError::NoSettings(t.to_string()))?
+        .clone();
+    Ok(books(
+        &settings,
+        &seating_events,
+        &payout_events,
+        &seating,
+        &payout,
+    ))
+}
+
 /// A recorded event with when and by whom.
 #[derive(Debug)]
 pub struct Recorded<E> {
@@ -287,6 +337,7 @@ pub fn books(
             detail,
         });
     };
+    let m = |v: u128| crate::results::show(wide(v));
     let kept = u128::from(totals.taken_in).saturating_sub(u128::from(totals.refunded));
     let owed = collected
         + u128::from(totals.fees)
@@ -296,12 +347,14 @@ pub fn books(
         "what the cage kept is the pool's, the fees', the bounties' and the alternates'",
         kept == owed,
         format!(
-            "taken in {} less refunds {} = {kept}; collected for the pool {collected}, fees {}, bounties {}, held for alternates {}",
-            totals.taken_in,
-            totals.refunded,
-            totals.fees,
-            totals.bounty_fund,
-            totals.held_for_alternates
+            "taken in {} less refunds {} = {}; to the pool {}, fees {}, bounties {}, held for alternates {}",
+            m(totals.taken_in.into()),
+            m(totals.refunded.into()),
+            m(kept),
+            m(collected),
+            m(totals.fees.into()),
+            m(totals.bounty_fund.into()),
+            m(totals.held_for_alternates.into())
         ),
     );
     let pool = payout.pool().map(|p| u128::from(p.prize_pool));
@@ -317,8 +370,10 @@ pub fn books(
             "the prizes awarded are the prize pool",
             prizes_awarded == pool,
             format!(
-                "awarded {prizes_awarded}, pool {pool} (overlay {})",
-                totals.overlay
+                "awarded {}, pool {} (overlay {})",
+                m(prizes_awarded),
+                m(pool),
+                m(totals.overlay.into())
             ),
         );
     }
@@ -326,7 +381,7 @@ pub fn books(
         .paid()
         .iter()
         .filter(|(entry, (gross, _))| payout.entry(**entry).map(|e| e.prize) != Some(*gross))
-        .map(|(entry, (gross, _))| format!("entry {entry} paid {gross}"))
+        .map(|(entry, (gross, _))| format!("entry {entry} paid {}", m((*gross).into())))
         .collect();
     check(
         "each prize paid is the prize awarded",
@@ -344,8 +399,11 @@ pub fn books(
             + u128::from(totals.prizes_unpaid)
             == prizes_awarded,
         format!(
-            "paid {}, withheld {}, unpaid {}, awarded {prizes_awarded}",
-            totals.prizes_paid, totals.withheld, totals.prizes_unpaid
+            "paid {}, withheld {}, unpaid {}, awarded {}",
+            m(totals.prizes_paid.into()),
+            m(totals.withheld.into()),
+            m(totals.prizes_unpaid.into()),
+            m(prizes_awarded)
         ),
     );
     Cage {
@@ -411,6 +469,58 @@ pub fn csv(cage: &Cage) -> String {
             field(&c.name),
             if c.ok { "ok" } else { "FAILED" },
             field(&c.detail)
+        );
+    }
+    out
+}
+
+/// The books as text: the totals and the checks, then a count of the
+/// lines by kind (the lines themselves are the CSV's).
+pub fn text(cage: &Cage) -> String {
+    use std::fmt::Write;
+    let money = crate::results::show;
+    let t = &cage.totals;
+    let mut out = String::new();
+    let count = |k: Kind| cage.lines.iter().filter(|l| l.kind == k).count();
+    let _ = writeln!(
+        out,
+        "{} buy-in(s), {} add-on(s), {} rebuy(s), {} refund(s), {} bounty payment(s), {} prize(s) paid; {} payment(s) without a method recorded",
+        count(Kind::BuyIn),
+        count(Kind::AddOn),
+        count(Kind::Rebuy),
+        count(Kind::Refund),
+        count(Kind::BountyPaid),
+        count(Kind::PrizePaid),
+        t.unrecorded_payments
+    );
+    let _ = writeln!(
+        out,
+        "{cur} taken in {}, refunded {}; to the pool {}, fees {}, bounties {}, held for alternates {}, overlay {}",
+        money(t.taken_in),
+        money(t.refunded),
+        money(t.collected),
+        money(t.fees),
+        money(t.bounty_fund),
+        money(t.held_for_alternates),
+        money(t.overlay),
+        cur = cage.currency,
+    );
+    let _ = writeln!(
+        out,
+        "prizes awarded {}: paid {}, withheld {}, unpaid {}; bounties paid {}",
+        money(t.prizes_awarded),
+        money(t.prizes_paid),
+        money(t.withheld),
+        money(t.prizes_unpaid),
+        money(t.bounties_paid),
+    );
+    for c in &cage.checks {
+        let _ = writeln!(
+            out,
+            "{} {}: {}",
+            if c.ok { "ok    " } else { "FAILED" },
+            c.name,
+            c.detail
         );
     }
     out

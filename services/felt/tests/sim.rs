@@ -540,4 +540,15 @@ fn a_sim_with_add_ons_and_rebuys_pays_them_into_the_pool_and_passes_the_audit() 
         stdout.contains(&format!("prizes paid {pool} of the pool {pool}")),
         "{entries} entries, {sold} add-ons: {stdout}"
     );
+    // The cage's books: every buy-in, add-on and rebuy paid for (the sim
+    // pays for all it buys), and they balance.
+    let (ok, books, stderr) = felt(&["payout", "cage", "--tournament", "ao", "--data", data]);
+    assert!(ok, "{books}{stderr}");
+    assert!(
+        books.contains(&format!(
+            " {sold} add-on(s), {rebuys} rebuy(s), 0 refund(s)"
+        )) && books.contains("0 payment(s) without a method recorded"),
+        "{books}"
+    );
+    assert!(!books.contains("FAILED"), "{books}");
 }

@@ -20,6 +20,22 @@ pub(crate) enum PayoutCommand {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// A tournament's cage from the log: every payment taken, refund,
+    /// bounty and prize paid, the totals and the checks that they balance
+    /// to the pool, the fees, the bounties and the prizes (fails if one
+    /// does not).
+    Cage {
+        #[arg(long)]
+        tournament: String,
+        /// The data folder of the embedded event log.
+        #[arg(long, env = "FELT_DATA", default_value = "felt-data")]
+        data: std::path::PathBuf,
+        /// NATS JetStream instead of the embedded log.
+        #[arg(long, env = "FELT_NATS")]
+        nats: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// The pay sheet for a field: the generated structure (default) or the
     /// club's posted percentage table.
     Sheet {
@@ -158,8 +174,58 @@ fn results(
     Ok(result_rows(&payout, &seating))
 }
 
+/// The cage's books of `tournament` from the embedded log or NATS.
+fn cage(
+    tournament: &str,
+    data: &std::path::Path,
+    nats: Option<&str>,
+) -> anyhow::Result<felt::cage::Cage> {
+    use felt_eventlog::{EmbeddedLog, NatsLog, NatsSettings};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        Ok(match nats {
+            Some(url) => {
+                let log = NatsLog::connect(url, &NatsSettings::default()).await?;
+                felt::cage::from_log(&log, tournament).await?
+            }
+            None => {
+                let path = felt::logs::embedded_path(data);
+                anyhow::ensure!(path.is_file(), "no event log at {}", path.display());
+                felt::cage::from_log(&EmbeddedLog::open(&path)?, tournament).await?
+            }
+        })
+    })
+}
+
 pub(crate) fn run(command: PayoutCommand) -> anyhow::Result<()> {
     match command {
+        PayoutCommand::Cage {
+            tournament,
+            data,
+            nats,
+            format,
+        } => {
+            let books = cage(&tournament, &data, nats.as_deref())?;
+            match format {
+                Format::Csv => print!("{}", felt::cage::csv(&books)),
+                Format::Json => println!("{}", serde_json::to_string_pretty(&books)?),
+                Format::Text => print!("{}", felt::cage::text(&books)),
+            }
+            anyhow::ensure!(
+                books.balances(),
+                "the cage's books do not balance: {}",
+                books
+                    .checks
+                    .iter()
+                    .filter(|c| !c.ok)
+                    .map(|c| format!("{} ({})", c.name, c.detail))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            Ok(())
+        }
         PayoutCommand::Results {
             tournament,
             data,

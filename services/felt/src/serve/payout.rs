@@ -34,63 +34,13 @@ impl<L: EventLog + 'static> PayoutApi<L> {
 
     /// The cage's books for `t`, from seating's and payout's events.
     async fn cage(&self, t: &str) -> Result<crate::cage::Cage, Status> {
-        use crate::cage::Recorded;
         self.ctx.known(t).await?;
-        let conductor = &self.ctx.conductor;
-        let seating_envs = conductor
-            .seating
-            .log()
-            .read(
-                &felt_tournament::aggregates::seating_stream(t).map_err(log_status)?,
-                1,
-            )
+        crate::cage::from_log(self.ctx.conductor.payout.log().as_ref(), t)
             .await
-            .map_err(log_status)?;
-        let payout_envs = conductor
-            .payout
-            .log()
-            .read(&payout_stream(t).map_err(log_status)?, 1)
-            .await
-            .map_err(log_status)?;
-        let seating_events = seating_envs
-            .iter()
-            .map(|env| {
-                Ok(Recorded {
-                    at: env.recorded_at,
-                    actor: env.actor.clone(),
-                    event: env.decode().map_err(log_status)?,
-                })
+            .map_err(|e| match e {
+                crate::cage::CageError::Log(e) => log_status(e),
+                e @ crate::cage::CageError::NoSettings(_) => Status::not_found(e.to_string()),
             })
-            .collect::<Result<Vec<Recorded<felt_seating::SeatingEvent>>, Status>>()?;
-        let payout_events = payout_envs
-            .iter()
-            .map(|env| {
-                Ok(Recorded {
-                    at: env.recorded_at,
-                    actor: env.actor.clone(),
-                    event: env.decode().map_err(log_status)?,
-                })
-            })
-            .collect::<Result<Vec<Recorded<PayoutEvent>>, Status>>()?;
-        let mut seating = felt_seating::SeatingState::default();
-        for r in &seating_events {
-            seating.apply(&r.event);
-        }
-        let mut payout = PayoutState::default();
-        for r in &payout_events {
-            payout.apply(&r.event);
-        }
-        let settings = payout
-            .settings()
-            .ok_or_else(|| Status::not_found(format!("tournament {t:?} has no money settings")))?
-            .clone();
-        Ok(crate::cage::books(
-            &settings,
-            &seating_events,
-            &payout_events,
-            &seating,
-            &payout,
-        ))
     }
 }
 
