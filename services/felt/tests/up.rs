@@ -3001,7 +3001,7 @@ async fn the_cage_takes_payments_refunds_pays_prizes_and_its_books_balance() {
         ))
         .await
         .expect("presales");
-    let mut walk_in = |id: &str, method: pb::PaymentMethod, slip: &str| {
+    let walk_in = |id: &str, method: pb::PaymentMethod, slip: &str| {
         let mut seating = up.seating();
         let req = with(
             pb::RegisterRequest {

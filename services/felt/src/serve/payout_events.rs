@@ -243,92 +243,6 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use felt_payout::{MoneySettings, PlaceGroup};
-
-    /// Seed 003's club money goes out whole: its posted table, not a name.
-    #[test]
-    fn a_configured_payout_sends_its_money_and_its_posted_table() {
-        let club = MoneySettings::club();
-        let pe::Kind::Configured(c) = to_wire(&PayoutEvent::Configured {
-            name: "Torneio".into(),
-            settings: club.clone(),
-            busts: SimultaneousBusts::ByStartingStack,
-        }) else {
-            panic!("not configured")
-        };
-        assert_eq!(
-            (c.currency.as_str(), c.buy_in, c.fee),
-            ("BRL", 4_000, 1_000)
-        );
-        assert_eq!(c.busts(), pb::SimultaneousBusts::ByStartingStack);
-        let Some(pb::pay_structure::Kind::Percentages(table)) = c.structure.and_then(|s| s.kind)
-        else {
-            panic!("the club's posted table")
-        };
-        let Structure::Percentages(posted) = &club.structure else {
-            panic!("seed 003 posts a table")
-        };
-        assert_eq!(table.rows.len(), posted.rows.len());
-        assert_eq!(table.rows[0].basis_points, posted.rows[0].basis_points);
-    }
-
-    #[test]
-    fn places_bounties_and_deals_name_their_entries() {
-        let placed = to_wire(&PayoutEvent::Placed {
-            group: PlaceGroup {
-                entries: vec![EntryId(12), EntryId(40)],
-                first: 6,
-                last: 7,
-            },
-            prizes: vec![(EntryId(12), 4_500), (EntryId(40), 4_500)],
-        });
-        assert_eq!(
-            placed,
-            pe::Kind::Placed(pe::Placed {
-                entries: vec![12, 40],
-                first: 6,
-                last: 7,
-                prizes: vec![
-                    pb::EntryMoney {
-                        entry: 12,
-                        amount: 4_500
-                    },
-                    pb::EntryMoney {
-                        entry: 40,
-                        amount: 4_500
-                    },
-                ],
-            })
-        );
-        let proposed = to_wire(&PayoutEvent::DealProposed {
-            terms: DealTerms {
-                players: vec![(EntryId(3), 60_000), (EntryId(9), 40_000)],
-                method: DealMethod::Amounts(vec![7_000, 5_000]),
-                play_for: 1_000,
-            },
-            result: DealResult {
-                guaranteed: vec![(EntryId(3), 7_000), (EntryId(9), 5_000)],
-                play_for: vec![1_000],
-            },
-        });
-        let pe::Kind::DealProposed(d) = proposed else {
-            panic!("not a deal")
-        };
-        let t = d.terms.unwrap();
-        assert_eq!(t.method(), pb::DealMethod::Amounts);
-        let players: Vec<(u64, u64, u64)> = t
-            .players
-            .iter()
-            .map(|p| (p.entry, p.chips, p.amount))
-            .collect();
-        assert_eq!(players, [(3, 60_000, 7_000), (9, 40_000, 5_000)]);
-        assert_eq!(d.result.unwrap().play_for, [1_000]);
-    }
-}
-
 /// A payment on the wire.
 pub(crate) fn payment(p: &felt_seating::Payment) -> pb::Payment {
     pb::Payment {
@@ -415,5 +329,91 @@ pub(crate) fn cage(c: &crate::cage::Cage, minor_per_major: u32) -> pb::GetCageRe
             })
             .collect(),
         balances: c.balances(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use felt_payout::{MoneySettings, PlaceGroup};
+
+    /// Seed 003's club money goes out whole: its posted table, not a name.
+    #[test]
+    fn a_configured_payout_sends_its_money_and_its_posted_table() {
+        let club = MoneySettings::club();
+        let pe::Kind::Configured(c) = to_wire(&PayoutEvent::Configured {
+            name: "Torneio".into(),
+            settings: club.clone(),
+            busts: SimultaneousBusts::ByStartingStack,
+        }) else {
+            panic!("not configured")
+        };
+        assert_eq!(
+            (c.currency.as_str(), c.buy_in, c.fee),
+            ("BRL", 4_000, 1_000)
+        );
+        assert_eq!(c.busts(), pb::SimultaneousBusts::ByStartingStack);
+        let Some(pb::pay_structure::Kind::Percentages(table)) = c.structure.and_then(|s| s.kind)
+        else {
+            panic!("the club's posted table")
+        };
+        let Structure::Percentages(posted) = &club.structure else {
+            panic!("seed 003 posts a table")
+        };
+        assert_eq!(table.rows.len(), posted.rows.len());
+        assert_eq!(table.rows[0].basis_points, posted.rows[0].basis_points);
+    }
+
+    #[test]
+    fn places_bounties_and_deals_name_their_entries() {
+        let placed = to_wire(&PayoutEvent::Placed {
+            group: PlaceGroup {
+                entries: vec![EntryId(12), EntryId(40)],
+                first: 6,
+                last: 7,
+            },
+            prizes: vec![(EntryId(12), 4_500), (EntryId(40), 4_500)],
+        });
+        assert_eq!(
+            placed,
+            pe::Kind::Placed(pe::Placed {
+                entries: vec![12, 40],
+                first: 6,
+                last: 7,
+                prizes: vec![
+                    pb::EntryMoney {
+                        entry: 12,
+                        amount: 4_500
+                    },
+                    pb::EntryMoney {
+                        entry: 40,
+                        amount: 4_500
+                    },
+                ],
+            })
+        );
+        let proposed = to_wire(&PayoutEvent::DealProposed {
+            terms: DealTerms {
+                players: vec![(EntryId(3), 60_000), (EntryId(9), 40_000)],
+                method: DealMethod::Amounts(vec![7_000, 5_000]),
+                play_for: 1_000,
+            },
+            result: DealResult {
+                guaranteed: vec![(EntryId(3), 7_000), (EntryId(9), 5_000)],
+                play_for: vec![1_000],
+            },
+        });
+        let pe::Kind::DealProposed(d) = proposed else {
+            panic!("not a deal")
+        };
+        let t = d.terms.unwrap();
+        assert_eq!(t.method(), pb::DealMethod::Amounts);
+        let players: Vec<(u64, u64, u64)> = t
+            .players
+            .iter()
+            .map(|p| (p.entry, p.chips, p.amount))
+            .collect();
+        assert_eq!(players, [(3, 60_000, 7_000), (9, 40_000, 5_000)]);
+        assert_eq!(d.result.unwrap().play_for, [1_000]);
     }
 }
