@@ -235,7 +235,8 @@
     if (b.standings) put($('players'), chips(b.standings.players_left));
     if (!p) return;
     put($('pool'), money(p.prize_pool, p) + (p.overlay ? ' (overlay ' + money(p.overlay, p) + ')' : ''));
-    put($('entries'), chips(p.entries) + (p.add_ons ? ' + ' + chips(p.add_ons) + ' add-ons' : ''));
+    put($('entries'), chips(p.entries) + (p.add_ons ? ' + ' + chips(p.add_ons) + ' add-ons' : '')
+      + (p.rebuys ? ' + ' + chips(p.rebuys) + ' rebuys' : ''));
     put($('paid'), chips(p.paid));
     const deal = $('deal');
     const dealText = p.deal_proposed ? 'A deal is proposed: waiting for every player to agree'
