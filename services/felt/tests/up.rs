@@ -2563,22 +2563,20 @@ async fn the_room_is_one_pool_of_named_tables_for_every_event() {
     assert_eq!(named("next", 1).await, [(1, first_free)]);
 }
 
-/// Issue 27's add-on through one `felt up`: the house sells a 20,000-chip
-/// add-on for 50.00 through the break after level 2. The floor sells one
-/// to a seated player (a partner may not; one per entry); the chips are on
-/// the player's stack before the table's next hand, the price in the pool
-/// (`GetPayouts` counts it); the tournament plays to a winner and `felt
-/// audit verify` accounts the add-on's chips. Rule 27's rebuys beside it:
-/// up to two of 10,000 chips for 100.00, to a player at or below the
-/// starting stack; the floor sells one to another player, whose stack and
-/// the pool show it, and refuses one to the player with the add-on (above
-/// the starting stack). Then colour-ups (TDA 24, 25): a hand at each
-/// table at 25/50, the floor jumps past the break that colours up the
-/// 25s, and every table races them off before its next hand (every stack
-/// a multiple of 100 right after); then at 200/400 the director colours
-/// up the 100s off the structure (refused to the floor, and for a chip not
-/// the smallest), and the tables race those before their next hand. The
-/// audit deals each race again and accounts every chip.
+/// Issue 27 through one `felt up`: a house selling a 20,000-chip add-on for
+/// 50.00 through the break after level 2, and up to two 10,000-chip
+/// rebuys for 100.00 to a player at or below the starting stack (rule 27).
+/// Before the first hand the floor sells a rebuy (a partner may not; a
+/// second, above the starting stack, is refused); a hand at each table at
+/// 25/50; level 2 runs out, and at the break the floor sells the add-on
+/// (one per entry), on the stack before the next hand, both prices in the
+/// pool (`GetPayouts`). The floor jumps past the break that colours up the
+/// 25s (TDA 24): each table where a stack holds one races them off before
+/// its next hand, every stack a multiple of 100 right after; at 200/400
+/// the director colours up the 100s off the structure (TDA 25; refused to
+/// the floor, and for a chip not the smallest), and the tables race those.
+/// Played to a winner; `felt audit verify` deals each race again and
+/// accounts every chip, and the cage's books balance.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip() {
     let dir = tempfile::tempdir().unwrap();
@@ -2651,20 +2649,6 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         ))
         .await
         .expect("start");
-    let found = seating
-        .find_seat(with(
-            pb::FindSeatRequest {
-                tournament_id: t.into(),
-                query: "Player 05".into(),
-            },
-            &director,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .entries
-        .remove(0);
-    let (entry, table) = (found.entry, found.table);
     let rebuyer = seating
         .find_seat(with(
             pb::FindSeatRequest {
@@ -2693,7 +2677,7 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         );
         async move { seating.floor(req).await.map(tonic::Response::into_inner) }
     };
-    let sell = |id: &str, role: &str| {
+    let sell = |id: &str, entry: u64, role: &str| {
         let mut seating = up.seating();
         let req = with(
             pb::FloorRequest {
@@ -2708,41 +2692,16 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         );
         async move { seating.floor(req).await.map(tonic::Response::into_inner) }
     };
-    let e = sell("a-1", "partner").await.unwrap_err();
-    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
-    sell("a-1", "floor").await.expect("sold");
-    let e = sell("a-2", "floor").await.unwrap_err();
-    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
-    assert!(e.message().contains("one per entry"), "{e:?}");
-    // A rebuy: not the partner's to sell; not to a player above the
-    // starting stack (the add-on's buyer); to one at it, sold.
+    // A rebuy before the first hand: not the partner's to sell; to a
+    // player at the starting stack, sold; a second, above it, refused.
     let e = rebuy("r-1", rebuyer.entry, "partner").await.unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
-    let e = rebuy("r-0", entry, "floor").await.unwrap_err();
-    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
-    assert!(e.message().contains("rule 27"), "{e:?}");
     rebuy("r-1", rebuyer.entry, "floor")
         .await
         .expect("rebuy sold");
-    // On the stack before the table's first hand: a starting stack and
-    // the add-on.
-    let view = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
-        .get_table(with(
-            pb::GetTableRequest {
-                table: Some(pb::TableRef {
-                    tournament_id: t.into(),
-                    table,
-                }),
-            },
-            &director,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
-    let seat = view.seats.iter().find(|s| s.entry == entry).unwrap();
-    assert_eq!(seat.stack, 20_000 + 20_000, "{view:?}");
+    let e = rebuy("r-2", rebuyer.entry, "floor").await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("rule 27"), "{e:?}");
     let rebuyer_table =
         felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone())
             .get_table(with(
@@ -2765,23 +2724,6 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         .find(|s| s.entry == rebuyer.entry)
         .unwrap();
     assert_eq!(seat.stack, 20_000 + 10_000, "{rebuyer_table:?}");
-    // The price is in the pool.
-    let payouts = up
-        .payout()
-        .get_payouts(with(
-            pb::GetPayoutsRequest {
-                tournament_id: t.into(),
-            },
-            up.token("partner"),
-        ))
-        .await
-        .expect("payouts")
-        .into_inner();
-    assert_eq!(
-        (payouts.entries, payouts.add_ons, payouts.rebuys),
-        (12, 1, 1),
-        "{payouts:?}"
-    );
     // The colour-ups: a hand at each table at 25/50, then past the break
     // that colours up the 25s, a hand at each table after its race.
     let tables = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone());
@@ -2801,14 +2743,6 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
             }
         }
     };
-    play_one(11).await;
-    up.control(
-        t,
-        "jump-3",
-        pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 3 }),
-    )
-    .await;
-    play_one(12).await;
     let stacks = |table: u32| {
         let (mut tables, director) = (tables.clone(), director.clone());
         async move {
@@ -2833,6 +2767,132 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
                 .collect::<Vec<u64>>()
         }
     };
+    play_one(11).await;
+    // A race is due where a stack holds chips the level no longer has.
+    let due = |modulo: u64| {
+        let stacks = &stacks;
+        async move {
+            let mut due = false;
+            for table in 1..=2 {
+                due |= stacks(table).await.iter().any(|s| s % modulo != 0);
+            }
+            due
+        }
+    };
+    let due_25 = due(100).await;
+    // Level 2 runs out: the break, where the floor sells the add-on (a
+    // partner may not; one per entry), on the stack before the next hand,
+    // the price in the pool.
+    up.control(
+        t,
+        "jump-2",
+        pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 2 }),
+    )
+    .await;
+    let on_break = up
+        .control(
+            t,
+            "end-2",
+            pb::control_clock_request::Command::SetRemaining(pb::SetRemaining { remaining_ms: 1 }),
+        )
+        .await;
+    if !on_break.on_break {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stack_of = |table: u32, entry: u64| {
+        let (mut tables, director) = (
+            felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone()),
+            director.clone(),
+        );
+        async move {
+            let view = tables
+                .get_table(with(
+                    pb::GetTableRequest {
+                        table: Some(pb::TableRef {
+                            tournament_id: t.into(),
+                            table,
+                        }),
+                    },
+                    &director,
+                ))
+                .await
+                .unwrap()
+                .into_inner()
+                .table
+                .unwrap();
+            view.seats
+                .iter()
+                .find(|s| s.entry == entry)
+                .map(|s| s.stack)
+                .unwrap()
+        }
+    };
+    // (A player still seated after the first hands, at rest.)
+    let map = up
+        .seating()
+        .get_table_map(with(
+            pb::GetTableMapRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the table map")
+        .into_inner();
+    let (entry, table) = map
+        .tables
+        .iter()
+        .flat_map(|t| t.occupants.iter())
+        .find(|o| !o.moving && o.entry != rebuyer.entry)
+        .map(|o| (o.entry, o.table))
+        .expect("a player seated");
+    let before = stack_of(table, entry).await;
+    let e = sell("a-1", entry, "partner").await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    sell("a-1", entry, "floor")
+        .await
+        .expect("sold at the break");
+    let e = sell("a-2", entry, "floor").await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("one per entry"), "{e:?}");
+    assert_eq!(stack_of(table, entry).await, before + 20_000);
+    let clock_now = up
+        .clock()
+        .get_clock(with(
+            pb::GetClockRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the clock")
+        .into_inner()
+        .clock
+        .unwrap();
+    assert!(clock_now.on_break, "sold at the break: {clock_now:?}");
+    let payouts = up
+        .payout()
+        .get_payouts(with(
+            pb::GetPayoutsRequest {
+                tournament_id: t.into(),
+            },
+            up.token("partner"),
+        ))
+        .await
+        .expect("payouts")
+        .into_inner();
+    assert_eq!(
+        (payouts.entries, payouts.add_ons, payouts.rebuys),
+        (12, 1, 1),
+        "{payouts:?}"
+    );
+    up.control(
+        t,
+        "jump-3",
+        pb::control_clock_request::Command::JumpToLevel(pb::JumpToLevel { level: 3 }),
+    )
+    .await;
+    play_one(12).await;
     for table in 1..=2 {
         let stacks = stacks(table).await;
         assert!(
@@ -2870,6 +2930,7 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
                 .map(tonic::Response::into_inner)
         }
     };
+    let due_100 = due(200).await;
     let e = colour_up("c-0", 100, "floor").await.unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
     let e = colour_up("c-0", 25, "director").await.unwrap_err();
@@ -2908,9 +2969,30 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         audit.contains("1 rebuy(s) sold to 1 entries, 10000 chips on the tables"),
         "{audit}"
     );
-    assert!(
-        audit.contains("colour-up of the 25 chip") && audit.contains("colour-up of the 100 chip"),
+    assert_eq!(
+        (
+            audit.contains("colour-up of the 25 chip"),
+            audit.contains("colour-up of the 100 chip")
+        ),
+        (due_25, due_100),
         "{audit}"
+    );
+    // The cage's books of this tournament balance.
+    let (ok, books, stderr) = {
+        let out = Command::new(env!("CARGO_BIN_EXE_felt"))
+            .args(["payout", "cage", "--tournament", t, "--data", data])
+            .output()
+            .expect("felt payout cage");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert!(ok && !books.contains("FAILED"), "{books}{stderr}");
+    assert!(
+        books.contains("12 buy-in(s), 1 add-on(s), 1 rebuy(s)"),
+        "{books}"
     );
 }
 
