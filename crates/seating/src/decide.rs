@@ -39,8 +39,14 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             _ => Err(SeatingError::NotCreated),
         };
     };
+    if let Some(reason) = &state.cancelled {
+        return Err(SeatingError::Cancelled {
+            reason: reason.clone(),
+        });
+    }
     match command {
         Create { .. } => Err(SeatingError::AlreadyCreated),
+        Cancel { reason } => cancel(state, reason),
         // The busiest command needs no copy of the room.
         BeginHand { table } => {
             gate(state, *table)?;
@@ -319,6 +325,38 @@ fn paid(
         })
         .collect();
     events.extend(taken);
+    Ok(events)
+}
+
+/// The director cancels the tournament before play: every entry, the
+/// alternates' too, refunded with the reason.
+fn cancel(state: &SeatingState, reason: &str) -> Decided {
+    if reason.trim().is_empty() {
+        return Err(SeatingError::NoReason);
+    }
+    if reason.chars().count() > 500 || reason.chars().any(char::is_control) {
+        return Err(SeatingError::InvalidPayment {
+            reason: "a cancellation's reason is at most 500 characters, no control characters"
+                .into(),
+        });
+    }
+    if state.started {
+        return Err(SeatingError::CancelAfterStart);
+    }
+    let refund = format!("the tournament was cancelled: {reason}");
+    let mut events: Vec<SeatingEvent> = state
+        .entries
+        .iter()
+        .filter(|(_, e)| matches!(e.status, EntryStatus::Registered | EntryStatus::Alternate))
+        .map(|(&entry, e)| SeatingEvent::Unregistered {
+            entry,
+            alternate: e.status == EntryStatus::Alternate,
+            reason: refund.clone(),
+        })
+        .collect();
+    events.push(SeatingEvent::Cancelled {
+        reason: reason.to_string(),
+    });
     Ok(events)
 }
 

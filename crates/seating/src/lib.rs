@@ -165,6 +165,12 @@ pub enum SeatingError {
     AddOnInTheMoney { left: u32, paid: u32 },
     #[error("{reason}")]
     InvalidPayment { reason: String },
+    #[error("the tournament was cancelled: {reason}")]
+    Cancelled { reason: String },
+    #[error(
+        "play has started: a tournament is cancelled before it, every entry refunded; after it the director ends it by a deal"
+    )]
+    CancelAfterStart,
     #[error("this tournament sells no rebuys (rule 27)")]
     #[strum(message = "rule 27")]
     NoRebuys,
@@ -258,6 +264,8 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NoAddOnPending { .. }
             | S::AddOnInTheMoney { .. }
             | S::NoRebuys
+            | S::Cancelled { .. }
+            | S::CancelAfterStart
             | S::RebuyWindowClosed { .. }
             | S::RebuyLimit { .. }
             | S::RebuyAboveStart { .. }

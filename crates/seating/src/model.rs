@@ -308,6 +308,11 @@ pub enum SeatingCommand {
         entry: EntryId,
         reason: String,
     },
+    /// The director cancels the tournament before play: every entry is
+    /// refunded with `reason`, and nothing more happens in it.
+    Cancel {
+        reason: String,
+    },
     /// A purchase (`Register`, `RegisterMany`, `ReEnterBySurrender`,
     /// `SellAddOn` or `SellRebuy`) with the payment the cage took for it:
     /// decided as the purchase, each thing bought recorded as paid so.
@@ -526,6 +531,11 @@ pub enum SeatingEvent {
         players: u32,
     },
     RegistrationClosed,
+    /// The director cancelled the tournament before play, every entry
+    /// refunded (each its own `Unregistered` before this).
+    Cancelled {
+        reason: String,
+    },
     PaidSet {
         paid: u32,
     },
@@ -768,6 +778,7 @@ impl SeatingEvent {
             AlternatePromoted { .. } => "AlternatePromoted",
             Started { .. } => "Started",
             RegistrationClosed => "RegistrationClosed",
+            Cancelled { .. } => "Cancelled",
             PaidSet { .. } => "PaidSet",
             TableOpened { .. } => "TableOpened",
             SeatsDrawn { .. } => "SeatsDrawn",

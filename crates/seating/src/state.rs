@@ -455,6 +455,7 @@ impl Room {
             | SeatingEvent::LateEntriesClosed { .. }
             | SeatingEvent::LateAnnounced { .. }
             | SeatingEvent::PaymentTaken { .. }
+            | SeatingEvent::Cancelled { .. }
             | SeatingEvent::Drawn { .. } => {}
         }
     }
@@ -502,6 +503,9 @@ pub struct SeatingState {
     pub(crate) name: String,
     pub(crate) started: bool,
     pub(crate) registration_closed: bool,
+    /// Cancelled before play, with the director's reason.
+    #[serde(default)]
+    pub(crate) cancelled: Option<String>,
     pub(crate) entries: OrdMap<EntryId, EntryInfo>,
     /// A player's entries, in order.
     pub(crate) by_player: OrdMap<PlayerId, Vec<EntryId>>,
@@ -688,6 +692,10 @@ impl SeatingState {
             }
             SeatingEvent::Started { .. } => self.started = true,
             SeatingEvent::RegistrationClosed => self.registration_closed = true,
+            SeatingEvent::Cancelled { reason } => {
+                self.registration_closed = true;
+                self.cancelled = Some(reason.clone());
+            }
             SeatingEvent::Seated {
                 entry, table, seat, ..
             } => {

@@ -2486,3 +2486,69 @@ fn the_cage_records_the_payment_for_each_thing_bought() {
     ));
     assert_eq!(state, before);
 }
+
+/// Issue 27's refunds: given a capped field with alternates, when the
+/// director cancels the tournament before play, then every entry is
+/// refunded with the reason (the alternates' money too), and nothing more
+/// happens in it; once play has started it cannot be cancelled so.
+#[test]
+fn a_tournament_cancelled_before_play_refunds_every_entry_with_its_reason() {
+    let mut settings = Settings::club();
+    settings.max_entries = Some(3);
+    let mut state = registered(settings.clone(), 5);
+    let refund = "the tournament was cancelled: the room lost power".to_string();
+    let events = run(
+        &mut state,
+        SeatingCommand::Cancel {
+            reason: "the room lost power".into(),
+        },
+    );
+    let refunded: Vec<(EntryId, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::Unregistered {
+                entry,
+                alternate,
+                reason,
+            } if *reason == refund => Some((*entry, *alternate)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        refunded,
+        (1..=5).map(|e| (EntryId(e), e > 3)).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        events.last(),
+        Some(&SeatingEvent::Cancelled {
+            reason: "the room lost power".into()
+        })
+    );
+    let before = state.clone();
+    for command in [
+        SeatingCommand::Start,
+        SeatingCommand::Register {
+            player: "late".parse().unwrap(),
+            name: "Late".into(),
+            level: 0,
+        },
+    ] {
+        assert_eq!(
+            try_run(&mut state, command),
+            Err(SeatingError::Cancelled {
+                reason: "the room lost power".into()
+            })
+        );
+    }
+    assert_eq!(state, before);
+    let mut playing = started(Settings::tda(9, 10_000), 18);
+    assert_eq!(
+        try_run(
+            &mut playing,
+            SeatingCommand::Cancel {
+                reason: "no".into()
+            }
+        ),
+        Err(SeatingError::CancelAfterStart)
+    );
+}

@@ -78,6 +78,7 @@ impl Aggregate for Seating {
             | CloseLateEntries
             | Create { .. }
             | Unregister { .. }
+            | Cancel { .. }
             | BeginHand { .. }
             | StartHandForHand
             | StopHandForHand

@@ -3006,6 +3006,8 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
 /// reference and cashier, the refund with its reason, each prize paid with
 /// what was withheld, and they balance to the pool, the fees and the
 /// prizes; a partner may not read them; the CSV export says the same.
+/// Another event, cancelled by the director before play, refunds every
+/// entry with the reason, keeps nothing, and takes no more entries.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cage_takes_payments_refunds_pays_prizes_and_its_books_balance() {
     let dir = tempfile::tempdir().unwrap();
@@ -3311,4 +3313,93 @@ async fn the_cage_takes_payments_refunds_pays_prizes_and_its_books_balance() {
         .body;
     assert!(csv.contains("Transfer,batch 1,rita.caixa"), "{csv}");
     assert!(csv.contains(",check,") && !csv.contains("FAILED"), "{csv}");
+
+    // Another event cancelled before play: every entry refunded with the
+    // reason (the director's to do, not the cashier's), nothing kept.
+    let mut other = self::create();
+    other.tournament_id = "off".into();
+    other.money = Some(pb::MoneySettings {
+        currency: "USD".into(),
+        buy_in: 10_000,
+        fee: 1_000,
+        ..Default::default()
+    });
+    seating
+        .create_tournament(with(other, &director))
+        .await
+        .expect("create");
+    seating
+        .register_many(with(
+            pb::RegisterManyRequest {
+                tournament_id: "off".into(),
+                command_id: "off-presales".into(),
+                players: (1..=3)
+                    .map(|i| pb::Registrant {
+                        player_id: format!("o{i}"),
+                        name: format!("Other {i}"),
+                    })
+                    .collect(),
+                payment: pay(pb::PaymentMethod::Cash, "off batch"),
+            },
+            &cashier,
+        ))
+        .await
+        .expect("presales");
+    let cancel = |token: &str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::CancelTournamentRequest {
+                tournament_id: "off".into(),
+                command_id: "cancel".into(),
+                reason: "the room lost power".into(),
+            },
+            token,
+        );
+        async move { seating.cancel_tournament(req).await }
+    };
+    let e = cancel(&cashier).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let cancelled = cancel(&director).await.expect("cancelled").into_inner();
+    assert_eq!(cancelled.refunded, 3);
+    let books = payout
+        .get_cage(with(
+            pb::GetCageRequest {
+                tournament_id: "off".into(),
+            },
+            &cashier,
+        ))
+        .await
+        .expect("the books")
+        .into_inner();
+    assert!(books.balances, "{:?}", books.checks);
+    let totals = books.totals.unwrap();
+    assert_eq!((totals.taken_in, totals.refunded), (33_000, 33_000));
+    let refunds: Vec<_> = books
+        .lines
+        .iter()
+        .filter(|l| l.kind == i32::from(pb::CageLineKind::Refund))
+        .collect();
+    assert_eq!(refunds.len(), 3);
+    assert!(
+        refunds
+            .iter()
+            .all(|l| l.note == "the tournament was cancelled: the room lost power"),
+        "{refunds:?}"
+    );
+    let e = seating
+        .register(with(
+            pb::RegisterRequest {
+                tournament_id: "off".into(),
+                command_id: "late".into(),
+                player_id: "late".into(),
+                name: "Late".into(),
+                give_up_chips: false,
+                payment: None,
+            },
+            &cashier,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("cancelled"), "{e:?}");
 }

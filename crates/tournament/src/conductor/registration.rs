@@ -296,6 +296,35 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.carry_out(t).await
     }
 
+    /// Cancels the tournament before play: every entry refunded with the
+    /// reason (payout's refunds are reactions); the entries refunded.
+    pub async fn cancel(
+        &self,
+        t: &str,
+        command_id: &str,
+        reason: &str,
+        now: Millis,
+        from: &Provenance,
+    ) -> Result<u32> {
+        let out = self
+            .seat_from(
+                t,
+                command_id,
+                now,
+                SeatingCommand::Cancel {
+                    reason: reason.to_string(),
+                },
+                from,
+            )
+            .await?;
+        self.react(t, out.version).await?;
+        Ok(out
+            .events
+            .iter()
+            .filter(|e| matches!(e, SeatingEvent::Unregistered { .. }))
+            .count() as u32)
+    }
+
     /// Records the level changes passed by `now`; the reactions to them
     /// (late registration closed after its last level) follow, as do the
     /// reactions to a level the floor jumped to while registration is open.

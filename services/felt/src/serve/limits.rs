@@ -329,6 +329,14 @@ fn payment(field: &str, p: Option<&pb::Payment>) -> Result<(), Status> {
     p.map_or(Ok(()), |p| text(field, &p.reference, PAYMENT_REFERENCE))
 }
 
+impl Bounded for pb::CancelTournamentRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        text("reason", &self.reason, REASON)
+    }
+}
+
 impl Bounded for pb::UnregisterRequest {
     fn bounded(&self) -> Result<(), Status> {
         id("tournament_id", &self.tournament_id)?;

@@ -692,6 +692,39 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         }))
     }
 
+    async fn cancel_tournament(
+        &self,
+        request: Request<pb::CancelTournamentRequest>,
+    ) -> Result<Response<pb::CancelTournamentResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        director(&role(&request)?, "cancelling a tournament")?;
+        let req = request.into_inner();
+        if req.command_id.is_empty() {
+            return Err(invalid("command_id is required"));
+        }
+        if req.reason.trim().is_empty() {
+            return Err(invalid("reason is required"));
+        }
+        self.ctx.known(&req.tournament_id).await?;
+        let from = felt_service::Provenance {
+            request: super::shared::fingerprint(&req),
+            ..felt_service::Provenance::default()
+        };
+        let refunded = self
+            .ctx
+            .conductor
+            .cancel(
+                &req.tournament_id,
+                &req.command_id,
+                &req.reason,
+                self.ctx.now(),
+                &from,
+            )
+            .await
+            .map_err(tournament_status)?;
+        Ok(Response::new(pb::CancelTournamentResponse { refunded }))
+    }
+
     async fn hold_table(
         &self,
         request: Request<pb::HoldTableRequest>,

@@ -101,6 +101,9 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             alternate: *alternate,
             reason: reason.clone(),
         }),
+        SeatingEvent::Cancelled { reason } => se::Kind::Cancelled(se::Cancelled {
+            reason: reason.clone(),
+        }),
         SeatingEvent::PaymentTaken {
             entry,
             purchase,
