@@ -188,11 +188,15 @@ impl MoneySettings {
                 .filter(|t| *t <= crate::MAX_POOL)
                 .ok_or_else(|| too_much(what))
         };
-        let collected = times(self.buy_in, entries, "the buy-ins")?
-            .checked_add(times(self.add_on, add_ons, "the add-ons")?)
-            .and_then(|t| t.checked_add(times(self.rebuy, rebuys, "the rebuys").ok()?))
-            .filter(|t| *t <= crate::MAX_POOL)
-            .ok_or_else(|| too_much("the prize pool"))?;
+        let collected = [
+            times(self.buy_in, entries, "the buy-ins")?,
+            times(self.add_on, add_ons, "the add-ons")?,
+            times(self.rebuy, rebuys, "the rebuys")?,
+        ]
+        .into_iter()
+        .try_fold(0, Money::checked_add)
+        .filter(|t| *t <= crate::MAX_POOL)
+        .ok_or_else(|| too_much("the prize pool"))?;
         let overlay = self.guarantee.saturating_sub(collected);
         Ok(Pool {
             entries,

@@ -288,11 +288,11 @@ fn paid(
     rng: &mut ChaCha20Rng,
 ) -> Decided {
     use crate::model::Purchase;
-    if payment.reference.chars().count() > 64 || payment.reference.chars().any(char::is_control) {
-        return Err(SeatingError::InvalidPayment {
-            reason: "a payment's reference is at most 64 characters, no control characters".into(),
-        });
-    }
+    text("a payment's reference", &payment.reference, MAX_REFERENCE).map_err(|e| {
+        SeatingError::InvalidPayment {
+            reason: e.to_string(),
+        }
+    })?;
     if !matches!(
         command,
         SeatingCommand::Register { .. }
@@ -328,18 +328,35 @@ fn paid(
     Ok(events)
 }
 
+/// The longest reason a refund or a cancellation gives, and the longest
+/// payment reference.
+const MAX_REASON: usize = 500;
+const MAX_REFERENCE: usize = 64;
+
+/// Text of at most `max` characters, none a control character (empty
+/// allowed: where one is required, the caller says so).
+fn text(what: &'static str, value: &str, max: usize) -> Result<(), SeatingError> {
+    let len = value.chars().count();
+    if len > max || value.chars().any(char::is_control) {
+        return Err(SeatingError::InvalidText { what, len, max });
+    }
+    Ok(())
+}
+
+/// Players left and places paid, once the money is reached: payout has
+/// paid prizes from the pool, which grows no more (no add-on, no rebuy).
+fn in_the_money(state: &SeatingState) -> Option<(u32, u32)> {
+    let (left, paid) = (state.room.players(), state.room.paid);
+    (paid > 0 && left < paid).then_some((left, paid))
+}
+
 /// The director cancels the tournament before play: every entry, the
 /// alternates' too, refunded with the reason.
 fn cancel(state: &SeatingState, reason: &str) -> Decided {
     if reason.trim().is_empty() {
         return Err(SeatingError::NoReason);
     }
-    if reason.chars().count() > 500 || reason.chars().any(char::is_control) {
-        return Err(SeatingError::InvalidPayment {
-            reason: "a cancellation's reason is at most 500 characters, no control characters"
-                .into(),
-        });
-    }
+    text("a cancellation's reason", reason, MAX_REASON)?;
     if state.started {
         return Err(SeatingError::CancelAfterStart);
     }
@@ -361,11 +378,7 @@ fn cancel(state: &SeatingState, reason: &str) -> Decided {
 }
 
 fn unregister(state: &SeatingState, entry: EntryId, reason: &str) -> Decided {
-    if reason.chars().count() > 500 || reason.chars().any(char::is_control) {
-        return Err(SeatingError::InvalidPayment {
-            reason: "a refund's reason is at most 500 characters, no control characters".into(),
-        });
-    }
+    text("a refund's reason", reason, MAX_REASON)?;
     let mut work = Work::on(state);
     let e = state
         .entries
@@ -658,9 +671,7 @@ fn sell_add_on(state: &SeatingState, settings: &Settings, entry: EntryId, level:
     if state.add_ons.contains_key(&entry) {
         return Err(SeatingError::AddOnBought { entry });
     }
-    // In the money, payout has paid prizes from the pool: it grows no more.
-    let (left, paid) = (state.room.players(), state.room.paid);
-    if paid > 0 && left < paid {
+    if let Some((left, paid)) = in_the_money(state) {
         return Err(SeatingError::AddOnInTheMoney { left, paid });
     }
     if state.room.tables.get(&table).is_some_and(|t| t.in_hand) {
@@ -705,8 +716,7 @@ fn sell_rebuy(
             limit: terms.limit,
         });
     }
-    let (left, paid) = (state.room.players(), state.room.paid);
-    if paid > 0 && left < paid {
+    if let Some((left, paid)) = in_the_money(state) {
         return Err(SeatingError::RebuyInTheMoney { left, paid });
     }
     let t = state

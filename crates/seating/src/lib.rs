@@ -165,6 +165,12 @@ pub enum SeatingError {
     AddOnInTheMoney { left: u32, paid: u32 },
     #[error("{reason}")]
     InvalidPayment { reason: String },
+    #[error("{what} is at most {max} characters, none a control character (it has {len})")]
+    InvalidText {
+        what: &'static str,
+        len: usize,
+        max: usize,
+    },
     #[error("the tournament was cancelled: {reason}")]
     Cancelled { reason: String },
     #[error(
@@ -222,7 +228,8 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NoPlayer
             | S::NoSuchSeat { .. }
             | S::NoReason
-            | S::InvalidPayment { .. } => ErrorKind::Malformed,
+            | S::InvalidPayment { .. }
+            | S::InvalidText { .. } => ErrorKind::Malformed,
             S::NoRemoval { .. } => ErrorKind::NotFound,
             S::RegistrationClosed
             | S::FieldFull { .. }

@@ -358,13 +358,8 @@ pub fn books(
         ),
     );
     let pool = payout.pool().map(|p| u128::from(p.prize_pool));
-    let finished = payout
-        .entries()
-        .values()
-        .filter(|e| e.place.is_none())
-        .count()
-        == 0
-        && !payout.entries().is_empty();
+    let finished =
+        !payout.entries().is_empty() && payout.entries().values().all(|e| e.place.is_some());
     if let (Some(pool), true) = (pool, finished) {
         check(
             "the prizes awarded are the prize pool",

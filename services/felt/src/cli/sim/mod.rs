@@ -585,37 +585,18 @@ async fn play(
         format!("sim-{}-{secs}", args.seed)
     });
     let late_level = 4;
-    // The add-on's window: through the break that follows the structure's
-    // last level before its first break.
-    let window = || -> anyhow::Result<u32> {
-        let levels = structure_periods(&args.structure)?;
-        Ok(levels
-            .iter()
-            .take_while(|p| matches!(p, felt_clock::Period::Level(_)))
-            .count()
-            .try_into()
-            .unwrap_or(u32::MAX)
-            .max(1))
-    };
+    // The add-on's and the rebuys' window: through the break that follows
+    // the structure's last level before its first break.
+    let window: u32 = structure_periods(&args.structure)?
+        .iter()
+        .take_while(|p| matches!(p, felt_clock::Period::Level(_)))
+        .count()
+        .try_into()
+        .unwrap_or(u32::MAX)
+        .max(1);
     let starting_stack = structure_stack(&args.structure)?;
-    let rebuys = match args.rebuys {
-        Some(limit) => Some((limit, window()?, starting_stack / 2)),
-        None => None,
-    };
-    let add_on_level = if args.add_on {
-        let levels = structure_periods(&args.structure)?;
-        Some(
-            levels
-                .iter()
-                .take_while(|p| matches!(p, felt_clock::Period::Level(_)))
-                .count()
-                .try_into()
-                .unwrap_or(u32::MAX)
-                .max(1),
-        )
-    } else {
-        None
-    };
+    let rebuys = args.rebuys.map(|limit| (limit, window, starting_stack / 2));
+    let add_on_level = args.add_on.then_some(window);
     let sim = Arc::new(Sim {
         tournament: tournament.clone(),
         clock,
