@@ -607,9 +607,10 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         },
     );
     let rebuy_chips: u128 = rebought.values().map(|&(_, c)| u128::from(c)).sum();
-    if !rebuys_sold.is_empty() {
+    let (offered, taken, declined) = seating.room().offered;
+    if !rebuys_sold.is_empty() || offered > 0 {
         report.note(format!(
-            "{t}: {} rebuy(s) sold to {} entries, {rebuy_chips} chips on the tables{}",
+            "{t}: {} rebuy(s) sold to {} entries ({taken} of {offered} offered when busted, {declined} declined), {rebuy_chips} chips on the tables{}",
             rebuys_sold.values().map(|r| r.0).sum::<u32>(),
             rebuys_sold.len(),
             if on_its_way.is_empty() {

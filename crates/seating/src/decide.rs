@@ -103,7 +103,28 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             level,
             stack,
             hands,
-        } => sell_rebuy(state, settings, *entry, *level, *stack, *hands),
+        } => sell_rebuy(state, settings, *entry, *level, *stack, *hands, rng),
+        DeclineRebuy { entry } => {
+            let table = offered(state, *entry)?;
+            answered(
+                state,
+                SeatingEvent::RebuyDeclined {
+                    entry: *entry,
+                    table,
+                },
+                table,
+                rng,
+            )
+        }
+        CloseRebuys => {
+            if settings.rebuy.is_none() {
+                return Err(SeatingError::NoRebuys);
+            }
+            if state.rebuys_closed {
+                return Err(SeatingError::RebuysAlreadyClosed);
+            }
+            Ok(vec![SeatingEvent::RebuysClosed])
+        }
         RebuyDelivered { entry } => {
             let &(table, _, chips, number) = state
                 .room
@@ -145,7 +166,7 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             button,
             big_blind,
             busted,
-        } => hand_ended(state, *table, *button, *big_blind, busted, true, rng),
+        } => hand_ended(state, *table, *button, *big_blind, busted, true, true, rng),
         ResultRecorded {
             table,
             button,
@@ -529,7 +550,9 @@ fn stop_hand_for_hand(state: &SeatingState) -> Decided {
 /// the order out (with the hand-for-hand round they busted in), and the
 /// room put in order.
 /// `ends`: the hand in play at the table ends (a result reported after the
-/// table began a recorded hand records its busts only).
+/// table began a recorded hand records its busts only). With `offer`,
+/// busted players who may rebuy are offered it first (rule 27), and the
+/// hand ends once every offer is answered.
 #[allow(clippy::too_many_arguments)]
 fn hand_ended(
     state: &SeatingState,
@@ -538,6 +561,7 @@ fn hand_ended(
     big_blind: Seat,
     busted: &[Elimination],
     ends: bool,
+    offer: bool,
     rng: &mut ChaCha20Rng,
 ) -> Decided {
     let mut work = Work::on(state);
@@ -575,6 +599,27 @@ fn hand_ended(
     if busted.len() as u32 >= state.room.players() {
         return Err(SeatingError::EveryoneBusted);
     }
+    let offered = if ends && offer {
+        rebuy_offers(state, &busted)
+    } else {
+        Vec::new()
+    };
+    if !offered.is_empty() {
+        for b in gone {
+            work.emit(SeatingEvent::RemovalCompleted {
+                entry: b.entry,
+                stack: 0,
+            });
+        }
+        work.emit(SeatingEvent::RebuysOffered {
+            table,
+            button,
+            big_blind,
+            busted: busted.into_iter().cloned().collect(),
+            offered,
+        });
+        return Ok(work.events);
+    }
     let round = t.round;
     if ends {
         work.emit(SeatingEvent::HandEnded {
@@ -609,6 +654,64 @@ fn hand_ended(
     }
     tidy(&mut work, rng);
     Ok(work.events)
+}
+
+/// The busted players who may rebuy (rule 27): while rebuys are sold and
+/// the money is not reached, each with rebuys left.
+fn rebuy_offers(state: &SeatingState, busted: &[&Elimination]) -> Vec<EntryId> {
+    let Some(terms) = state.settings().and_then(|s| s.rebuy) else {
+        return Vec::new();
+    };
+    if state.rebuys_closed || in_the_money(state).is_some() {
+        return Vec::new();
+    }
+    busted
+        .iter()
+        .map(|b| b.entry)
+        .filter(|e| state.rebuys.get(e).map_or(0, |r| r.0) < terms.limit)
+        .collect()
+}
+
+/// Whether `table`'s hand is over but for its rebuy offers: chips sold
+/// to a player there now reach the stack before its next hand.
+fn answering(state: &SeatingState, table: TableNo) -> bool {
+    state.room.offers.contains_key(&table)
+}
+
+/// The table where `entry` was offered a rebuy and has not answered.
+fn offered(state: &SeatingState, entry: EntryId) -> Result<TableNo, SeatingError> {
+    state
+        .room
+        .offers
+        .iter()
+        .find(|(_, o)| o.waiting.contains(&entry))
+        .map(|(t, _)| *t)
+        .ok_or(SeatingError::NoRebuyOffer { entry })
+}
+
+/// An answer to a rebuy offer at `table`: the last one there ends the
+/// hand, recording the busts of those who did not rebuy together.
+fn answered(
+    state: &SeatingState,
+    answer: SeatingEvent,
+    table: TableNo,
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    let mut after = state.clone();
+    after.apply(&answer);
+    let mut events = vec![answer];
+    if let Some(o) = after
+        .room
+        .offers
+        .get(&table)
+        .filter(|o| o.waiting.is_empty())
+    {
+        let (button, big_blind, busted) = (o.button, o.big_blind, o.busted.clone());
+        events.extend(hand_ended(
+            &after, table, button, big_blind, &busted, true, false, rng,
+        )?);
+    }
+    Ok(events)
 }
 
 /// The floor holds a table's next hand while it rules there; the hand in
@@ -674,7 +777,7 @@ fn sell_add_on(state: &SeatingState, settings: &Settings, entry: EntryId, level:
     if let Some((left, paid)) = in_the_money(state) {
         return Err(SeatingError::AddOnInTheMoney { left, paid });
     }
-    if state.room.tables.get(&table).is_some_and(|t| t.in_hand) {
+    if state.room.tables.get(&table).is_some_and(|t| t.in_hand) && !answering(state, table) {
         return Err(SeatingError::AddOnInHand { table });
     }
     Ok(vec![SeatingEvent::AddOnSold {
@@ -697,10 +800,34 @@ fn sell_rebuy(
     level: u32,
     stack: crate::model::Chips,
     hands: u64,
+    rng: &mut ChaCha20Rng,
 ) -> Decided {
     let terms = settings.rebuy.ok_or(SeatingError::NoRebuys)?;
+    let bought = state.rebuys.get(&entry).map_or(0, |r| r.0);
+    // A player who busted while rebuys were sold, offered one: the offer
+    // stands whatever the clock did since.
+    if let Ok(table) = offered(state, entry) {
+        let seat = state
+            .room
+            .tables
+            .get(&table)
+            .and_then(|t| t.seat_of(entry))
+            .ok_or(SeatingError::NotAtTable { entry, table })?;
+        let sold = SeatingEvent::RebuySold {
+            entry,
+            table,
+            seat,
+            chips: terms.chips,
+            stack: 0,
+            number: bought + 1,
+        };
+        return answered(state, sold, table, rng);
+    }
     let (table, seat) = settled(state, entry)?;
-    if level > terms.last_level {
+    if terms.condition == crate::model::RebuyCondition::Busted {
+        return Err(SeatingError::RebuyOnlyWhenBusted { entry });
+    }
+    if level > terms.last_level || state.rebuys_closed {
         return Err(SeatingError::RebuyWindowClosed {
             level,
             last: terms.last_level,
@@ -709,7 +836,6 @@ fn sell_rebuy(
     if state.room.rebuys.contains_key(&entry) {
         return Err(SeatingError::RebuyOnItsWay { entry });
     }
-    let bought = state.rebuys.get(&entry).map_or(0, |r| r.0);
     if bought >= terms.limit {
         return Err(SeatingError::RebuyLimit {
             entry,
@@ -724,7 +850,7 @@ fn sell_rebuy(
         .tables
         .get(&table)
         .ok_or(SeatingError::NoSuchTable { table })?;
-    if t.in_hand {
+    if t.in_hand && !answering(state, table) {
         return Err(SeatingError::RebuyInHand { table });
     }
     if t.hands != hands {
@@ -1143,7 +1269,7 @@ fn result_recorded(
         after.apply(e);
     }
     events.extend(hand_ended(
-        &after, table, button, big_blind, busted, ends, rng,
+        &after, table, button, big_blind, busted, ends, ends, rng,
     )?);
     Ok(events)
 }
@@ -1289,6 +1415,13 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
         .get(&table)
         .ok_or(SeatingError::NoSuchTable { table })?;
     let wait = |reason: String| Err(SeatingError::MustWait { table, reason });
+    if let Some(o) = room.offers.get(&table) {
+        let who: Vec<String> = o.waiting.iter().map(ToString::to_string).collect();
+        return wait(format!(
+            "entry {} busted and may rebuy: the next hand waits for the answer (rule 27)",
+            who.join(", ")
+        ));
+    }
     if t.in_hand {
         return wait("its hand is still being played".into());
     }

@@ -18,11 +18,11 @@ mod state;
 pub use decide::{decide, gate};
 pub use model::{
     AddOnTerms, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup,
-    Move, MoveReason, Payment, PaymentMethod, PlayerId, Purchase, RebuyTerms, Seat, SeatReason,
-    SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
+    Move, MoveReason, Payment, PaymentMethod, PlayerId, Purchase, RebuyCondition, RebuyTerms, Seat,
+    SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
 };
 pub use state::{
-    EntryInfo, EntryStatus, LateEntries, MAX_SEATS, MoveRecord, Room, SeatingState, Table,
+    EntryInfo, EntryStatus, LateEntries, MAX_SEATS, MoveRecord, Offers, Room, SeatingState, Table,
 };
 
 /// The largest field a tournament takes: entries with chips, re-entries
@@ -212,6 +212,18 @@ pub enum SeatingError {
         "{left} players are left and {paid} places paid: the money is reached and the pool no longer grows, so no rebuy is sold"
     )]
     RebuyInTheMoney { left: u32, paid: u32 },
+    #[error(
+        "entry {entry} has no rebuy offer to answer: one is offered when a player busts while rebuys are sold (rule 27)"
+    )]
+    #[strum(message = "rule 27")]
+    NoRebuyOffer { entry: EntryId },
+    #[error(
+        "entry {entry} has chips: this house sells a rebuy only to a player who busted (rule 27)"
+    )]
+    #[strum(message = "rule 27")]
+    RebuyOnlyWhenBusted { entry: EntryId },
+    #[error("rebuys are already closed")]
+    RebuysAlreadyClosed,
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -279,7 +291,10 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::RebuyOnItsWay { .. }
             | S::RebuyInHand { .. }
             | S::NoRebuyPending { .. }
-            | S::RebuyInTheMoney { .. } => ErrorKind::Refused,
+            | S::RebuyInTheMoney { .. }
+            | S::NoRebuyOffer { .. }
+            | S::RebuyOnlyWhenBusted { .. }
+            | S::RebuysAlreadyClosed => ErrorKind::Refused,
             S::RebuyStackStale { .. } => ErrorKind::Conflict,
         }
     }

@@ -90,9 +90,10 @@ pub struct Settings {
     /// seated player, through the break after its last level.
     #[serde(default)]
     pub add_on: Option<AddOnTerms>,
-    /// The rebuys the house sells (`None`: none; rule 27): to a seated
-    /// player whose stack is at or below the starting stack, up to a limit
-    /// per entry, through the break after their last level.
+    /// The rebuys the house sells (`None`: none; rule 27): to a player
+    /// who busted (and, under `AtOrBelowStart`, to a seated player whose
+    /// stack is at or below the starting stack), up to a limit per entry,
+    /// through the break after their last level.
     #[serde(default)]
     pub rebuy: Option<RebuyTerms>,
 }
@@ -128,12 +129,28 @@ pub enum Purchase {
 }
 
 /// Rebuys (rule 27): the chips one puts on a stack, the last level they
-/// are sold in (and the break after it), and how many an entry may buy.
+/// are sold in (and the break after it), how many an entry may buy, and
+/// who may buy one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RebuyTerms {
     pub chips: Chips,
     pub last_level: u32,
     pub limit: u32,
+    #[serde(default)]
+    pub condition: RebuyCondition,
+}
+
+/// Who the house sells a rebuy to. Either way a player who busts while
+/// rebuys are sold is offered one before their table's next hand, which
+/// waits for their answer: a player cannot let a hand pass (rule 27).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RebuyCondition {
+    /// A player at or below the starting stack between their table's
+    /// hands, or busted.
+    #[default]
+    AtOrBelowStart,
+    /// Only a player who busted.
+    Busted,
 }
 
 /// An add-on: the chips it puts on a stack and the last level it is sold
@@ -450,6 +467,15 @@ pub enum SeatingCommand {
     RebuyDelivered {
         entry: EntryId,
     },
+    /// A player offered a rebuy when they busted does not take it: their
+    /// bust is recorded (with the others of that hand once every offer
+    /// there is answered).
+    DeclineRebuy {
+        entry: EntryId,
+    },
+    /// The clock passed the rebuys' last level (and its break): no rebuy
+    /// is offered or sold from now on.
+    CloseRebuys,
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
     HandEnded {
@@ -733,6 +759,25 @@ pub enum SeatingEvent {
         chips: Chips,
         number: u32,
     },
+    /// A hand at `table` ended with busts while rebuys are sold, and the
+    /// `offered` among them may rebuy (rule 27): the hand is not over at
+    /// seating until each has bought one (`RebuySold`, the player stays in
+    /// their seat) or declined (`RebuyDeclined`); then it ends as
+    /// `HandEnded` with the `busted` who did not rebuy, placed together.
+    RebuysOffered {
+        table: TableNo,
+        button: Seat,
+        big_blind: Seat,
+        busted: Vec<Elimination>,
+        offered: Vec<EntryId>,
+    },
+    /// A player offered a rebuy declined it.
+    RebuyDeclined {
+        entry: EntryId,
+        table: TableNo,
+    },
+    /// The rebuys' window closed with the clock past their last level.
+    RebuysClosed,
     /// A redraw (or the final table's draw) is waiting for every table to
     /// finish its hand.
     RedrawCalled {
@@ -807,6 +852,9 @@ impl SeatingEvent {
             AddOnDelivered { .. } => "AddOnDelivered",
             RebuySold { .. } => "RebuySold",
             RebuyDelivered { .. } => "RebuyDelivered",
+            RebuysOffered { .. } => "RebuysOffered",
+            RebuyDeclined { .. } => "RebuyDeclined",
+            RebuysClosed => "RebuysClosed",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",
             HandForHandStarted { .. } => "HandForHandStarted",

@@ -142,6 +142,25 @@ pub struct Room {
     /// the table, seat, chips and the entry's rebuy number.
     #[serde(default)]
     pub rebuys: BTreeMap<EntryId, (TableNo, Seat, Chips, u32)>,
+    /// Hands ended with busts offered a rebuy (rule 27), by table: not
+    /// over at seating until every offer is answered.
+    #[serde(default)]
+    pub offers: BTreeMap<TableNo, Offers>,
+    /// Rebuy offers to busted players so far: made, bought, declined.
+    #[serde(default)]
+    pub offered: (u32, u32, u32),
+}
+
+/// A hand whose busted players are being offered a rebuy: its end as the
+/// table recorded it, the busts still to record, and who has yet to
+/// answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offers {
+    pub button: Seat,
+    pub big_blind: Seat,
+    /// The hand's busts not (or not yet) bought back, in the table's order.
+    pub busted: Vec<Elimination>,
+    pub waiting: BTreeSet<EntryId>,
 }
 
 /// A player out of the field whose table is still to remove them and
@@ -175,6 +194,10 @@ impl Room {
             && !self.unseated.contains(&entry)
             && !self.removals.contains_key(&entry)
             && !self.moves.values().any(|m| m.entry == entry)
+            && !self
+                .offers
+                .values()
+                .any(|o| o.busted.iter().any(|b| b.entry == entry))
     }
 }
 
@@ -260,6 +283,7 @@ impl Room {
                 ..
             } => {
                 let hfh = self.hand_for_hand.is_some();
+                self.offers.remove(table);
                 if let Some(t) = self.tables.get_mut(table) {
                     t.in_hand = false;
                     t.hands += 1;
@@ -389,6 +413,36 @@ impl Room {
                 ..
             } => {
                 self.rebuys.insert(*entry, (*table, *seat, *chips, *number));
+                if let Some(o) = self.offers.get_mut(table)
+                    && o.waiting.remove(entry)
+                {
+                    o.busted.retain(|b| b.entry != *entry);
+                    self.offered.1 += 1;
+                }
+            }
+            SeatingEvent::RebuysOffered {
+                table,
+                button,
+                big_blind,
+                busted,
+                offered,
+            } => {
+                self.offers.insert(
+                    *table,
+                    Offers {
+                        button: *button,
+                        big_blind: *big_blind,
+                        busted: busted.clone(),
+                        waiting: offered.iter().copied().collect(),
+                    },
+                );
+                self.offered.0 += offered.len() as u32;
+            }
+            SeatingEvent::RebuyDeclined { entry, table } => {
+                if let Some(o) = self.offers.get_mut(table) {
+                    o.waiting.remove(entry);
+                }
+                self.offered.2 += 1;
             }
             SeatingEvent::RebuyDelivered { entry, .. } => {
                 self.rebuys.remove(entry);
@@ -456,6 +510,7 @@ impl Room {
             | SeatingEvent::LateAnnounced { .. }
             | SeatingEvent::PaymentTaken { .. }
             | SeatingEvent::Cancelled { .. }
+            | SeatingEvent::RebuysClosed
             | SeatingEvent::Drawn { .. } => {}
         }
     }
@@ -535,6 +590,9 @@ pub struct SeatingState {
     /// The rebuys sold, by entry: how many, and their chips in all.
     #[serde(default)]
     pub(crate) rebuys: OrdMap<EntryId, (u32, Chips)>,
+    /// The clock passed the rebuys' last level: none is offered or sold.
+    #[serde(default)]
+    pub(crate) rebuys_closed: bool,
 }
 
 /// The floor's late entries: why they were opened, and the busts held
@@ -570,6 +628,11 @@ impl SeatingState {
     /// all.
     pub fn rebuys(&self) -> &OrdMap<EntryId, (u32, Chips)> {
         &self.rebuys
+    }
+
+    /// Whether the rebuys' window has closed (rule 27).
+    pub fn rebuys_closed(&self) -> bool {
+        self.rebuys_closed
     }
 
     /// Whether play has started.
@@ -691,6 +754,7 @@ impl SeatingState {
                 }
             }
             SeatingEvent::Started { .. } => self.started = true,
+            SeatingEvent::RebuysClosed => self.rebuys_closed = true,
             SeatingEvent::RegistrationClosed => self.registration_closed = true,
             SeatingEvent::Cancelled { reason } => {
                 self.registration_closed = true;

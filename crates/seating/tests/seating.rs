@@ -2245,6 +2245,7 @@ fn a_rebuy_is_sold_at_or_below_the_starting_stack_and_the_next_hand_waits_for_it
         chips: 10_000,
         last_level: 4,
         limit: 2,
+        condition: felt_seating::RebuyCondition::AtOrBelowStart,
     });
     let mut state = started(settings, 18);
     let buyer = seat_of_first(&state, 1);
@@ -2361,6 +2362,205 @@ fn a_rebuy_is_sold_at_or_below_the_starting_stack_and_the_next_hand_waits_for_it
     );
 }
 
+/// Rule 27 (seed 000): "Um jogador não pode deixar passar uma mão. Se ele
+/// anuncia a intenção de recomprar antes da próxima mão, ele estará
+/// jogando assumindo as fichas que entrarão em jogo e é obrigado a
+/// recomprar." Given a house that sells one rebuy per entry, only to a
+/// player who busted, through level 4: when a hand ends with two busts,
+/// then both are offered a rebuy and the hand is not over at seating (no
+/// bust recorded, the table's next hand waits for the answers); when one
+/// buys (the clock already past level 4: the offer stands) and the other
+/// declines, then the hand ends, only the decliner's bust is recorded, the
+/// buyer keeps their seat and the table waits for the rebuy's chips. A
+/// seated player with chips is refused a rebuy; a second bust of the
+/// buyer (limit reached) and a bust once rebuys are closed are recorded
+/// at once, without an offer; answering no offer is refused.
+#[test]
+fn a_busted_player_is_offered_a_rebuy_and_the_next_hand_waits_for_the_answer() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.rebuy = Some(felt_seating::RebuyTerms {
+        chips: 10_000,
+        last_level: 4,
+        limit: 1,
+        condition: felt_seating::RebuyCondition::Busted,
+    });
+    settings.add_on = Some(felt_seating::AddOnTerms {
+        chips: 5_000,
+        last_level: 4,
+    });
+    let mut state = started(settings, 18);
+    let at = players_at(&state, 1, 4);
+    let (buyer, decliner, seated, later) = (at[0], at[1], at[2], at[3]);
+    let (table, seat) = seat_of(&state, buyer);
+    let refused = |state: &mut felt_seating::SeatingState, command, error| {
+        let before = state.clone();
+        assert_eq!(try_run(state, command).unwrap_err(), error);
+        assert_eq!(*state, before);
+    };
+    let sell = |entry| SeatingCommand::SellRebuy {
+        entry: EntryId(entry),
+        level: 6,
+        stack: 0,
+        hands: 1,
+    };
+    let hand = |state: &mut felt_seating::SeatingState, busted: &[u64]| {
+        run(state, SeatingCommand::BeginHand { table });
+        run(
+            state,
+            SeatingCommand::HandEnded {
+                table,
+                button: 9,
+                big_blind: 2,
+                busted: busted
+                    .iter()
+                    .map(|&e| Elimination::of(EntryId(e)))
+                    .collect(),
+            },
+        )
+    };
+    // Given a hand with two busts: both offered, nothing recorded yet.
+    let events = hand(&mut state, &[buyer, decliner]);
+    assert_eq!(
+        events,
+        [SeatingEvent::RebuysOffered {
+            table,
+            button: 9,
+            big_blind: 2,
+            busted: vec![
+                Elimination::of(EntryId(buyer)),
+                Elimination::of(EntryId(decliner))
+            ],
+            offered: vec![EntryId(buyer), EntryId(decliner)],
+        }]
+    );
+    assert!(state.out().is_empty());
+    let wait = gate(&state, table).unwrap_err().to_string();
+    assert!(
+        wait.contains("may rebuy") && wait.contains("rule 27"),
+        "{wait}"
+    );
+    // The table's hand is over but for the answers: an add-on sold to a
+    // player there now reaches the stack before its next hand.
+    let events = run(
+        &mut state,
+        SeatingCommand::SellAddOn {
+            entry: EntryId(seated),
+            level: 4,
+        },
+    );
+    assert!(
+        matches!(events[..], [SeatingEvent::AddOnSold { .. }]),
+        "{events:?}"
+    );
+    run(
+        &mut state,
+        SeatingCommand::AddOnDelivered {
+            entry: EntryId(seated),
+        },
+    );
+    // Only a busted player rebuys here.
+    refused(
+        &mut state,
+        sell(seated),
+        SeatingError::RebuyOnlyWhenBusted {
+            entry: EntryId(seated),
+        },
+    );
+    // One buys: the offer stands past the window.
+    let events = run(&mut state, sell(buyer));
+    assert_eq!(
+        events,
+        [SeatingEvent::RebuySold {
+            entry: EntryId(buyer),
+            table,
+            seat,
+            chips: 10_000,
+            stack: 0,
+            number: 1,
+        }]
+    );
+    assert!(
+        gate(&state, table)
+            .unwrap_err()
+            .to_string()
+            .contains(&format!("entry {decliner} "))
+    );
+    // The other declines: the hand ends with their bust alone.
+    let events = run(
+        &mut state,
+        SeatingCommand::DeclineRebuy {
+            entry: EntryId(decliner),
+        },
+    );
+    assert_eq!(
+        events[0],
+        SeatingEvent::RebuyDeclined {
+            entry: EntryId(decliner),
+            table,
+        }
+    );
+    assert!(
+        matches!(events[1], SeatingEvent::HandEnded { table: t, button: 9, big_blind: 2, .. } if t == table)
+    );
+    let busts: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::Busted {
+                entry, remaining, ..
+            } => Some((entry.get(), *remaining)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(busts, [(decliner, 17)]);
+    assert_eq!(seat_of(&state, buyer), (table, seat));
+    assert!(
+        gate(&state, table)
+            .unwrap_err()
+            .to_string()
+            .contains("rebuy chips")
+    );
+    run(
+        &mut state,
+        SeatingCommand::RebuyDelivered {
+            entry: EntryId(buyer),
+        },
+    );
+    // (the short table is balanced first)
+    carry_out(&mut state);
+    gate(&state, table).unwrap();
+    refused(
+        &mut state,
+        SeatingCommand::DeclineRebuy {
+            entry: EntryId(decliner),
+        },
+        SeatingError::NoRebuyOffer {
+            entry: EntryId(decliner),
+        },
+    );
+    // The buyer busts again, their one rebuy bought: out at once.
+    let events = hand(&mut state, &[buyer]);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::Busted { entry, .. } if entry.get() == buyer))
+    );
+    carry_out(&mut state);
+    // Rebuys closed: a bust is recorded at once.
+    run(&mut state, SeatingCommand::CloseRebuys);
+    refused(
+        &mut state,
+        SeatingCommand::CloseRebuys,
+        SeatingError::RebuysAlreadyClosed,
+    );
+    let events = hand(&mut state, &[later]);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::Busted { entry, .. } if entry.get() == later))
+    );
+    assert_eq!(state.out().len(), 3);
+}
+
 #[test]
 fn a_house_without_rebuys_sells_none() {
     let mut state = started(Settings::tda(9, 10_000), 18);
@@ -2396,6 +2596,7 @@ fn the_cage_records_the_payment_for_each_thing_bought() {
         chips: 10_000,
         last_level: 4,
         limit: 2,
+        condition: felt_seating::RebuyCondition::AtOrBelowStart,
     });
     let mut state = registered(settings, 17);
     let events = run(

@@ -146,6 +146,9 @@ pub struct TableState {
     /// The smallest chip in play as the table last played or raced: the
     /// last hand's level's, or the last colour-up's (0 before either).
     pub(crate) smallest_chip: Chips,
+    /// The seats the last hand (or result) busted, with their players:
+    /// a busted player's rebuy seats them again before the next hand.
+    pub(crate) last_busted: Vec<(Seat, EntryId)>,
 }
 
 pub(crate) fn idx(seat: Seat) -> usize {
@@ -541,6 +544,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
             ..
         } => {
             state.smallest_chip = level.smallest_chip;
+            state.last_busted.clear();
             let mut players = [None; MAX_SEATS];
             for &(seat, _) in stacks {
                 if let Some(Some(s)) = state.seats.get_mut(idx(seat)) {
@@ -838,6 +842,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 s.new = false;
             }
             state.uncounted = true;
+            state.last_busted = busted.iter().map(|b| (b.seat, b.player)).collect();
         }
         TableEvent::StacksCounted { stacks, .. } => {
             for (seat, stack) in stacks {
@@ -857,11 +862,32 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 s.stack = s.stack.saturating_sub(*amount);
             }
         }
-        TableEvent::AddOnAdded { seat, chips, .. } | TableEvent::RebuyAdded { seat, chips, .. } => {
+        TableEvent::AddOnAdded { seat, chips, .. } => {
             if let Some(Some(s)) = state.seats.get_mut(idx(*seat)) {
                 s.stack = s.stack.saturating_add(*chips);
             }
         }
+        TableEvent::RebuyAdded {
+            seat,
+            player,
+            chips,
+            ..
+        } => match state.seats.get_mut(idx(*seat)) {
+            Some(Some(s)) => s.stack = s.stack.saturating_add(*chips),
+            // A busted player bought back in: seated again with the chips.
+            Some(slot) => {
+                *slot = Some(SeatState {
+                    player: *player,
+                    stack: *chips,
+                    absent: false,
+                    penalty_hands: 0,
+                    offences: 0,
+                    new: false,
+                });
+                state.last_busted.retain(|b| b.0 != *seat);
+            }
+            None => {}
+        },
         TableEvent::ColouredUp {
             smallest, raced, ..
         } => {
@@ -888,6 +914,7 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                     *slot = None;
                 }
             }
+            state.last_busted = busted.iter().map(|b| (b.seat, b.player)).collect();
         }
     }
 }

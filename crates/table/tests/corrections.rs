@@ -286,3 +286,51 @@ fn a_rebuys_chips_go_on_the_stack_between_hands() {
     let wrong = t.refused(rebuy(1, entry(3)));
     assert!(wrong.contains("seat 1"), "{wrong}");
 }
+
+/// Rule 27: "Se ele anuncia a intenção de recomprar antes da próxima mão,
+/// ele estará jogando assumindo as fichas que entrarão em jogo." Given a
+/// result that busted seat 2, when the rebuy seating sold them arrives
+/// before the next hand, then they are seated again in that seat with its
+/// chips and dealt into the next hand; a player who did not bust there
+/// cannot rebuy into an empty seat.
+#[test]
+fn a_busted_players_rebuy_seats_them_again_before_the_next_hand() {
+    let mut t = table(&[1000, 1000, 1000]);
+    t.ok(Command::SetRecording {
+        recording: Recording::ResultsOnly,
+        reason: "tablet down".into(),
+    });
+    t.ok(Command::RecordResult {
+        button: 1,
+        busted: vec![(2, entry(2))],
+        by: vec![(3, entry(3))],
+        occurred_at: None,
+    });
+    assert!(t.state.seat(2).is_none());
+    let rebuy = |seat: Seat, player: EntryId| Command::Rebuy {
+        seat,
+        player,
+        chips: 2_000,
+        number: 1,
+    };
+    let elsewhere = t.refused(rebuy(2, EntryId(555)));
+    assert!(elsewhere.contains("seat 2"), "{elsewhere}");
+    let events = t.ok(rebuy(2, entry(2)));
+    assert_eq!(
+        events,
+        vec![TableEvent::RebuyAdded {
+            seat: 2,
+            player: entry(2),
+            chips: 2_000,
+            number: 1,
+        }]
+    );
+    let seat = t.state.seat(2).expect("seated again");
+    assert_eq!(
+        (seat.player, seat.stack, seat.new),
+        (entry(2), 2_000, false)
+    );
+    // Only once: the seat is theirs again.
+    t.ok(rebuy(2, entry(2)));
+    assert_eq!(t.stack(2), 4_000);
+}

@@ -70,6 +70,9 @@ impl Aggregate for Seating {
             | SeatAlternates { .. }
             | ReEnterBySurrender { .. }
             | ReplaceNoShow { .. }
+            // (The last answer to a rebuy offer ends the hand.)
+            | SellRebuy { .. }
+            | DeclineRebuy { .. }
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
             AnnounceLate { .. }
@@ -88,8 +91,8 @@ impl Aggregate for Seating {
             | MovePlayer { .. }
             | SellAddOn { .. }
             | AddOnDelivered { .. }
-            | SellRebuy { .. }
             | RebuyDelivered { .. }
+            | CloseRebuys
             | Accommodate { .. } => false,
         }
     }

@@ -959,6 +959,49 @@ fn the_clock_past_late_registration_closes_it_at_seating() {
     assert_eq!(registration::level_closes(&third, &seating_state), None);
 }
 
+/// Rule 27's window: given rebuys sold through level 2 and play started,
+/// when the clock starts level 3, then seating closes the rebuys under an
+/// id naming the clock's decision (a bust from then on is out at once);
+/// level 2 closes nothing, nor does level 3 once they are closed, nor a
+/// tournament without rebuys.
+#[test]
+fn the_clock_past_the_rebuys_last_level_closes_them_at_seating() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.rebuy = Some(felt_seating::RebuyTerms {
+        chips: 10_000,
+        last_level: 2,
+        limit: 1,
+        condition: felt_seating::RebuyCondition::Busted,
+    });
+    let mut seating_state = room(settings, 20);
+    let level = |at: i64| {
+        let clock = clock_after(&[ClockCommand::Tick { at }]);
+        let events = vec![felt_clock::ClockEvent::PeriodStarted {
+            at,
+            period: clock.period(),
+            remaining: 20 * MIN,
+        }];
+        clock_cause(7, at, events, &clock)
+    };
+    assert_eq!(
+        registration::rebuys_close(&level(20 * MIN + 5), &seating_state),
+        None
+    );
+    let third = level(40 * MIN + 5);
+    assert_eq!(
+        registration::rebuys_close(&third, &seating_state),
+        Some(Order {
+            id: "clock-7-close-rebuys".into(),
+            command: SeatingCommand::CloseRebuys,
+        })
+    );
+    let without = room(Settings::tda(9, 10_000), 20);
+    assert_eq!(registration::rebuys_close(&third, &without), None);
+    seating(&mut seating_state, SeatingCommand::CloseRebuys);
+    assert!(seating_state.rebuys_closed());
+    assert_eq!(registration::rebuys_close(&third, &seating_state), None);
+}
+
 /// With no late registration, the clock's start closes it.
 #[test]
 fn without_late_registration_the_clock_start_closes_it() {
@@ -1430,6 +1473,7 @@ fn each_rebuy_sold_goes_to_payout_and_its_chips_to_the_table() {
         chips: 10_000,
         last_level: 2,
         limit: 3,
+        condition: felt_seating::RebuyCondition::AtOrBelowStart,
     });
     let mut state = room(settings, 12);
     let (entry, table, seat) = state

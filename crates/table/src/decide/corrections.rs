@@ -162,7 +162,13 @@ impl Decider<'_> {
         rebuy: Option<u32>,
     ) -> Result<(), Rejection> {
         self.between_hands()?;
-        self.holds(seat, player)?;
+        // A player busted in the last hand rebuys into the seat they left.
+        let rebuys_in = rebuy.is_some()
+            && self.state.seat(seat).is_none()
+            && self.state.last_busted.contains(&(seat, player));
+        if !rebuys_in {
+            self.holds(seat, player)?;
+        }
         if chips == 0 {
             return Err(Rejection::EmptyStack);
         }

@@ -208,16 +208,20 @@ impl<L: EventLog + 'static> Conductor<L> {
     }
 
     /// The clock's start or level past late registration closes it at
-    /// seating (seating hosted).
+    /// seating, and past the rebuys' last level closes them (seating
+    /// hosted).
     async fn answer_clock(&self, cause: &Cause<Clock>) -> Result<()> {
         let t = cause.stream.tournament.as_str();
-        let order = {
+        let orders = {
             // Seating as the log has it now (another process may have
             // closed registration).
             let (seating, _) = self.seating.state(&seating_stream(t)?).await?;
-            reactions::registration::level_closes(cause, &seating)
+            [
+                reactions::registration::level_closes(cause, &seating),
+                reactions::registration::rebuys_close(cause, &seating),
+            ]
         };
-        if let Some(order) = order {
+        for order in orders.into_iter().flatten() {
             self.seat_order(t, cause, order).await?;
         }
         Ok(())

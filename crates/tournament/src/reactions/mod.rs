@@ -19,6 +19,7 @@
 //! | [`hand_end::rounds_over`] | seating's `HandEnded`, payout's `BustsHeld` | payout | seating's runner |
 //! | [`hand_for_hand::to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock | seating's runner |
 //! | [`registration::level_closes`] | the clock's `Started`, `PeriodStarted`, `JumpedToLevel` past late registration | seating | the clock's runner |
+//! | [`registration::rebuys_close`] | the same, past the rebuys' last level | seating | the clock's runner |
 //! | [`registration::to_payout`] | seating's `RegistrationClosed` | payout | seating's runner |
 //! | [`registration::place_waiting`], [`registration::paid`] | payout's `RegistrationClosed` | payout, seating | payout's runner |
 //! | [`seats::carry`]: [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's `TableOpened`, `SeatsDrawn`, `Seated`, `MoveStarted` | a table | seating's carrier (a runner) |

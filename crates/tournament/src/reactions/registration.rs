@@ -49,6 +49,19 @@ pub fn level_closes(cause: &Cause<Clock>, seating: &SeatingState) -> Option<Orde
         })
 }
 
+/// The clock's start or a new level past the rebuys' last (rule 27):
+/// rebuys close at seating, and a player busting from then on is out at
+/// once. `seating` is as it is now.
+pub fn rebuys_close(cause: &Cause<Clock>, seating: &SeatingState) -> Option<Order<SeatingCommand>> {
+    let last = seating.settings()?.rebuy?.last_level;
+    let level = cause.state.level_number_at(cause.recorded_at);
+    (cause.events.iter().any(wanted_clock)
+        && seating.started()
+        && !seating.rebuys_closed()
+        && level > last)
+        .then(|| Order::new(cause.id("close-rebuys"), SeatingCommand::CloseRebuys))
+}
+
 /// Seating's registration closed: payout fixes the prize pool and the pay
 /// sheet from the entries it has.
 pub fn to_payout(cause: &Cause<Seating>) -> Option<Order<felt_payout::Command>> {
