@@ -487,7 +487,8 @@ fn results_only_tables_for_part_of_the_event_pass_the_audit() {
 /// Issue 27's add-on and rule 27's rebuys in the main job: `felt sim
 /// --add-on --rebuys 2` has the floor sell the add-on by the structure's
 /// first break to every other player seated, and up to two rebuys to each
-/// player left with half the starting stack or less before it; the pool
+/// player left with half the starting stack or less before it, or who
+/// busted in it (offered when they bust: two in three buy it); the pool
 /// is the entries', the add-ons' and the rebuys' (100.00 each), every
 /// prize is paid, and the audit counts their chips on the tables.
 #[test]
@@ -531,6 +532,26 @@ fn a_sim_with_add_ons_and_rebuys_pays_them_into_the_pool_and_passes_the_audit() 
         })
         .unwrap_or_else(|| panic!("no rebuys in {out}"));
     assert!(rebuys > 0 && rebuys <= 2 * rebuyers, "{out}");
+    // Rule 27: players who busted in the window were offered a rebuy, and
+    // some bought it, some declined (the sim's floor answers every offer).
+    let (taken, offered, declined): (u64, u64, u64) = out
+        .lines()
+        .find_map(|l| {
+            let rest = l.strip_prefix("ao: ")?.split_once(" entries (")?.1;
+            let (taken, rest) = rest.split_once(" of ")?;
+            let (offered, rest) = rest.split_once(" offered when busted, ")?;
+            let declined = rest.split_once(" declined")?.0;
+            Some((
+                taken.parse().ok()?,
+                offered.parse().ok()?,
+                declined.parse().ok()?,
+            ))
+        })
+        .unwrap_or_else(|| panic!("no rebuy offers in {out}"));
+    assert!(
+        taken > 0 && declined > 0 && taken + declined == offered && taken <= rebuys,
+        "{out}"
+    );
     let entries: u64 = stdout
         .lines()
         .find_map(|l| l.split_once(" entries (")?.0.parse().ok())

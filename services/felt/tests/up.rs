@@ -2622,6 +2622,7 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         chips: 10_000,
         last_level: 2,
         limit: 2,
+        condition: pb::RebuyCondition::AtOrBelowStart.into(),
     });
     // The chips and the price go together.
     let mut priced_only = create.clone();
@@ -2966,7 +2967,10 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         "{audit}"
     );
     assert!(
-        audit.contains("1 rebuy(s) sold to 1 entries, 10000 chips on the tables"),
+        // (Players busting in the window were offered one: the dealers'
+        // floor declined each.)
+        audit.contains("1 rebuy(s) sold to 1 entries (0 of ")
+            && audit.contains(" declined), 10000 chips on the tables"),
         "{audit}"
     );
     assert_eq!(
@@ -3036,10 +3040,12 @@ async fn the_cage_takes_payments_refunds_pays_prizes_and_its_books_balance() {
         chips: 20_000,
         last_level: 2,
     });
+    // (The condition unset: at or below the starting stack.)
     create.rebuy = Some(pb::RebuyTerms {
         chips: 10_000,
         last_level: 2,
         limit: 1,
+        ..Default::default()
     });
     seating
         .create_tournament(with(create, &director))

@@ -194,7 +194,7 @@ impl Bounded for pb::FloorRequest {
             Some(C::ReplaceNoShow(r)) => text("replace_no_show.reason", &r.reason, REASON),
             Some(C::SellAddOn(a)) => payment("sell_add_on.payment.reference", a.payment.as_ref()),
             Some(C::SellRebuy(r)) => payment("sell_rebuy.payment.reference", r.payment.as_ref()),
-            Some(C::AnnounceLate(_)) => Ok(()),
+            Some(C::AnnounceLate(_) | C::DeclineRebuy(_)) => Ok(()),
             None => Ok(()),
         }
     }

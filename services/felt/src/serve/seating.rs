@@ -377,11 +377,21 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
         rate_bp: w.rate_bp,
         rate_without_tax_number_bp: w.rate_without_tax_number_bp,
     });
-    seating.rebuy = req.rebuy.as_ref().map(|r| felt_seating::RebuyTerms {
-        chips: r.chips,
-        last_level: r.last_level,
-        limit: r.limit,
-    });
+    seating.rebuy = match &req.rebuy {
+        None => None,
+        Some(r) => Some(felt_seating::RebuyTerms {
+            chips: r.chips,
+            last_level: r.last_level,
+            limit: r.limit,
+            condition: match pb::RebuyCondition::try_from(r.condition) {
+                Ok(pb::RebuyCondition::Unspecified | pb::RebuyCondition::AtOrBelowStart) => {
+                    felt_seating::RebuyCondition::AtOrBelowStart
+                }
+                Ok(pb::RebuyCondition::Busted) => felt_seating::RebuyCondition::Busted,
+                Err(_) => return Err(invalid("rebuy.condition: not a RebuyCondition")),
+            },
+        }),
+    };
     if seating.rebuy.is_some() != (m.rebuy > 0) {
         return Err(invalid(
             "rebuy: the rebuys' chips, window and limit (rebuy) and their price (money.rebuy) are set together",
@@ -1074,6 +1084,12 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 }
                 .paid(payment(r.payment.as_ref(), "sell_rebuy.payment")?)
             }
+            Some(C::DeclineRebuy(d)) => {
+                super::shared::floor_or_director(&role, "answering a rebuy offer (rule 27)")?;
+                felt_seating::SeatingCommand::DeclineRebuy {
+                    entry: EntryId(d.entry),
+                }
+            }
             Some(C::LateEntries(l)) => {
                 super::shared::floor_or_director(&role, "entering facts late")?;
                 if l.open {
@@ -1287,6 +1303,12 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     .physical
                     .get(&t.number)
                     .map(|(name, _)| name.clone())
+                    .unwrap_or_default(),
+                rebuy_offers: state
+                    .room()
+                    .offers
+                    .get(&t.number)
+                    .map(|o| o.waiting.iter().map(|e| e.get()).collect())
                     .unwrap_or_default(),
             })
             .collect();

@@ -68,6 +68,11 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
             chips: r.chips,
             last_level: r.last_level,
             limit: r.limit,
+            condition: match r.condition {
+                felt_seating::RebuyCondition::AtOrBelowStart => pb::RebuyCondition::AtOrBelowStart,
+                felt_seating::RebuyCondition::Busted => pb::RebuyCondition::Busted,
+            }
+            .into(),
         }),
     }
 }
@@ -193,6 +198,34 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             occurred_at_ms: *occurred_at,
             held: *held,
         }),
+        SeatingEvent::RebuysOffered {
+            table,
+            button,
+            big_blind,
+            busted,
+            offered,
+        } => se::Kind::RebuysOffered(se::RebuysOffered {
+            table: *table,
+            button: u32::from(*button),
+            big_blind: u32::from(*big_blind),
+            busted: busted
+                .iter()
+                .map(|b| se::OfferedBust {
+                    entry: b.entry.get(),
+                    starting_stack: b.starting_stack,
+                    by: entries(&b.by),
+                    occurred_at_ms: b.occurred_at,
+                })
+                .collect(),
+            offered: entries(offered),
+        }),
+        SeatingEvent::RebuyDeclined { entry, table } => {
+            se::Kind::RebuyDeclined(se::RebuyDeclined {
+                entry: entry.get(),
+                table: *table,
+            })
+        }
+        SeatingEvent::RebuysClosed => se::Kind::RebuysClosed(se::RebuysClosed {}),
         SeatingEvent::TableNamed {
             table,
             name,

@@ -281,6 +281,46 @@ pub(crate) enum Hand {
 }
 
 /// Asks seating to deal at `table` and, if it deals, plays the hand with
+/// The floor records that each player offered a rebuy at `table` (rule 27)
+/// declines it: the hand ends at seating with their busts.
+async fn decline_rebuys(
+    seating: &SeatingServiceClient<Channel>,
+    tournament: &str,
+    table: u32,
+    token: &str,
+) {
+    let map = retry(|| {
+        let mut c = seating.clone();
+        let req = with(
+            pb::GetTableMapRequest {
+                tournament_id: tournament.into(),
+            },
+            token,
+        );
+        async move { c.get_table_map(req).await }
+    })
+    .await
+    .expect("table map")
+    .into_inner();
+    let Some(at) = map.tables.iter().find(|t| t.table == table) else {
+        return;
+    };
+    for &entry in &at.rebuy_offers {
+        let answer = with(
+            pb::FloorRequest {
+                tournament_id: tournament.into(),
+                command_id: format!("decline-{table}-{entry}-{}", at.hands),
+                command: Some(pb::floor_request::Command::DeclineRebuy(pb::DeclineRebuy {
+                    entry,
+                })),
+            },
+            token,
+        );
+        // Refused: answered meanwhile.
+        let _ = seating.clone().floor(answer).await;
+    }
+}
+
 /// bots over gRPC only: the player to act checks when free, else goes all
 /// in or folds, by `roll`.
 pub(crate) async fn play_hand(
@@ -308,7 +348,16 @@ pub(crate) async fn play_hand(
     use pb::begin_hand_response::Outcome;
     let mut view = match begin.outcome.expect("an outcome") {
         Outcome::Closed(_) => return Hand::Closed,
-        Outcome::Wait(_) | Outcome::OnBreakMs(_) => return Hand::Wait,
+        Outcome::Wait(why) if why.contains("may rebuy") => {
+            decline_rebuys(seating, tournament, table, token).await;
+            return Hand::Wait;
+        }
+        Outcome::OnBreakMs(_) => {
+            // (The floor answers rebuy offers during a break too.)
+            decline_rebuys(seating, tournament, table, token).await;
+            return Hand::Wait;
+        }
+        Outcome::Wait(_) => return Hand::Wait,
         Outcome::RaceDue(due) => {
             enter_race(tables, tournament, table, &due, token).await;
             return Hand::Wait;

@@ -259,7 +259,6 @@ impl Sim {
         // the first break it sees.
         let mut add_ons_sold = self.add_on_level.is_none();
         // `--rebuys`: those sold at this table, by entry.
-        let mut rebought = std::collections::HashMap::new();
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -328,6 +327,14 @@ impl Sim {
                         let wait = u64::try_from(remaining).unwrap_or(0).clamp(5, 500);
                         tokio::time::sleep(Duration::from_millis(wait)).await;
                     }
+                    continue;
+                }
+                Some(Outcome::Wait(reason))
+                    if reason.contains("may rebuy")
+                        && let Some(terms) = self.rebuys =>
+                {
+                    self.answer_offers(table, terms, &mut rng).await?;
+                    waiting.note(table, "seating", reason, true)?;
                     continue;
                 }
                 Some(Outcome::Wait(reason)) => {
@@ -456,7 +463,7 @@ impl Sim {
             self.clock.hand_played();
             self.re_enter(&out, &mut rng).await?;
             if let Some(terms) = self.rebuys {
-                self.sell_rebuys(table, &view, terms, &mut rebought).await?;
+                self.sell_rebuys(table, &view, terms).await?;
             }
             // The add-on from the window's last level on: a table that
             // waited for the break could find it over (another table's
@@ -515,13 +522,12 @@ impl Sim {
         table: u32,
         view: &pb::TableView,
         (limit, last_level, low): (u32, u32, u64),
-        rebought: &mut std::collections::HashMap<u64, u32>,
     ) -> anyhow::Result<()> {
         if self.level.load(Ordering::Relaxed) > last_level {
             return Ok(());
         }
         for s in view.seats.iter().filter(|s| s.stack > 0 && s.stack <= low) {
-            let n = rebought.get(&s.entry).copied().unwrap_or(0);
+            let n = self.rebought(s.entry);
             if n >= limit {
                 continue;
             }
@@ -544,7 +550,7 @@ impl Sim {
             .await;
             match sold {
                 Ok(_) => {
-                    rebought.insert(s.entry, n + 1);
+                    self.rebought_one(s.entry);
                 }
                 Err(e) if matches!(e.code(), Code::FailedPrecondition | Code::Aborted) => {
                     tracing::debug!(table, entry = s.entry, %e, "no rebuy");
@@ -553,6 +559,104 @@ impl Sim {
             }
         }
         Ok(())
+    }
+
+    /// `--rebuys`, the table waiting for rebuy offers: seating offered one
+    /// to each player who busted there in the window with rebuys left
+    /// (rule 27). Two in three buy it; the others, and any the house
+    /// refuses, decline. An answer that crossed another (the offer already
+    /// answered) is refused and ignored.
+    async fn answer_offers(
+        &self,
+        table: u32,
+        (limit, _, _): (u32, u32, u64),
+        rng: &mut ChaCha8Rng,
+    ) -> anyhow::Result<()> {
+        let map = again("read the table map", || {
+            let mut c = self.seating();
+            let req = self.request(pb::GetTableMapRequest {
+                tournament_id: self.tournament.to_string(),
+            });
+            async move { c.get_table_map(req).await }
+        })
+        .await?;
+        let offered = map
+            .tables
+            .iter()
+            .find(|t| t.table == table)
+            .map(|t| t.rebuy_offers.clone())
+            .unwrap_or_default();
+        for entry in offered {
+            let n = self.rebought(entry);
+            if n < limit && !rng.next_u32().is_multiple_of(3) {
+                let id = format!("rebuy-{entry}-{}", n + 1);
+                let sell = pb::FloorRequest {
+                    tournament_id: self.tournament.to_string(),
+                    command_id: id.clone(),
+                    command: Some(pb::floor_request::Command::SellRebuy(pb::SellRebuy {
+                        entry,
+                        payment: Some(pb::Payment {
+                            method: pb::PaymentMethod::Card.into(),
+                            reference: id,
+                        }),
+                    })),
+                };
+                match self.floor(sell, "buy a rebuy offered").await {
+                    Ok(()) => {
+                        self.rebought_one(entry);
+                        continue;
+                    }
+                    Err(e) if matches!(e.code(), Code::FailedPrecondition | Code::Aborted) => {
+                        tracing::debug!(entry, %e, "no rebuy");
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            let decline = pb::FloorRequest {
+                tournament_id: self.tournament.to_string(),
+                command_id: format!("decline-rebuy-{entry}-{n}"),
+                command: Some(pb::floor_request::Command::DeclineRebuy(pb::DeclineRebuy {
+                    entry,
+                })),
+            };
+            match self.floor(decline, "decline a rebuy").await {
+                Ok(()) => {}
+                Err(e) if e.code() == Code::FailedPrecondition => {
+                    tracing::debug!(entry, %e, "no rebuy offer");
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The rebuys `entry` bought in this run (at any table).
+    fn rebought(&self, entry: u64) -> u32 {
+        let counts = self
+            .rebought
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        counts.get(&entry).copied().unwrap_or(0)
+    }
+
+    fn rebought_one(&self, entry: u64) {
+        *self
+            .rebought
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(entry)
+            .or_default() += 1;
+    }
+
+    /// A floor command, sent again while the services are unreachable.
+    async fn floor(&self, request: pb::FloorRequest, what: &str) -> Result<(), tonic::Status> {
+        again(what, || {
+            let mut c = self.seating();
+            let req = self.request(request.clone());
+            async move { c.floor(req).await }
+        })
+        .await
+        .map(|_| ())
     }
 
     /// A physical table's chip race (TDA 24), run with the simulation's

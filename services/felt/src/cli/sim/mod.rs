@@ -281,6 +281,8 @@ struct Sim {
     /// Entries by number: the player's id and name (for re-entries), and
     /// whether they re-entered already.
     entries: std::sync::Mutex<std::collections::HashMap<u64, (String, String)>>,
+    /// `--rebuys`: the rebuys each entry bought, wherever it sat.
+    rebought: std::sync::Mutex<std::collections::HashMap<u64, u32>>,
     /// `--results-only`: tables whose number is a multiple of it record
     /// results only for part of the event.
     results_only: Option<u32>,
@@ -611,6 +613,7 @@ async fn play(
         pace: Duration::from_millis(args.pace_ms),
         physical: args.deal == DealArg::Physical,
         entries: std::sync::Mutex::new(std::collections::HashMap::new()),
+        rebought: std::sync::Mutex::new(std::collections::HashMap::new()),
         results_only: args.results_only,
         real: std::sync::Mutex::new(std::collections::HashMap::new()),
         level: AtomicU32::new(0),
@@ -651,6 +654,7 @@ async fn play(
             chips: starting_stack,
             last_level,
             limit,
+            condition: pb::RebuyCondition::AtOrBelowStart.into(),
         }),
         deal: match args.deal {
             DealArg::Digital => pb::DealMode::Digital,
