@@ -2840,10 +2840,16 @@ async fn felt_up_colours_up_sells_an_add_on_and_a_rebuy_and_accounts_every_chip(
         .await
         .expect("the table map")
         .into_inner();
+    // (Not a player who busted and is deciding on a rebuy: their seat is
+    // held at seating, their chips gone from the table.)
     let (entry, table) = map
         .tables
         .iter()
-        .flat_map(|t| t.occupants.iter())
+        .flat_map(|t| {
+            t.occupants
+                .iter()
+                .filter(|o| !t.rebuy_offers.contains(&o.entry))
+        })
         .find(|o| !o.moving && o.entry != rebuyer.entry)
         .map(|o| (o.entry, o.table))
         .expect("a player seated");

@@ -427,6 +427,9 @@ struct TableJson {
     occupants: Vec<EntryJson>,
     /// The room's physical table it plays at ("" if none).
     physical: String,
+    /// Players who busted and are deciding on a rebuy (rule 27): the
+    /// table's next hand waits for them.
+    rebuy_offers: Vec<u64>,
 }
 
 /// The table map: each table with its players by seat.
@@ -451,6 +454,7 @@ async fn api_tables(
             breaking: t.breaking,
             occupants: t.occupants.iter().map(entry_json).collect(),
             physical: t.physical_table.clone(),
+            rebuy_offers: t.rebuy_offers.clone(),
         })
         .collect();
     Ok(axum::Json(serde_json::json!({

@@ -180,6 +180,9 @@
               ol.append(li);
             }
             a.append(ol);
+            if (t.rebuy_offers.length) {
+              a.append(el('p', 'Waiting for a rebuy decision (rule 27): ' + t.rebuy_offers.map((e) => '#' + e).join(', ')));
+            }
             return a;
           }));
         }
