@@ -524,11 +524,17 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             }
         }
         // Seating agrees with the table on who sits where.
+        // (A player who busted and is deciding on a rebuy holds their seat
+        // at seating, their chips gone from the table, and so does one who
+        // bought it until its chips reach the table: rule 27.)
         let room = seating.room().tables.get(&table);
         let disagree: Vec<String> = (1..=state.size())
             .filter_map(|s| {
                 let at_table = state.seat(s).filter(|p| p.stack > 0).map(|p| p.player);
-                let in_seating = room.and_then(|r| r.occupant(s));
+                let in_seating = room.and_then(|r| r.occupant(s)).filter(|e| {
+                    !(deciding(&seating, *e)
+                        || at_table.is_none() && seating.room().rebuys.contains_key(e))
+                });
                 (at_table != in_seating)
                     .then(|| format!("seat {s}: table {at_table:?}, seating {in_seating:?}"))
             })
@@ -656,7 +662,11 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
     let alive: Vec<EntryId> = seating
         .entries()
         .iter()
-        .filter(|(_, e)| matches!(e.status, EntryStatus::Seated { .. }))
+        .filter(|(id, e)| {
+            matches!(e.status, EntryStatus::Seated { .. })
+                && !deciding(&seating, **id)
+                && (on_tables.contains_key(*id) || !seating.room().rebuys.contains_key(*id))
+        })
         .map(|(id, _)| *id)
         .collect();
     let with_chips: Vec<EntryId> = on_tables.keys().copied().collect();
@@ -958,4 +968,14 @@ fn check_places(
             Err(wrong.join("; "))
         },
     );
+}
+
+/// Whether `entry` busted and has a hand's rebuy offers still to settle
+/// (rule 27): seated at seating, no longer at the table.
+fn deciding(seating: &SeatingState, entry: EntryId) -> bool {
+    seating
+        .room()
+        .offers
+        .values()
+        .any(|o| o.busted.iter().any(|b| b.entry == entry))
 }

@@ -210,3 +210,95 @@ async fn the_floors_corrections_are_accounted_for() {
         "{notes:?}"
     );
 }
+
+/// Rule 27: a player who busted while rebuys are sold holds their seat at
+/// seating while they decide, their chips gone from the table. Given a
+/// results-only table's result that busted one, when the audit runs while
+/// the offer is unanswered, then it passes (the seat is theirs, not a
+/// disagreement); and once they decline, it passes with the bust placed.
+#[tokio::test]
+async fn a_bust_deciding_on_a_rebuy_is_not_a_seat_the_tables_disagree_on() {
+    use felt_table::{Command, Recording};
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = Conductor::new(log.clone());
+    let t = "rebuys";
+    let mut spec = spec();
+    spec.seating.rebuy = Some(felt_seating::RebuyTerms {
+        chips: 6_000,
+        last_level: 4,
+        limit: 1,
+        condition: felt_seating::RebuyCondition::Busted,
+    });
+    spec.money.rebuy = 1_000;
+    c.create(&t.parse().unwrap(), &spec, T0).await.unwrap();
+    let players: Vec<(PlayerId, String)> = (1..=12)
+        .map(|i| (format!("p{i}").parse().unwrap(), format!("Player {i}")))
+        .collect();
+    c.register_many(t, "presales", &players, T0).await.unwrap();
+    c.start(t, T0).await.unwrap();
+    let table = c.table_state(t, 1).await.unwrap();
+    let (busted, by) = (table.seat(1).unwrap().player, table.seat(2).unwrap().player);
+    drop(table);
+    let mut sub = c
+        .tables
+        .log()
+        .subscribe(
+            Filter {
+                tournament: None,
+                kind: Some("table".into()),
+            },
+            0,
+        )
+        .await
+        .unwrap();
+    for (id, command) in [
+        (
+            "tablet-down",
+            Command::SetRecording {
+                recording: Recording::ResultsOnly,
+                reason: "tablet down".into(),
+            },
+        ),
+        (
+            "result-1",
+            Command::RecordResult {
+                button: 3,
+                busted: vec![(1, busted)],
+                by: vec![(2, by)],
+                occurred_at: None,
+            },
+        ),
+    ] {
+        c.table(t, 1, id, T0, command).await.unwrap();
+    }
+    let mut follower = HandFollower::default();
+    while let Ok(next) = tokio::time::timeout(Duration::from_millis(50), sub.next()).await {
+        report(&c, &mut follower, &next.unwrap().unwrap(), &Fixed)
+            .await
+            .unwrap();
+    }
+    let seating = c.seating_state(t).await.unwrap();
+    assert!(
+        seating.room().offers[&1].waiting.contains(&busted),
+        "{:?}",
+        seating.room().offers
+    );
+    drop(seating);
+    let audit = felt_audit::verify(log.as_ref(), Some(t)).await.unwrap();
+    assert!(audit.clean(), "{:?}", audit.lines);
+    c.floor(
+        t,
+        felt_seating::SeatingCommand::DeclineRebuy { entry: busted },
+        "declined",
+        T0,
+        &felt_service::Provenance::default(),
+    )
+    .await
+    .unwrap();
+    let seating = c.seating_state(t).await.unwrap();
+    assert!(seating.out().contains_key(&busted));
+    drop(seating);
+    let audit = felt_audit::verify(log.as_ref(), Some(t)).await.unwrap();
+    assert!(audit.clean(), "{:?}", audit.lines);
+}
