@@ -190,6 +190,8 @@ struct Inner<A: Fold> {
     out: BTreeSet<u64>,
     /// The position of the last decision folded.
     read: u64,
+    /// The position the subscription started after (the recorded one).
+    after: u64,
     /// Each stream's state and version, as far as the runner has read.
     streams: HashMap<StreamId, (u64, A::State)>,
     unrecorded: u64,
@@ -219,6 +221,7 @@ impl<A: Fold> Runner<A> {
                 pending: None,
                 out: BTreeSet::new(),
                 read: 0,
+                after: 0,
                 streams: HashMap::new(),
                 unrecorded: 0,
             }),
@@ -273,6 +276,13 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
                     .get(stream)
                     .is_some_and(|(v, _)| *v >= version)
             {
+                return Ok(None);
+            }
+            // A stream not seen since the runner started again may be done
+            // with up to `version` before the position it started after:
+            // then nothing of it will come to hand out.
+            if !self.inner.streams.contains_key(stream) && self.passed(stream, version).await? {
+                self.load(stream, version + 1).await?;
                 return Ok(None);
             }
             if let Pulled::Cause(cause) = self.pull(None, false).await? {
@@ -369,6 +379,7 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
     ) -> Result<Option<Committed>, LogError> {
         if self.inner.sub.is_none() {
             let after = self.log.recorded_position(&self.runner.name).await?;
+            self.inner.after = after;
             tracing::info!(runner = %self.runner.name, after, "following the log");
             self.inner.sub = Some(
                 self.log
@@ -428,6 +439,27 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
             self.log.record_position(&self.runner.name, safe).await?;
         }
         Ok(())
+    }
+
+    /// Whether the decision holding `stream`'s event `version` is at or
+    /// before the position the runner follows the log after (or will,
+    /// once it subscribes): reacted to before it started.
+    async fn passed(&mut self, stream: &StreamId, version: u64) -> Result<bool, LogError> {
+        let Some(decision) = self
+            .log
+            .read_decisions(stream, version)
+            .await?
+            .into_iter()
+            .next()
+        else {
+            return Ok(false);
+        };
+        let after = if self.inner.sub.is_some() {
+            self.inner.after
+        } else {
+            self.log.recorded_position(&self.runner.name).await?
+        };
+        Ok(decision.position <= after)
     }
 
     /// Reads a stream's state up to (not including) sequence `first`, if

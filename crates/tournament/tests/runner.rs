@@ -157,3 +157,33 @@ async fn a_wait_given_up_loses_no_decision() {
         .unwrap();
     assert_eq!((cause.position, cause.state), (at, 2));
 }
+
+/// A stream whose every decision came before the recorded position (a
+/// tournament played to its end before the process last stopped): asked
+/// for its decisions up to its version, a runner started again has none
+/// to hand out, at once, instead of waiting for decisions of it that will
+/// never come; a later decision of that stream is handed out with the
+/// stream folded from its beginning.
+#[tokio::test]
+async fn a_stream_wholly_before_the_recorded_position_has_nothing_left_to_hand_out() {
+    let (_dir, log) = open();
+    let (a, b) = (stream("a"), stream("b"));
+    append(&log, &a, 2).await;
+    append(&log, &a, 3).await;
+    let last = append(&log, &b, 7).await;
+    log.record_position(NAME, last).await.unwrap();
+
+    let runner = runner();
+    let mut run = runner.lock(log.as_ref()).await;
+    let none = tokio::time::timeout(Duration::from_secs(5), run.next(&a, 2))
+        .await
+        .expect("an answer, not a wait for what never comes")
+        .unwrap();
+    assert!(none.is_none());
+    drop(run);
+    append(&log, &a, 4).await;
+    let mut run = runner.lock(log.as_ref()).await;
+    let cause = run.next(&a, 3).await.unwrap().expect("the new decision");
+    assert_eq!((cause.events.clone(), cause.state), (vec![4], 9));
+    run.done(&cause).await.unwrap();
+}

@@ -573,3 +573,52 @@ fn a_sim_with_add_ons_and_rebuys_pays_them_into_the_pool_and_passes_the_audit() 
     );
     assert!(!books.contains("FAILED"), "{books}");
 }
+
+/// The README's main job run again and again on one data folder (its
+/// default, `felt-data`): each run plays its tournament to a winner. A
+/// process starting on a log whose earlier tournaments its reaction
+/// runners had already passed once waited for those tournaments'
+/// decisions forever (the third run hung at its presales).
+#[test]
+fn the_main_job_runs_again_and_again_on_one_data_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    for run in 1..=3 {
+        let seed = run.to_string();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_felt"))
+            .args([
+                "sim",
+                "--entrants",
+                "30",
+                "--seed",
+                &seed,
+                "--quiet",
+                "--data",
+                data,
+            ])
+            .env("RUST_BACKTRACE", "0")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run felt sim");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("run {run} on the same data folder did not finish in 120 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        };
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+        assert!(
+            status.success() && out.contains("winner: "),
+            "run {run}: {out}"
+        );
+    }
+    let (ok, out) = audit(&["--data", data]);
+    assert!(ok && out.contains("3 tournament(s)"), "{out}");
+}
