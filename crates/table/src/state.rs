@@ -146,8 +146,9 @@ pub struct TableState {
     /// The smallest chip in play as the table last played or raced: the
     /// last hand's level's, or the last colour-up's (0 before either).
     pub(crate) smallest_chip: Chips,
-    /// The seats the last hand (or result) busted, with their players:
-    /// a busted player's rebuy seats them again before the next hand.
+    /// The seats the last hand (or the results since) busted, with their
+    /// players: a busted player's rebuy seats them again before the next
+    /// hand.
     pub(crate) last_busted: Vec<(Seat, EntryId)>,
 }
 
@@ -842,7 +843,12 @@ pub(crate) fn apply(state: &mut TableState, event: &TableEvent) {
                 s.new = false;
             }
             state.uncounted = true;
-            state.last_busted = busted.iter().map(|b| (b.seat, b.player)).collect();
+            // (A results-only table records no hand start: its busts since
+            // the last recorded hand are kept, the latest for each seat.)
+            for b in busted {
+                state.last_busted.retain(|l| l.0 != b.seat);
+                state.last_busted.push((b.seat, b.player));
+            }
         }
         TableEvent::StacksCounted { stacks, .. } => {
             for (seat, stack) in stacks {

@@ -307,6 +307,13 @@ fn a_busted_players_rebuy_seats_them_again_before_the_next_hand() {
         occurred_at: None,
     });
     assert!(t.state.seat(2).is_none());
+    // Another result before the rebuy reaches the table: still theirs.
+    t.ok(Command::RecordResult {
+        button: 3,
+        busted: vec![(1, entry(1))],
+        by: vec![(3, entry(3))],
+        occurred_at: None,
+    });
     let rebuy = |seat: Seat, player: EntryId| Command::Rebuy {
         seat,
         player,
