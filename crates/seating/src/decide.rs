@@ -116,6 +116,30 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
                 rng,
             )
         }
+        PlayLastHands { hands } => {
+            if !state.started {
+                return Err(SeatingError::NotStarted);
+            }
+            if !(2..=5).contains(hands) {
+                return Err(SeatingError::InvalidLastHands { hands: *hands });
+            }
+            if let Some(l) = &state.room.last_hands {
+                return Err(SeatingError::LastHandsAlreadyDrawn { hands: l.hands });
+            }
+            let mut work = Work::on(state);
+            work.emit(SeatingEvent::LastHandsDrawn { hands: *hands });
+            tidy(&mut work, rng);
+            Ok(work.events)
+        }
+        ResumeDay => {
+            if state.room.last_hands.is_none() {
+                return Err(SeatingError::NoDayEnded);
+            }
+            let mut work = Work::on(state);
+            work.emit(SeatingEvent::DayResumed);
+            tidy(&mut work, rng);
+            Ok(work.events)
+        }
         CloseRebuys => {
             if settings.rebuy.is_none() {
                 return Err(SeatingError::NoRebuys);
@@ -1415,6 +1439,17 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
         .get(&table)
         .ok_or(SeatingError::NoSuchTable { table })?;
     let wait = |reason: String| Err(SeatingError::MustWait { table, reason });
+    if let Some(l) = &room.last_hands {
+        if l.over {
+            return wait("the day is over (rule 77): play resumes when the next day starts".into());
+        }
+        if l.left(table) == 0 {
+            return wait(format!(
+                "the day's last {} hands are played here (rule 77): waiting for the other tables",
+                l.hands
+            ));
+        }
+    }
     if let Some(o) = room.offers.get(&table) {
         let who: Vec<String> = o.waiting.iter().map(ToString::to_string).collect();
         return wait(format!(

@@ -22,7 +22,8 @@ pub use model::{
     SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
 };
 pub use state::{
-    EntryInfo, EntryStatus, LateEntries, MAX_SEATS, MoveRecord, Offers, Room, SeatingState, Table,
+    EntryInfo, EntryStatus, LastHands, LateEntries, MAX_SEATS, MoveRecord, Offers, Room,
+    SeatingState, Table,
 };
 
 /// The largest field a tournament takes: entries with chips, re-entries
@@ -224,6 +225,16 @@ pub enum SeatingError {
     RebuyOnlyWhenBusted { entry: EntryId },
     #[error("rebuys are already closed")]
     RebuysAlreadyClosed,
+    #[error(
+        "a card from two to five says how many more hands each table plays, not {hands} (rule 77)"
+    )]
+    #[strum(message = "rule 77")]
+    InvalidLastHands { hands: u8 },
+    #[error("the day's last hands are already drawn: {hands} (rule 77)")]
+    #[strum(message = "rule 77")]
+    LastHandsAlreadyDrawn { hands: u8 },
+    #[error("no day has ended: the tables are dealing")]
+    NoDayEnded,
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -294,7 +305,10 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::RebuyInTheMoney { .. }
             | S::NoRebuyOffer { .. }
             | S::RebuyOnlyWhenBusted { .. }
-            | S::RebuysAlreadyClosed => ErrorKind::Refused,
+            | S::RebuysAlreadyClosed
+            | S::InvalidLastHands { .. }
+            | S::LastHandsAlreadyDrawn { .. }
+            | S::NoDayEnded => ErrorKind::Refused,
             S::RebuyStackStale { .. } => ErrorKind::Conflict,
         }
     }

@@ -476,6 +476,13 @@ pub enum SeatingCommand {
     /// The clock passed the rebuys' last level (and its break): no rebuy
     /// is offered or sold from now on.
     CloseRebuys,
+    /// The day ends (seed 002, rule 77): the clock stopped and a card
+    /// drawn says how many more hands (2 to 5) every table plays.
+    PlayLastHands {
+        hands: u8,
+    },
+    /// The next day started: the tables deal again.
+    ResumeDay,
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
     HandEnded {
@@ -778,6 +785,15 @@ pub enum SeatingEvent {
     },
     /// The rebuys' window closed with the clock past their last level.
     RebuysClosed,
+    /// Every table plays `hands` more hands, then waits for the next day
+    /// (rule 77).
+    LastHandsDrawn {
+        hands: u8,
+    },
+    /// Every table has played the day's last hands: the day is over.
+    LastHandsPlayed,
+    /// The next day started: the tables deal again.
+    DayResumed,
     /// A redraw (or the final table's draw) is waiting for every table to
     /// finish its hand.
     RedrawCalled {
@@ -855,6 +871,9 @@ impl SeatingEvent {
             RebuysOffered { .. } => "RebuysOffered",
             RebuyDeclined { .. } => "RebuyDeclined",
             RebuysClosed => "RebuysClosed",
+            LastHandsDrawn { .. } => "LastHandsDrawn",
+            LastHandsPlayed => "LastHandsPlayed",
+            DayResumed => "DayResumed",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",
             HandForHandStarted { .. } => "HandForHandStarted",

@@ -150,6 +150,29 @@ pub(crate) fn seat_new_entry(work: &mut Work, entry: EntryId, rng: &mut ChaCha20
 
 /// Puts the room in order after a change.
 pub(crate) fn tidy(work: &mut Work, rng: &mut ChaCha20Rng) {
+    order(work, rng);
+    last_hands_played(work);
+}
+
+/// The day's last hands (rule 77) are played once every table has begun
+/// them all and ended them (a table left with fewer than two players
+/// plays no more): the day is over.
+fn last_hands_played(work: &mut Work) {
+    let room = &work.room;
+    let Some(l) = &room.last_hands else {
+        return;
+    };
+    if !l.over
+        && room
+            .tables
+            .values()
+            .all(|t| !t.in_hand && (l.left(t.number) == 0 || t.count() < 2))
+    {
+        work.emit(SeatingEvent::LastHandsPlayed);
+    }
+}
+
+fn order(work: &mut Work, rng: &mut ChaCha20Rng) {
     hand_for_hand(work);
     // Nobody is moved while a disqualified player still holds a seat: the
     // room is put in order once their table has removed them.

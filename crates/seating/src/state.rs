@@ -149,6 +149,26 @@ pub struct Room {
     /// Rebuy offers to busted players so far: made, bought, declined.
     #[serde(default)]
     pub offered: (u32, u32, u32),
+    /// The day's last hands (rule 77), from their draw to the next day.
+    #[serde(default)]
+    pub last_hands: Option<LastHands>,
+}
+
+/// The day's last hands (seed 002, rule 77): how many every table plays
+/// after the draw, how many each has begun, and whether all are played.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastHands {
+    pub hands: u8,
+    pub begun: BTreeMap<TableNo, u8>,
+    pub over: bool,
+}
+
+impl LastHands {
+    /// The hands `table` has still to begin today.
+    pub fn left(&self, table: TableNo) -> u8 {
+        self.hands
+            .saturating_sub(self.begun.get(&table).copied().unwrap_or(0))
+    }
 }
 
 /// A hand whose busted players are being offered a rebuy: its end as the
@@ -269,6 +289,10 @@ impl Room {
                 }
             }
             SeatingEvent::HandBegun { table } => {
+                if let Some(l) = self.last_hands.as_mut() {
+                    let n = l.begun.entry(*table).or_default();
+                    *n = n.saturating_add(1);
+                }
                 let hfh = self.hand_for_hand.is_some();
                 if let Some(t) = self.tables.get_mut(table) {
                     t.in_hand = true;
@@ -512,6 +536,18 @@ impl Room {
             | SeatingEvent::Cancelled { .. }
             | SeatingEvent::RebuysClosed
             | SeatingEvent::Drawn { .. } => {}
+            SeatingEvent::LastHandsDrawn { hands } => {
+                self.last_hands = Some(LastHands {
+                    hands: *hands,
+                    ..LastHands::default()
+                });
+            }
+            SeatingEvent::LastHandsPlayed => {
+                if let Some(l) = self.last_hands.as_mut() {
+                    l.over = true;
+                }
+            }
+            SeatingEvent::DayResumed => self.last_hands = None,
         }
     }
 }

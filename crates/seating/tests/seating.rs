@@ -2753,3 +2753,76 @@ fn a_tournament_cancelled_before_play_refunds_every_entry_with_its_reason() {
         Err(SeatingError::CancelAfterStart)
     );
 }
+
+/// Seed 002, rule 77: with the day's last level nearly over the clock
+/// stops, a card from two to five is drawn, and every table plays that
+/// many more hands. Given two tables and a drawn 3, when each table
+/// plays, then a table that has begun its three waits (naming the rule)
+/// while the other plays on, and the last hand ended at the last table
+/// ends the day (`LastHandsPlayed`): no table deals until the next day
+/// starts. A card outside two to five, or a second draw, is refused.
+#[test]
+fn every_table_plays_exactly_the_drawn_number_of_last_hands() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::PlayLastHands { hands: 6 },
+        SeatingError::InvalidLastHands { hands: 6 },
+    );
+    let events = run(&mut state, SeatingCommand::PlayLastHands { hands: 3 });
+    assert_eq!(events, [SeatingEvent::LastHandsDrawn { hands: 3 }]);
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::PlayLastHands { hands: 2 },
+        SeatingError::LastHandsAlreadyDrawn { hands: 3 },
+    );
+    let play = |state: &mut SeatingState, table: u32| {
+        run(state, SeatingCommand::BeginHand { table });
+        run(
+            state,
+            SeatingCommand::HandEnded {
+                table,
+                button: 1,
+                big_blind: 3,
+                busted: Vec::new(),
+            },
+        )
+    };
+    for _ in 0..3 {
+        play(&mut state, 1);
+    }
+    let wait = gate(&state, 1).unwrap_err().to_string();
+    assert!(
+        wait.contains("last 3 hands") && wait.contains("rule 77"),
+        "{wait}"
+    );
+    assert_eq!(state.room().last_hands.as_ref().unwrap().left(2), 3);
+    gate(&state, 2).unwrap();
+    for n in 1..=3 {
+        let events = play(&mut state, 2);
+        assert_eq!(
+            events.contains(&SeatingEvent::LastHandsPlayed),
+            n == 3,
+            "hand {n}: {events:?}"
+        );
+    }
+    for table in [1, 2] {
+        let wait = gate(&state, table).unwrap_err().to_string();
+        assert!(wait.contains("the day is over"), "{wait}");
+    }
+    let events = run(&mut state, SeatingCommand::ResumeDay);
+    assert_eq!(events, [SeatingEvent::DayResumed]);
+    gate(&state, 1).unwrap();
+    gate(&state, 2).unwrap();
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::ResumeDay,
+        SeatingError::NoDayEnded,
+    );
+}
+
+fn refused_unchanged(state: &mut SeatingState, command: SeatingCommand, error: SeatingError) {
+    let before = state.clone();
+    assert_eq!(try_run(state, command).unwrap_err(), error);
+    assert_eq!(*state, before);
+}

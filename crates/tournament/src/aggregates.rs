@@ -73,6 +73,9 @@ impl Aggregate for Seating {
             // (The last answer to a rebuy offer ends the hand.)
             | SellRebuy { .. }
             | DeclineRebuy { .. }
+            // (The room is put in order as the day's end changes it.)
+            | PlayLastHands { .. }
+            | ResumeDay
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
             AnnounceLate { .. }

@@ -14,7 +14,7 @@ use felt_tournament::aggregates::{
     registry_stream, seating_stream,
 };
 use felt_tournament::reactions::{
-    Order, TableOrder, creation, entries, hand_end, hand_for_hand, registration, seats,
+    Order, TableOrder, creation, day, entries, hand_end, hand_for_hand, registration, seats,
 };
 use felt_tournament::runner::Cause;
 
@@ -1524,4 +1524,81 @@ fn each_rebuy_sold_goes_to_payout_and_its_chips_to_the_table() {
         seating(&mut state, done.command);
         assert!(seats::pending(&state).rebuys.is_empty());
     }
+}
+
+/// Seed 002, rule 77, as a chain: given the clock's drawn card (3), then
+/// seating holds every table to three more hands under an id naming the
+/// day; seating's last hand played ends the day at the clock; the clock's
+/// next day lets the tables deal again. Each is sent once: run again, the
+/// chain sends nothing more.
+#[test]
+fn the_days_end_goes_from_the_clock_to_seating_and_back() {
+    let mut seating_state = room(Settings::tda(9, 10_000), 18);
+    let drawn = clock_after(&[ClockCommand::EndDayAfter {
+        at: 1_000,
+        hands: 3,
+    }]);
+    let events = vec![felt_clock::ClockEvent::EndOfDayDrawn {
+        at: 1_000,
+        hands: 3,
+        remaining: 0,
+    }];
+    let cause = clock_cause(5, 1_000, events, &drawn);
+    assert!(
+        cause
+            .events
+            .iter()
+            .any(felt_tournament::reactions::wanted_clock)
+    );
+    let orders = day::to_seating(&cause, &seating_state);
+    assert_eq!(
+        orders,
+        vec![Order {
+            id: "day-1-last-hands".into(),
+            command: SeatingCommand::PlayLastHands { hands: 3 },
+        }]
+    );
+    seating(&mut seating_state, orders[0].command.clone());
+    assert!(day::to_seating(&cause, &seating_state).is_empty());
+    // Seating's last hand played: the clock ends day 1.
+    assert_eq!(
+        day::to_clock(&SeatingEvent::LastHandsPlayed, &drawn, 2_000),
+        Some(Order {
+            id: "day-1-end".into(),
+            command: ClockCommand::EndDay { at: 2_000 },
+        })
+    );
+    let over = clock_after(&[
+        ClockCommand::EndDayAfter {
+            at: 1_000,
+            hands: 3,
+        },
+        ClockCommand::EndDay { at: 2_000 },
+    ]);
+    assert_eq!(
+        day::to_clock(&SeatingEvent::LastHandsPlayed, &over, 2_001),
+        None
+    );
+    // The next day: the tables deal again.
+    let next = clock_after(&[
+        ClockCommand::EndDayAfter {
+            at: 1_000,
+            hands: 3,
+        },
+        ClockCommand::EndDay { at: 2_000 },
+        ClockCommand::StartDay { at: 90_000 },
+    ]);
+    let events = vec![felt_clock::ClockEvent::DayStarted { at: 90_000, day: 2 }];
+    let cause = clock_cause(9, 90_000, events, &next);
+    let orders = day::to_seating(&cause, &seating_state);
+    assert_eq!(
+        orders,
+        vec![Order {
+            id: "day-2-resume".into(),
+            command: SeatingCommand::ResumeDay,
+        }]
+    );
+    seating(&mut seating_state, orders[0].command.clone());
+    assert!(seating_state.room().last_hands.is_none());
+    assert!(day::to_seating(&cause, &seating_state).is_empty());
 }

@@ -3415,3 +3415,116 @@ async fn the_cage_takes_payments_refunds_pays_prizes_and_its_books_balance() {
     assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
     assert!(e.message().contains("cancelled"), "{e:?}");
 }
+
+/// Seed 002, rule 77 through one `felt up`: the floor stops the day with
+/// a drawn 2 before any hand; every table plays exactly two hands and
+/// waits (the table map says none are left to play there), the clock's
+/// day ends by itself once the last table has played them, and the next
+/// day started, the tables deal again and play to a winner; the audit
+/// passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn felt_up_ends_a_day_after_the_drawn_hands_at_every_table_and_plays_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let mut up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let t = "days";
+    let mut seating = up.seating();
+    let mut create = create();
+    create.tournament_id = t.into();
+    create.table_size = 9;
+    seating
+        .create_tournament(with(create, &director))
+        .await
+        .expect("create");
+    common::presales(&mut seating, t, 18, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    let drawn = up
+        .control(
+            t,
+            "day-1-draw",
+            pb::control_clock_request::Command::EndDayAfter(pb::EndDayAfter { hands: 2 }),
+        )
+        .await;
+    assert_eq!(drawn.status(), pb::ClockStatus::EndOfDay);
+    let dealers = common::dealers(&up.channel, t, 1..=2, &director);
+    let clock = || {
+        let (mut c, director) = (up.clock(), director.clone());
+        async move {
+            c.get_clock(with(
+                pb::GetClockRequest {
+                    tournament_id: t.into(),
+                },
+                &director,
+            ))
+            .await
+            .expect("the clock")
+            .into_inner()
+            .clock
+            .expect("a view")
+        }
+    };
+    let ended = tokio::time::timeout(Duration::from_secs(60), async {
+        while clock().await.status() != pb::ClockStatus::DayOver {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let map = seating
+        .get_table_map(with(
+            pb::GetTableMapRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the table map")
+        .into_inner();
+    assert!(
+        ended.is_ok(),
+        "the day did not end by itself after the drawn hands: {:?}, {map:?}",
+        clock().await
+    );
+    assert!(!map.tables.is_empty());
+    for table in &map.tables {
+        assert_eq!(
+            (table.hands, table.in_hand, table.last_hands_left),
+            (2, false, Some(0)),
+            "{table:?}"
+        );
+    }
+    // Still two each a moment later: nobody deals on a day that is over.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let again = seating
+        .get_table_map(with(
+            pb::GetTableMapRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the table map")
+        .into_inner();
+    assert!(again.tables.iter().all(|t| t.hands == 2), "{again:?}");
+    up.control(
+        t,
+        "day-2-start",
+        pb::control_clock_request::Command::StartDay(pb::StartDay {}),
+    )
+    .await;
+    for d in dealers {
+        d.await.expect("a dealer");
+    }
+    let end = common::all_placed(&up.channel, t, 18, &director).await;
+    assert_eq!(end.results.len(), 18);
+    up.stop();
+    audit_passes(&["--data", data.to_str().unwrap(), "--tournament", t]);
+}

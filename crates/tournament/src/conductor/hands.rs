@@ -27,9 +27,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             let level = match self.clock_state(t).await?.level_for_hand(now) {
                 Ok(level) => level,
                 // Deployed apart, the clock service writes the clock stream
-                // too (the floor ends or shortens a break there): a break
-                // is read from the log before a table is held for it.
-                Err(ClockError::OnBreak { .. }) => {
+                // too (the floor ends or shortens a break there, starts the
+                // next day): a break or the day's end is read from the log
+                // before a table is held for it.
+                Err(ClockError::OnBreak { .. } | ClockError::DayOver) => {
                     match self
                         .clock
                         .state(&clock_stream(t)?)
@@ -40,6 +41,12 @@ impl<L: EventLog + 'static> Conductor<L> {
                         Ok(level) => level,
                         Err(ClockError::OnBreak { remaining }) => {
                             return Ok(Begin::OnBreak(remaining));
+                        }
+                        Err(ClockError::DayOver) => {
+                            return Ok(Begin::Wait(
+                                "the day is over (rule 77): play resumes when the next day starts"
+                                    .into(),
+                            ));
                         }
                         Err(e) => return Err(e.into()),
                     }

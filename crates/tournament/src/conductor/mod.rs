@@ -496,7 +496,7 @@ mod runners {
         Runner::new(
             &hosts.runner_name(CLOCK_REACTIONS),
             Filter::kind("clock"),
-            reactions::registration::wanted_clock,
+            reactions::wanted_clock,
         )
     }
 

@@ -216,12 +216,17 @@ impl<L: EventLog + 'static> Conductor<L> {
             // Seating as the log has it now (another process may have
             // closed registration).
             let (seating, _) = self.seating.state(&seating_stream(t)?).await?;
-            [
+            let mut orders: Vec<_> = [
                 reactions::registration::level_closes(cause, &seating),
                 reactions::registration::rebuys_close(cause, &seating),
             ]
+            .into_iter()
+            .flatten()
+            .collect();
+            orders.extend(reactions::day::to_seating(cause, &seating));
+            orders
         };
-        for order in orders.into_iter().flatten() {
+        for order in orders {
             self.seat_order(t, cause, order).await?;
         }
         Ok(())
@@ -285,7 +290,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             for e in &cause.events {
                 let orders = {
                     let clock = self.clock_state(t).await?;
-                    reactions::hand_for_hand::to_clock(e, &cause.state, &clock, at)
+                    let mut orders =
+                        reactions::hand_for_hand::to_clock(e, &cause.state, &clock, at);
+                    orders.extend(reactions::day::to_clock(e, &clock, at));
+                    orders
                 };
                 for order in orders {
                     self.clock_order(t, cause, order).await?;

@@ -20,12 +20,15 @@
 //! | [`hand_for_hand::to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock | seating's runner |
 //! | [`registration::level_closes`] | the clock's `Started`, `PeriodStarted`, `JumpedToLevel` past late registration | seating | the clock's runner |
 //! | [`registration::rebuys_close`] | the same, past the rebuys' last level | seating | the clock's runner |
+//! | [`day::to_seating`] | the clock's `EndOfDayDrawn`, `DayStarted` (rule 77) | seating (`PlayLastHands`, `ResumeDay`) | the clock's runner |
+//! | [`day::to_clock`] | seating's `LastHandsPlayed` | the clock (`EndDay`) | seating's runner |
 //! | [`registration::to_payout`] | seating's `RegistrationClosed` | payout | seating's runner |
 //! | [`registration::place_waiting`], [`registration::paid`] | payout's `RegistrationClosed` | payout, seating | payout's runner |
 //! | [`seats::carry`]: [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's `TableOpened`, `SeatsDrawn`, `Seated`, `MoveStarted` | a table | seating's carrier (a runner) |
 //! | [`seats::seated`], [`seats::move_done`] | the table's answer: the seat taken | seating | seating's carrier |
 
 pub mod creation;
+pub mod day;
 pub mod entries;
 pub mod hand_end;
 pub mod hand_for_hand;
@@ -50,7 +53,13 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::TableClosed { .. }
             | SeatingEvent::TableOpened { .. }
             | SeatingEvent::RegistrationClosed
+            | SeatingEvent::LastHandsPlayed
     ) || entries::wanted(event)
+}
+
+/// Whether a clock event causes a reaction the clock's runner runs.
+pub fn wanted_clock(event: &felt_clock::ClockEvent) -> bool {
+    registration::wanted_clock(event) || day::wanted_clock(event)
 }
 
 /// A command a reaction sends to a tournament's seating, clock or payout

@@ -460,6 +460,22 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
             .instrument(span)
             .await
             .map_err(|e| handled(e, felt_tournament::TournamentError::Clock))?;
+        // The day's end and the next day reach seating's tables (rule 77)
+        // before the floor is answered, where this process hosts seating
+        // (deployed apart, seating follows the clock's decisions itself).
+        if self.ctx.conductor.hosts().seating
+            && matches!(
+                c,
+                pb::control_clock_request::Command::EndDayAfter(_)
+                    | pb::control_clock_request::Command::StartDay(_)
+            )
+        {
+            self.ctx
+                .conductor
+                .settle(&t)
+                .await
+                .map_err(tournament_status)?;
+        }
         let envelopes = self
             .ctx
             .conductor

@@ -1310,6 +1310,11 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     .get(&t.number)
                     .map(|o| o.waiting.iter().map(|e| e.get()).collect())
                     .unwrap_or_default(),
+                last_hands_left: state
+                    .room()
+                    .last_hands
+                    .as_ref()
+                    .map(|l| u32::from(l.left(t.number))),
             })
             .collect();
         Ok(Response::new(pb::GetTableMapResponse {

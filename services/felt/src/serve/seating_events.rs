@@ -226,6 +226,11 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             })
         }
         SeatingEvent::RebuysClosed => se::Kind::RebuysClosed(se::RebuysClosed {}),
+        SeatingEvent::LastHandsDrawn { hands } => se::Kind::LastHandsDrawn(se::LastHandsDrawn {
+            hands: u32::from(*hands),
+        }),
+        SeatingEvent::LastHandsPlayed => se::Kind::LastHandsPlayed(se::LastHandsPlayed {}),
+        SeatingEvent::DayResumed => se::Kind::DayResumed(se::DayResumed {}),
         SeatingEvent::TableNamed {
             table,
             name,

@@ -430,6 +430,8 @@ struct TableJson {
     /// Players who busted and are deciding on a rebuy (rule 27): the
     /// table's next hand waits for them.
     rebuy_offers: Vec<u64>,
+    /// While the day ends (rule 77): the last hands it has still to begin.
+    last_hands_left: Option<u32>,
 }
 
 /// The table map: each table with its players by seat.
@@ -455,6 +457,7 @@ async fn api_tables(
             occupants: t.occupants.iter().map(entry_json).collect(),
             physical: t.physical_table.clone(),
             rebuy_offers: t.rebuy_offers.clone(),
+            last_hands_left: t.last_hands_left,
         })
         .collect();
     Ok(axum::Json(serde_json::json!({

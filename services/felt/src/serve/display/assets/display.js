@@ -180,6 +180,11 @@
               ol.append(li);
             }
             a.append(ol);
+            if (t.last_hands_left !== null && t.last_hands_left !== undefined) {
+              a.append(el('p', t.last_hands_left
+                ? 'Last hands of the day (rule 77): ' + t.last_hands_left + ' to play'
+                : 'Last hands of the day played (rule 77)'));
+            }
             if (t.rebuy_offers.length) {
               a.append(el('p', 'Waiting for a rebuy decision (rule 27): ' + t.rebuy_offers.map((e) => '#' + e).join(', ')));
             }
