@@ -532,7 +532,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             .filter_map(|s| {
                 let at_table = state.seat(s).filter(|p| p.stack > 0).map(|p| p.player);
                 let in_seating = room.and_then(|r| r.occupant(s)).filter(|e| {
-                    !(deciding(&seating, *e)
+                    !(seating.room().deciding(*e)
                         || at_table.is_none() && seating.room().rebuys.contains_key(e))
                 });
                 (at_table != in_seating)
@@ -613,7 +613,22 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         },
     );
     let rebuy_chips: u128 = rebought.values().map(|&(_, c)| u128::from(c)).sum();
-    let (offered, taken, declined) = seating.room().offered;
+    // Offers to busted players (rule 27): those not declined nor still
+    // open were bought.
+    let (offered, declined) = seating_events
+        .iter()
+        .fold((0u32, 0u32), |(o, d), e| match e {
+            SeatingEvent::RebuysOffered { offered, .. } => (o + offered.len() as u32, d),
+            SeatingEvent::RebuyDeclined { .. } => (o, d + 1),
+            _ => (o, d),
+        });
+    let open: u32 = seating
+        .room()
+        .offers
+        .values()
+        .map(|o| o.waiting.len() as u32)
+        .sum();
+    let taken = offered.saturating_sub(declined + open);
     if !rebuys_sold.is_empty() || offered > 0 {
         report.note(format!(
             "{t}: {} rebuy(s) sold to {} entries ({taken} of {offered} offered when busted, {declined} declined), {rebuy_chips} chips on the tables{}",
@@ -664,7 +679,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
         .iter()
         .filter(|(id, e)| {
             matches!(e.status, EntryStatus::Seated { .. })
-                && !deciding(&seating, **id)
+                && !seating.room().deciding(**id)
                 && (on_tables.contains_key(*id) || !seating.room().rebuys.contains_key(*id))
         })
         .map(|(id, _)| *id)
@@ -968,14 +983,4 @@ fn check_places(
             Err(wrong.join("; "))
         },
     );
-}
-
-/// Whether `entry` busted and has a hand's rebuy offers still to settle
-/// (rule 27): seated at seating, no longer at the table.
-fn deciding(seating: &SeatingState, entry: EntryId) -> bool {
-    seating
-        .room()
-        .offers
-        .values()
-        .any(|o| o.busted.iter().any(|b| b.entry == entry))
 }

@@ -146,9 +146,6 @@ pub struct Room {
     /// over at seating until every offer is answered.
     #[serde(default)]
     pub offers: BTreeMap<TableNo, Offers>,
-    /// Rebuy offers to busted players so far: made, bought, declined.
-    #[serde(default)]
-    pub offered: (u32, u32, u32),
     /// The day's last hands (rule 77), from their draw to the next day.
     #[serde(default)]
     pub last_hands: Option<LastHands>,
@@ -214,10 +211,15 @@ impl Room {
             && !self.unseated.contains(&entry)
             && !self.removals.contains_key(&entry)
             && !self.moves.values().any(|m| m.entry == entry)
-            && !self
-                .offers
-                .values()
-                .any(|o| o.busted.iter().any(|b| b.entry == entry))
+            && !self.deciding(entry)
+    }
+
+    /// Whether `entry` busted in a hand whose rebuy offers are still open
+    /// (rule 27): seated here, no longer at the table.
+    pub fn deciding(&self, entry: EntryId) -> bool {
+        self.offers
+            .values()
+            .any(|o| o.busted.iter().any(|b| b.entry == entry))
     }
 }
 
@@ -441,7 +443,6 @@ impl Room {
                     && o.waiting.remove(entry)
                 {
                     o.busted.retain(|b| b.entry != *entry);
-                    self.offered.1 += 1;
                 }
             }
             SeatingEvent::RebuysOffered {
@@ -460,13 +461,11 @@ impl Room {
                         waiting: offered.iter().copied().collect(),
                     },
                 );
-                self.offered.0 += offered.len() as u32;
             }
             SeatingEvent::RebuyDeclined { entry, table } => {
                 if let Some(o) = self.offers.get_mut(table) {
                     o.waiting.remove(entry);
                 }
-                self.offered.2 += 1;
             }
             SeatingEvent::RebuyDelivered { entry, .. } => {
                 self.rebuys.remove(entry);

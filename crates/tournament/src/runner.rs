@@ -268,6 +268,17 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
         if let Some(cause) = &self.inner.pending {
             return Ok(Some(cause.clone()));
         }
+        // A stream not seen since the runner started again may be done
+        // with up to `version` before the position it started after: then
+        // nothing of it will come to hand out (looked up once, not for
+        // every decision read while waiting).
+        if version > 0
+            && !self.inner.streams.contains_key(stream)
+            && self.passed(stream, version).await?
+        {
+            self.load(stream, version + 1).await?;
+            return Ok(None);
+        }
         loop {
             if version == 0
                 || self
@@ -276,13 +287,6 @@ impl<L: EventLog, A: Fold> Run<'_, L, A> {
                     .get(stream)
                     .is_some_and(|(v, _)| *v >= version)
             {
-                return Ok(None);
-            }
-            // A stream not seen since the runner started again may be done
-            // with up to `version` before the position it started after:
-            // then nothing of it will come to hand out.
-            if !self.inner.streams.contains_key(stream) && self.passed(stream, version).await? {
-                self.load(stream, version + 1).await?;
                 return Ok(None);
             }
             if let Pulled::Cause(cause) = self.pull(None, false).await? {

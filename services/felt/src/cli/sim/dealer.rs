@@ -258,7 +258,6 @@ impl Sim {
         // `--add-on`: sold at this table in the window's last level or at
         // the first break it sees.
         let mut add_ons_sold = self.add_on_level.is_none();
-        // `--rebuys`: those sold at this table, by entry.
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());
@@ -463,7 +462,7 @@ impl Sim {
             self.clock.hand_played();
             self.re_enter(&out, &mut rng).await?;
             if let Some(terms) = self.rebuys {
-                self.sell_rebuys(table, &view, terms).await?;
+                self.sell_rebuys(&view, terms).await?;
             }
             // The add-on from the window's last level on: a table that
             // waited for the break could find it over (another table's
@@ -495,14 +494,8 @@ impl Sim {
                     }),
                 })),
             };
-            let sold = again("sell an add-on", || {
-                let mut c = self.seating();
-                let req = self.request(sell.clone());
-                async move { c.floor(req).await }
-            })
-            .await;
-            match sold {
-                Ok(_) => {}
+            match self.floor(sell, "sell an add-on").await {
+                Ok(()) => {}
                 Err(e) if e.code() == Code::FailedPrecondition => {
                     tracing::debug!(table, entry = s.entry, %e, "no add-on");
                 }
@@ -519,7 +512,6 @@ impl Sim {
     /// not sold.
     async fn sell_rebuys(
         &self,
-        table: u32,
         view: &pb::TableView,
         (limit, last_level, low): (u32, u32, u64),
     ) -> anyhow::Result<()> {
@@ -527,35 +519,8 @@ impl Sim {
             return Ok(());
         }
         for s in view.seats.iter().filter(|s| s.stack > 0 && s.stack <= low) {
-            let n = self.rebought(s.entry);
-            if n >= limit {
-                continue;
-            }
-            let sell = pb::FloorRequest {
-                tournament_id: self.tournament.to_string(),
-                command_id: format!("rebuy-{}-{}", s.entry, n + 1),
-                command: Some(pb::floor_request::Command::SellRebuy(pb::SellRebuy {
-                    entry: s.entry,
-                    payment: Some(pb::Payment {
-                        method: pb::PaymentMethod::Card.into(),
-                        reference: format!("rebuy-{}-{}", s.entry, n + 1),
-                    }),
-                })),
-            };
-            let sold = again("sell a rebuy", || {
-                let mut c = self.seating();
-                let req = self.request(sell.clone());
-                async move { c.floor(req).await }
-            })
-            .await;
-            match sold {
-                Ok(_) => {
-                    self.rebought_one(s.entry);
-                }
-                Err(e) if matches!(e.code(), Code::FailedPrecondition | Code::Aborted) => {
-                    tracing::debug!(table, entry = s.entry, %e, "no rebuy");
-                }
-                Err(e) => return Err(e.into()),
+            if self.rebought(s.entry) < limit {
+                self.sell_rebuy(s.entry).await?;
             }
         }
         Ok(())
@@ -588,29 +553,8 @@ impl Sim {
             .unwrap_or_default();
         for entry in offered {
             let n = self.rebought(entry);
-            if n < limit && !rng.next_u32().is_multiple_of(3) {
-                let id = format!("rebuy-{entry}-{}", n + 1);
-                let sell = pb::FloorRequest {
-                    tournament_id: self.tournament.to_string(),
-                    command_id: id.clone(),
-                    command: Some(pb::floor_request::Command::SellRebuy(pb::SellRebuy {
-                        entry,
-                        payment: Some(pb::Payment {
-                            method: pb::PaymentMethod::Card.into(),
-                            reference: id,
-                        }),
-                    })),
-                };
-                match self.floor(sell, "buy a rebuy offered").await {
-                    Ok(()) => {
-                        self.rebought_one(entry);
-                        continue;
-                    }
-                    Err(e) if matches!(e.code(), Code::FailedPrecondition | Code::Aborted) => {
-                        tracing::debug!(entry, %e, "no rebuy");
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+            if n < limit && !rng.next_u32().is_multiple_of(3) && self.sell_rebuy(entry).await? {
+                continue;
             }
             let decline = pb::FloorRequest {
                 tournament_id: self.tournament.to_string(),
@@ -628,6 +572,34 @@ impl Sim {
             }
         }
         Ok(())
+    }
+
+    /// The floor sells `entry` its next rebuy, paid by card: whether it
+    /// was sold (one the house refuses is not).
+    async fn sell_rebuy(&self, entry: u64) -> anyhow::Result<bool> {
+        let id = format!("rebuy-{entry}-{}", self.rebought(entry) + 1);
+        let sell = pb::FloorRequest {
+            tournament_id: self.tournament.to_string(),
+            command_id: id.clone(),
+            command: Some(pb::floor_request::Command::SellRebuy(pb::SellRebuy {
+                entry,
+                payment: Some(pb::Payment {
+                    method: pb::PaymentMethod::Card.into(),
+                    reference: id,
+                }),
+            })),
+        };
+        match self.floor(sell, "sell a rebuy").await {
+            Ok(()) => {
+                self.rebought_one(entry);
+                Ok(true)
+            }
+            Err(e) if matches!(e.code(), Code::FailedPrecondition | Code::Aborted) => {
+                tracing::debug!(entry, %e, "no rebuy");
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The rebuys `entry` bought in this run (at any table).
