@@ -187,7 +187,44 @@ fn audit_hand_at(
 fn a_physical_deal_is_played_to_a_winner_by_dealers_entering_what_a_tablet_would() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
-    sim(&["--data", data, "--deal", "physical"], "40", "live");
+    // The 25s leave at the break after level 2, while all five tables
+    // play: some stack at some table surely holds an odd 25 then (a
+    // small blind folded), so a race is due. (The turbo's first
+    // colour-up comes near the final table, where every stack can
+    // happen to be a multiple of the next chip, and no race is run.)
+    let structure = dir.path().join("early-colour-up.toml");
+    let level = |sb: u64, bb: u64| {
+        format!(
+            "[[periods]]\nkind = \"level\"\nsmall_blind = {sb}\nbig_blind = {bb}\nminutes = 15\n"
+        )
+    };
+    let mut text = "name = \"Early colour-up\"\nstarting_stack = 20000\n".to_string();
+    text += &level(25, 50);
+    text += &level(50, 100);
+    text += "[[periods]]\nkind = \"break\"\nminutes = 10\ncolor_up = 25\n";
+    text += &level(100, 200).replace("minutes", "smallest_chip = 100\nminutes");
+    for bb in [
+        400, 600, 800, 1_000, 1_200, 1_600, 2_000, 3_000, 4_000, 6_000, 8_000,
+    ] {
+        text += &level(bb / 2, bb);
+    }
+    for bb in [10_000, 20_000, 40_000, 100_000, 200_000, 400_000] {
+        text += &level(bb / 2, bb);
+    }
+    std::fs::write(&structure, text).unwrap();
+    let structure = structure.to_str().unwrap();
+    sim(
+        &[
+            "--data",
+            data,
+            "--deal",
+            "physical",
+            "--structure",
+            structure,
+        ],
+        "40",
+        "live",
+    );
     let (ok, out) = audit(&["--data", data]);
     assert!(ok, "{out}");
     assert!(out.contains(" 0 failed"), "{out}");
