@@ -313,6 +313,29 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
                     .ok_or_else(|| "negative time left".into()),
             );
         }
+        // Rule 77's cards: one the service drew is the card its recorded
+        // seed gives; one the director entered is noted as such.
+        for e in events {
+            if let felt_clock::ClockEvent::EndOfDayDrawn { hands, draw, .. } = e {
+                match draw {
+                    Some(seed) => {
+                        let card = felt_clock::card_from(seed);
+                        report.check(
+                            &format!("{t}: the day's card (rule 77)"),
+                            (card == *hands).then_some(()).ok_or_else(|| {
+                                format!("{hands} hands recorded, but the recorded draw gives {card}")
+                            }),
+                        );
+                        report.note(format!(
+                            "{t}: the day's last {hands} hands (rule 77), drawn by the service from its recorded seed"
+                        ));
+                    }
+                    None => report.note(format!(
+                        "{t}: the day's last {hands} hands (rule 77), the card entered by the director"
+                    )),
+                }
+            }
+        }
     }
     let payout = load::<felt_payout::PayoutEvent>(streams, &payout_stream(t)?, report).await?;
     if !seating.started() {

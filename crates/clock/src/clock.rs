@@ -17,12 +17,16 @@ use crate::{ActionClock, ClockError};
 pub use felt_vocabulary::Millis;
 
 /// The clock's settings besides the structure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockSettings {
     /// Taken off the clock for each hand-for-hand hand (TDA: 2 minutes;
     /// seed 002: 3).
     pub hand_for_hand_millis: i64,
     pub action: ActionClock,
+    /// How each day ends at its last level (none named: the director ends
+    /// every day with `EndDayAfter`).
+    #[serde(default)]
+    pub day_end: DayEnd,
 }
 
 impl Default for ClockSettings {
@@ -30,8 +34,60 @@ impl Default for ClockSettings {
         ClockSettings {
             hand_for_hand_millis: 120_000,
             action: ActionClock::default(),
+            day_end: DayEnd::default(),
         }
     }
+}
+
+/// How a day of a multi-day tournament ends at its last level.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DayEnd {
+    pub rule: DayEndRule,
+    /// Who gives rule 77's card.
+    pub card: DayEndCard,
+    /// Each day's last level, day 1 first; a day past the list ends when
+    /// the director says.
+    pub last_levels: Vec<u32>,
+}
+
+/// How a day ends at its last level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DayEndRule {
+    /// Seed 002, 77: with 10 minutes left of the last level (15 for levels
+    /// of 40 minutes or more) the clock stops itself, a card from two to
+    /// five is drawn, and every table plays that many more hands.
+    #[default]
+    Rule77,
+    /// At the last level's end: the hands being played then are the day's
+    /// last.
+    LevelEnd,
+}
+
+/// Who gives rule 77's card.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DayEndCard {
+    /// The service draws it the moment the clock stops, and records the
+    /// draw's seed beside the card.
+    #[default]
+    Drawn,
+    /// The director draws a real card and enters it (`EndDayAfter`).
+    Entered,
+}
+
+/// Rule 77's card from a draw's seed: two to five, each as likely (the
+/// seed's first eight bytes, little-endian, modulo four, plus two).
+pub fn card_from(seed: &[u8; 32]) -> u8 {
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&seed[..8]);
+    // The remainder is below 4.
+    2 + (u64::from_le_bytes(first) % 4) as u8
+}
+
+/// Time left of a last level when rule 77 stops the clock: 10 minutes, 15
+/// for levels of 40 minutes or more (never more than the level).
+pub fn rule_77_stop(level_millis: Millis) -> Millis {
+    let minutes = if level_millis >= 40 * 60_000 { 15 } else { 10 };
+    (minutes * 60_000).min(level_millis)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,6 +152,11 @@ pub enum ClockCommand {
         at: Millis,
         hands: u8,
     },
+    /// Seed 002, 77, the card drawn by the service from the seed the
+    /// decision is handed (at the stop, or when the director asks).
+    DrawEndOfDay {
+        at: Millis,
+    },
     /// The day's play is over (after the drawn hands).
     EndDay {
         at: Millis,
@@ -142,6 +203,7 @@ impl ClockCommand {
             | RemoveTable { at, .. }
             | StopHandForHand { at }
             | EndDayAfter { at, .. }
+            | DrawEndOfDay { at }
             | EndDay { at }
             | StartDay { at }
             | UseTimeBank { at, .. }
@@ -166,6 +228,7 @@ impl ClockCommand {
             | RemoveTable { at, .. }
             | StopHandForHand { at }
             | EndDayAfter { at, .. }
+            | DrawEndOfDay { at }
             | EndDay { at }
             | StartDay { at }
             | UseTimeBank { at, .. }
@@ -231,10 +294,26 @@ pub enum ClockEvent {
     HandForHandStopped {
         at: Millis,
     },
+    /// Seed 002, 77: the clock stopped itself at the set time before
+    /// the end of the day's last level; the card is to be drawn.
+    EndOfDayDue {
+        at: Millis,
+        remaining: Millis,
+    },
+    /// Every table plays `hands` more (rule 77's card); `draw` is the seed
+    /// the service drew it from ([`card_from`]), none when the director
+    /// entered a real card.
     EndOfDayDrawn {
         at: Millis,
         hands: u8,
         remaining: Millis,
+        #[serde(default)]
+        draw: Option<[u8; 32]>,
+    },
+    /// The day's last level ended: the hands being played are its last.
+    LastLevelEnded {
+        at: Millis,
+        level: u32,
     },
     DayEnded {
         at: Millis,
@@ -275,7 +354,9 @@ impl ClockEvent {
             ClockEvent::TableRemoved { .. } => "TableRemoved",
             ClockEvent::HandForHandRoundEnded { .. } => "HandForHandRoundEnded",
             ClockEvent::HandForHandStopped { .. } => "HandForHandStopped",
+            ClockEvent::EndOfDayDue { .. } => "EndOfDayDue",
             ClockEvent::EndOfDayDrawn { .. } => "EndOfDayDrawn",
+            ClockEvent::LastLevelEnded { .. } => "LastLevelEnded",
             ClockEvent::DayEnded { .. } => "DayEnded",
             ClockEvent::DayStarted { .. } => "DayStarted",
             ClockEvent::TimeBankUsed { .. } => "TimeBankUsed",
@@ -303,6 +384,8 @@ pub enum Status {
         tables: BTreeSet<u32>,
         waiting: BTreeSet<u32>,
     },
+    /// Stopped at the day's end (rule 77) until the card is drawn.
+    EndOfDayDue,
     /// Stopped for the day's last hands.
     EndOfDay {
         hands: u8,
@@ -402,6 +485,19 @@ impl ClockState {
     /// while in hand-for-hand).
     pub fn hand_for_hand_periods(&self) -> u64 {
         self.hand_for_hand_periods
+    }
+
+    /// Whether the clock has something to record by `now`: a period's
+    /// boundary passed, or the day's end reached (rule 77's stop, the last
+    /// level's end).
+    pub fn due(&self, now: Millis) -> bool {
+        !catch_up(self, now).is_empty()
+    }
+
+    /// Whether the clock stopped for rule 77's card and the service is to
+    /// draw it (the director enters it otherwise).
+    pub fn card_to_draw(&self) -> bool {
+        self.status == Status::EndOfDayDue && self.settings.day_end.card == DayEndCard::Drawn
     }
 
     /// The level number at `now`: on a break, the level before it; 0
@@ -551,7 +647,7 @@ impl ClockState {
                 settings,
             } => {
                 self.structure = Some(structure.clone());
-                self.settings = *settings;
+                self.settings = settings.clone();
                 self.period = 0;
                 self.remaining = structure.periods.first().map_or(0, Period::millis);
             }
@@ -674,13 +770,24 @@ impl ClockState {
                 }
                 self.last = *at;
             }
+            ClockEvent::EndOfDayDue { at, remaining } => {
+                self.status = Status::EndOfDayDue;
+                self.remaining = *remaining;
+                self.last = *at;
+            }
             ClockEvent::EndOfDayDrawn {
                 at,
                 hands,
                 remaining,
+                ..
             } => {
                 self.status = Status::EndOfDay { hands: *hands };
                 self.remaining = *remaining;
+                self.last = *at;
+            }
+            ClockEvent::LastLevelEnded { at, .. } => {
+                self.status = Status::EndOfDay { hands: 0 };
+                self.remaining = 0;
                 self.last = *at;
             }
             ClockEvent::DayEnded { at, .. } => {

@@ -3,12 +3,21 @@
 //! command first records the period boundaries the clock passed by then.
 
 use crate::ClockError;
-use crate::clock::{ClockCommand, ClockEvent, ClockSettings, ClockState, Millis, Status};
+use crate::clock::{
+    ClockCommand, ClockEvent, ClockSettings, ClockState, DayEndRule, Millis, Status, card_from,
+    rule_77_stop,
+};
 use crate::structure::{Period, Structure};
 use felt_vocabulary::{EntryId, TableNo};
 
 /// What a command means, or why it is refused (nothing changes then).
-pub fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEvent>, ClockError> {
+/// `seed` is the randomness a command that draws is handed (only
+/// `DrawEndOfDay` draws; others are handed zeros).
+pub fn decide(
+    state: &ClockState,
+    command: &ClockCommand,
+    seed: &[u8; 32],
+) -> Result<Vec<ClockEvent>, ClockError> {
     use ClockCommand::*;
     let Some(at) = command.at() else {
         // Only `Configure` has no time.
@@ -34,7 +43,8 @@ pub fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEve
         TableFinishedHand { at, table } => now.table_done(*at, *table, true),
         RemoveTable { at, table } => now.table_done(*at, *table, false),
         StopHandForHand { at } => now.stop_hand_for_hand(*at),
-        EndDayAfter { at, hands } => now.end_day_after(*at, *hands),
+        EndDayAfter { at, hands } => now.end_day_after(*at, *hands, None),
+        DrawEndOfDay { at } => now.end_day_after(*at, card_from(seed), Some(*seed)),
         EndDay { at } => now.end_day(*at),
         StartDay { at } => now.start_day(*at),
         UseTimeBank { at, player, cards } => now.use_time_bank(*at, *player, *cards),
@@ -61,6 +71,18 @@ fn configure(
     }
     structure.validate()?;
     settings.action.validate()?;
+    let levels = structure.levels();
+    let mut last = 0;
+    for &level in &settings.day_end.last_levels {
+        if level <= last || level > levels {
+            return Err(ClockError::InvalidSetting {
+                reason: format!(
+                    "each day's last level must come after the day before's and be one of the structure's {levels}, not {level}"
+                ),
+            });
+        }
+        last = level;
+    }
     if settings.hand_for_hand_millis <= 0 {
         return Err(ClockError::InvalidSetting {
             reason: "the hand-for-hand deduction must be positive".into(),
@@ -68,7 +90,7 @@ fn configure(
     }
     Ok(vec![ClockEvent::Configured {
         structure: structure.clone(),
-        settings: *settings,
+        settings: settings.clone(),
     }])
 }
 
@@ -270,19 +292,28 @@ impl<'a> Now<'a> {
         Ok(vec![ClockEvent::HandForHandStopped { at }])
     }
 
-    /// Seed 002, 77: the clock stops and every table plays a drawn card's
-    /// number (2 to 5) of hands more.
-    fn end_day_after(&self, at: Millis, hands: u8) -> Result<Vec<ClockEvent>, ClockError> {
+    /// Seed 002, 77: the clock stops (or stopped itself) and every table
+    /// plays a card's number (2 to 5) of hands more: the director's card,
+    /// or the one the service drew from `draw`.
+    fn end_day_after(
+        &self,
+        at: Millis,
+        hands: u8,
+        draw: Option<[u8; 32]>,
+    ) -> Result<Vec<ClockEvent>, ClockError> {
         if !(2..=5).contains(&hands) {
             return Err(ClockError::InvalidDraw { hands });
         }
-        if self.s.running_since().is_none() && !matches!(self.s.status, Status::Paused { .. }) {
+        if self.s.running_since().is_none()
+            && !matches!(self.s.status, Status::Paused { .. } | Status::EndOfDayDue)
+        {
             return Err(self.wrong("end the day"));
         }
         Ok(vec![ClockEvent::EndOfDayDrawn {
             at,
             hands,
             remaining: self.remaining,
+            draw,
         }])
     }
 
@@ -391,9 +422,43 @@ pub(crate) fn catch_up(state: &ClockState, now: Millis) -> Vec<ClockEvent> {
     // In hand-for-hand only a break runs on the wall clock: the level
     // after it waits for hands.
     let stops_at_a_level = matches!(state.status, Status::HandForHand { .. });
+    // The day's end at its last level, while the clock runs.
+    let day_end = state
+        .running_since()
+        .and_then(|_| {
+            let day = usize::try_from(state.day.checked_sub(1)?).ok()?;
+            let level = *state.settings.day_end.last_levels.get(day)?;
+            let period = structure.period_of_level(level)?;
+            Some((level, period))
+        })
+        .map(|(level, period)| {
+            let stop = match state.settings.day_end.rule {
+                DayEndRule::Rule77 => rule_77_stop(structure.periods[period].millis()),
+                DayEndRule::LevelEnd => 0,
+            };
+            (level, period, stop)
+        });
     let mut period = state.period;
     let mut remaining = state.remaining;
-    while period + 1 < structure.periods.len() && since + remaining <= now {
+    loop {
+        if let Some((level, last, stop)) = day_end
+            && period == last
+        {
+            let at = (since + (remaining - stop).max(0)).max(state.last);
+            if at <= now {
+                events.push(match state.settings.day_end.rule {
+                    DayEndRule::Rule77 => ClockEvent::EndOfDayDue {
+                        at,
+                        remaining: remaining.min(stop),
+                    },
+                    DayEndRule::LevelEnd => ClockEvent::LastLevelEnded { at, level },
+                });
+                break;
+            }
+        }
+        if !(period + 1 < structure.periods.len() && since + remaining <= now) {
+            break;
+        }
         let at = since + remaining;
         period += 1;
         remaining = structure.periods[period].millis();
@@ -457,6 +522,7 @@ fn status_name(status: &Status) -> &'static str {
         Status::Running { .. } => "running",
         Status::Paused { .. } => "paused",
         Status::HandForHand { .. } => "hand-for-hand",
+        Status::EndOfDayDue => "stopped for the day's card (rule 77)",
         Status::EndOfDay { .. } => "playing the day's last hands",
         Status::DayOver => "between days",
     }

@@ -14,7 +14,10 @@ mod decide;
 mod structure;
 
 pub use action::{ActionClock, TimeoutAction, Verdict};
-pub use clock::{ClockCommand, ClockEvent, ClockSettings, ClockState, ClockView, Millis, Status};
+pub use clock::{
+    ClockCommand, ClockEvent, ClockSettings, ClockState, ClockView, DayEnd, DayEndCard, DayEndRule,
+    Millis, Status, card_from, rule_77_stop,
+};
 pub use decide::decide;
 pub use felt_vocabulary::{EntryId, TableNo};
 pub use structure::{BreakSpec, LevelSpec, Period, Structure};

@@ -2,10 +2,15 @@
 //! command at a time, then events or a refusal.
 
 use felt_clock::{
-    ActionClock, ClockCommand, ClockError, ClockEvent, ClockSettings, ClockState, Millis, Period,
-    Status, Structure, TimeoutAction, Verdict, decide,
+    ActionClock, ClockCommand, ClockError, ClockEvent, ClockSettings, ClockState, DayEnd,
+    DayEndCard, DayEndRule, Millis, Period, Status, Structure, TimeoutAction, Verdict, card_from,
 };
 use proptest::prelude::*;
+
+/// The decider, for commands that draw nothing.
+fn decide(state: &ClockState, command: &ClockCommand) -> Result<Vec<ClockEvent>, ClockError> {
+    felt_clock::decide(state, command, &[0; 32])
+}
 
 const MIN: Millis = 60_000;
 /// 19:30, the club's start (seed 003), as milliseconds on some day.
@@ -464,6 +469,215 @@ fn the_end_of_the_day_after_a_drawn_number_of_hands_and_the_next_day() {
     run(&mut state, ClockCommand::StartDay { at: day2 });
     assert_eq!(state.day(), 2);
     assert_eq!(state.view(day2 + MIN).remaining, 9 * MIN);
+}
+
+/// A clock on `structure` whose days end by `day_end`, started at T0.
+fn started_with(structure: Structure, day_end: DayEnd) -> ClockState {
+    let mut state = ClockState::default();
+    run(
+        &mut state,
+        ClockCommand::Configure {
+            structure,
+            settings: ClockSettings {
+                day_end,
+                ..ClockSettings::default()
+            },
+        },
+    );
+    run(&mut state, ClockCommand::Start { at: T0 });
+    state
+}
+
+/// When `level` of `structure` starts, on a clock started at T0 and
+/// never stopped.
+fn level_start(structure: &Structure, level: u32) -> Millis {
+    let period = structure.period_of_level(level).unwrap();
+    T0 + structure.periods[..period]
+        .iter()
+        .map(Period::millis)
+        .sum::<Millis>()
+}
+
+/// Seed 002, 77: "Quando restarem 10m (nos torneios de blinds de 30m), ou
+/// 15m (nos torneios de blinds de 40m ou mais), para o término do último
+/// nível de jogo, o DT vai parar o relógio. Será sorteada uma carta entre
+/// dois e cinco". Given day 1 ending after level 3 of the club's
+/// 20-minute levels, when the time passes far beyond it, then the clock
+/// stopped itself with exactly 10 minutes left of level 3 and records
+/// nothing more; the service's draw records its card with the seed it
+/// came from; the next day resumes level 3 with the 10 minutes, and (no
+/// last level named for it) runs on past it.
+#[test]
+fn rule_77_stops_the_clock_itself_with_10_minutes_left_and_the_card_is_drawn_from_a_recorded_seed()
+{
+    let structure = Structure::bhpoker();
+    let day_end = DayEnd {
+        last_levels: vec![3],
+        ..DayEnd::default()
+    };
+    let mut state = started_with(structure.clone(), day_end);
+    let stop = level_start(&structure, 3) + 10 * MIN;
+    assert!(state.due(T0 + 5 * 60 * MIN));
+    let events = run(
+        &mut state,
+        ClockCommand::Tick {
+            at: T0 + 5 * 60 * MIN,
+        },
+    );
+    assert_eq!(
+        events.last(),
+        Some(&ClockEvent::EndOfDayDue {
+            at: stop,
+            remaining: 10 * MIN
+        })
+    );
+    assert_eq!(state.status(), &Status::EndOfDayDue);
+    assert!(state.card_to_draw());
+    assert!(!state.due(T0 + 9 * 60 * MIN));
+    assert_eq!(state.view(T0 + 9 * 60 * MIN).remaining, 10 * MIN);
+    // Hands go on being dealt at level 3 until the card is known.
+    assert_eq!(state.level_for_hand(stop + MIN).unwrap().big_blind, 150);
+    let seed = [7u8; 32];
+    let at = T0 + 5 * 60 * MIN + 1_000;
+    let events = felt_clock::decide(&state, &ClockCommand::DrawEndOfDay { at }, &seed).unwrap();
+    let hands = card_from(&seed);
+    assert!((2..=5).contains(&hands));
+    assert_eq!(
+        events,
+        [ClockEvent::EndOfDayDrawn {
+            at,
+            hands,
+            remaining: 10 * MIN,
+            draw: Some(seed),
+        }]
+    );
+    for e in &events {
+        state.apply(e);
+    }
+    assert!(!state.card_to_draw());
+    run(&mut state, ClockCommand::EndDay { at: at + 30 * MIN });
+    let day2 = T0 + 24 * 60 * MIN;
+    run(&mut state, ClockCommand::StartDay { at: day2 });
+    assert_eq!(state.view(day2 + MIN).remaining, 9 * MIN);
+    assert_eq!(state.view(day2 + 11 * MIN).level, Some(4));
+}
+
+/// Rule 77 on 40-minute levels: 15 minutes left, not 10. And a card the
+/// director draws from a real deck and enters, where the house says so:
+/// the clock waits for it (the service draws none), and it is recorded
+/// without a seed.
+#[test]
+fn rule_77_stops_with_15_minutes_left_of_40_minute_levels_and_waits_for_the_directors_card() {
+    let toml = r#"
+        name = "Main event"
+        starting_stack = 60000
+        [[periods]]
+        kind = "level"
+        small_blind = 100
+        big_blind = 200
+        minutes = 40
+        [[periods]]
+        kind = "level"
+        small_blind = 200
+        big_blind = 400
+        minutes = 40
+    "#;
+    let structure = Structure::parse(toml).unwrap();
+    let day_end = DayEnd {
+        card: DayEndCard::Entered,
+        last_levels: vec![1],
+        ..DayEnd::default()
+    };
+    let mut state = started_with(structure, day_end);
+    let events = run(&mut state, ClockCommand::Tick { at: T0 + 39 * MIN });
+    assert_eq!(
+        events,
+        [ClockEvent::EndOfDayDue {
+            at: T0 + 25 * MIN,
+            remaining: 15 * MIN
+        }]
+    );
+    assert!(!state.card_to_draw());
+    assert_eq!(
+        decide(
+            &state,
+            &ClockCommand::EndDayAfter {
+                at: T0 + 40 * MIN,
+                hands: 1
+            }
+        ),
+        Err(ClockError::InvalidDraw { hands: 1 })
+    );
+    let events = run(
+        &mut state,
+        ClockCommand::EndDayAfter {
+            at: T0 + 40 * MIN,
+            hands: 4,
+        },
+    );
+    assert_eq!(
+        events,
+        [ClockEvent::EndOfDayDrawn {
+            at: T0 + 40 * MIN,
+            hands: 4,
+            remaining: 15 * MIN,
+            draw: None,
+        }]
+    );
+}
+
+/// A day that ends at its last level's end: given day 1 ending after
+/// level 2, the clock records the level's end at its exact time and
+/// stops; the next day starts with the break or level after it.
+#[test]
+fn a_day_set_to_end_at_a_level_stops_at_its_end_and_the_next_day_starts_after_it() {
+    let structure = Structure::bhpoker();
+    let day_end = DayEnd {
+        rule: DayEndRule::LevelEnd,
+        last_levels: vec![2],
+        ..DayEnd::default()
+    };
+    let mut state = started_with(structure.clone(), day_end);
+    let end = level_start(&structure, 3);
+    let events = run(&mut state, ClockCommand::Tick { at: end + 60 * MIN });
+    assert_eq!(
+        events.last(),
+        Some(&ClockEvent::LastLevelEnded { at: end, level: 2 })
+    );
+    assert_eq!(state.status(), &Status::EndOfDay { hands: 0 });
+    assert!(!state.card_to_draw());
+    run(&mut state, ClockCommand::EndDay { at: end + 61 * MIN });
+    let day2 = T0 + 24 * 60 * MIN;
+    run(&mut state, ClockCommand::StartDay { at: day2 });
+    let view = state.view(day2 + MIN);
+    assert_eq!((view.level, view.remaining), (Some(3), 19 * MIN));
+}
+
+/// Each day's last level must come after the day before's and be in the
+/// structure: a clock set otherwise is refused, naming the level.
+#[test]
+fn day_end_levels_out_of_order_or_past_the_structure_are_refused() {
+    for levels in [vec![3, 3], vec![5, 2], vec![0], vec![24]] {
+        let err = decide(
+            &ClockState::default(),
+            &ClockCommand::Configure {
+                structure: Structure::bhpoker(),
+                settings: ClockSettings {
+                    day_end: DayEnd {
+                        last_levels: levels.clone(),
+                        ..DayEnd::default()
+                    },
+                    ..ClockSettings::default()
+                },
+            },
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, ClockError::InvalidSetting { .. })
+                && err.to_string().contains("last level"),
+            "{levels:?}: {err}"
+        );
+    }
 }
 
 #[test]

@@ -120,7 +120,7 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             if !state.started {
                 return Err(SeatingError::NotStarted);
             }
-            if !(2..=5).contains(hands) {
+            if *hands != 0 && !(2..=5).contains(hands) {
                 return Err(SeatingError::InvalidLastHands { hands: *hands });
             }
             if let Some(l) = &state.room.last_hands {
@@ -1442,6 +1442,12 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     if let Some(l) = &room.last_hands {
         if l.over {
             return wait("the day is over (rule 77): play resumes when the next day starts".into());
+        }
+        if l.hands == 0 {
+            return wait(
+                "the day's last level is over: the hands being played are its last, then the day ends"
+                    .into(),
+            );
         }
         if l.left(table) == 0 {
             return wait(format!(

@@ -226,7 +226,7 @@ pub enum SeatingError {
     #[error("rebuys are already closed")]
     RebuysAlreadyClosed,
     #[error(
-        "a card from two to five says how many more hands each table plays, not {hands} (rule 77)"
+        "a card from two to five says how many more hands each table plays (none: at a last level's end), not {hands} (rule 77)"
     )]
     #[strum(message = "rule 77")]
     InvalidLastHands { hands: u8 },

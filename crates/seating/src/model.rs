@@ -477,7 +477,8 @@ pub enum SeatingCommand {
     /// is offered or sold from now on.
     CloseRebuys,
     /// The day ends (seed 002, rule 77): the clock stopped and a card
-    /// drawn says how many more hands (2 to 5) every table plays.
+    /// drawn says how many more hands (2 to 5) every table plays; 0 at a
+    /// day's last level's end: the hands being played are the last.
     PlayLastHands {
         hands: u8,
     },

@@ -2821,6 +2821,36 @@ fn every_table_plays_exactly_the_drawn_number_of_last_hands() {
     );
 }
 
+/// A day that ends at its last level's end (the tournament's setting
+/// beside rule 77's card): given table 1 dealing a hand and table 2
+/// between hands, when the level ends (`PlayLastHands` with no more
+/// hands), then table 2 deals no more, and the hand table 1 is playing is
+/// the day's last: it ends the day.
+#[test]
+fn a_day_ended_at_its_last_level_ends_with_the_hands_being_played() {
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    let events = run(&mut state, SeatingCommand::PlayLastHands { hands: 0 });
+    assert_eq!(events, [SeatingEvent::LastHandsDrawn { hands: 0 }]);
+    let wait = gate(&state, 2).unwrap_err().to_string();
+    assert!(wait.contains("last level is over"), "{wait}");
+    let events = run(
+        &mut state,
+        SeatingCommand::HandEnded {
+            table: 1,
+            button: 1,
+            big_blind: 3,
+            busted: Vec::new(),
+        },
+    );
+    assert!(
+        events.contains(&SeatingEvent::LastHandsPlayed),
+        "{events:?}"
+    );
+    let wait = gate(&state, 1).unwrap_err().to_string();
+    assert!(wait.contains("the day is over"), "{wait}");
+}
+
 fn refused_unchanged(state: &mut SeatingState, command: SeatingCommand, error: SeatingError) {
     let before = state.clone();
     assert_eq!(try_run(state, command).unwrap_err(), error);

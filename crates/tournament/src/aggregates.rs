@@ -24,9 +24,13 @@ impl Aggregate for Clock {
     fn decide(
         state: &ClockState,
         command: &ClockCommand,
-        _: &felt_service::Seed,
+        seed: &felt_service::Seed,
     ) -> Result<Vec<ClockEvent>, ClockError> {
-        felt_clock::decide(state, command)
+        felt_clock::decide(state, command, seed)
+    }
+
+    fn draws(command: &ClockCommand) -> bool {
+        matches!(command, ClockCommand::DrawEndOfDay { .. })
     }
 
     fn apply(state: &mut ClockState, event: &ClockEvent) {

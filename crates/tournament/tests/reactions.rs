@@ -114,7 +114,7 @@ fn clock_after(commands: &[ClockCommand]) -> ClockState {
     .iter()
     .chain(commands)
     {
-        for e in felt_clock::decide(&state, c).unwrap_or_else(|e| panic!("{c:?}: {e}")) {
+        for e in felt_clock::decide(&state, c, &[0; 32]).unwrap_or_else(|e| panic!("{c:?}: {e}")) {
             state.apply(&e);
         }
     }
@@ -1542,6 +1542,7 @@ fn the_days_end_goes_from_the_clock_to_seating_and_back() {
         at: 1_000,
         hands: 3,
         remaining: 0,
+        draw: None,
     }];
     let cause = clock_cause(5, 1_000, events, &drawn);
     assert!(
@@ -1600,5 +1601,39 @@ fn the_days_end_goes_from_the_clock_to_seating_and_back() {
     );
     seating(&mut seating_state, orders[0].command.clone());
     assert!(seating_state.room().last_hands.is_none());
+    assert!(day::to_seating(&cause, &seating_state).is_empty());
+}
+
+/// A day set to end at its last level's end: the clock's `LastLevelEnded`
+/// holds every table at seating to the hand it is playing (no more hands),
+/// under the same id as a drawn card's, so a day's end is sent once.
+#[test]
+fn a_last_level_ended_holds_every_table_to_the_hand_it_plays() {
+    let mut seating_state = room(Settings::tda(9, 10_000), 18);
+    let clock = clock_after(&[]);
+    let events = vec![felt_clock::ClockEvent::LastLevelEnded {
+        at: 1_000,
+        level: 4,
+    }];
+    let cause = clock_cause(5, 1_000, events, &clock);
+    assert!(
+        cause
+            .events
+            .iter()
+            .any(felt_tournament::reactions::wanted_clock)
+    );
+    let orders = day::to_seating(&cause, &seating_state);
+    assert_eq!(
+        orders,
+        vec![Order {
+            id: "day-1-last-hands".into(),
+            command: SeatingCommand::PlayLastHands { hands: 0 },
+        }]
+    );
+    let events = seating(&mut seating_state, orders[0].command.clone());
+    assert!(
+        events.contains(&SeatingEvent::LastHandsDrawn { hands: 0 }),
+        "{events:?}"
+    );
     assert!(day::to_seating(&cause, &seating_state).is_empty());
 }

@@ -3528,3 +3528,145 @@ async fn felt_up_ends_a_day_after_the_drawn_hands_at_every_table_and_plays_the_n
     up.stop();
     audit_passes(&["--data", data.to_str().unwrap(), "--tournament", t]);
 }
+
+/// Seed 002, rule 77 by the tournament's setting, through `felt up`: the
+/// day ends after level 1. When the floor sets the clock to just over ten
+/// minutes left, the clock stops itself at ten, the service draws the card
+/// at once (no one enters it) and records its seed; every table then
+/// plays exactly that many hands and the day ends, the audit checking the
+/// card against its seed. A second tournament whose day ends at level 1's
+/// end stops when the level runs out, with the hands being played as the
+/// last (none here), and its next day starts at level 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn felt_up_stops_the_clock_itself_draws_the_days_card_and_ends_a_day_at_its_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let mut up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let mut seating = up.seating();
+    for (t, rule) in [
+        ("drawn", pb::DayEndRule::Rule77),
+        ("level", pb::DayEndRule::LevelEnd),
+    ] {
+        let mut create = create();
+        create.tournament_id = t.into();
+        create.table_size = 9;
+        create.day_end = Some(pb::DayEndSettings {
+            rule: rule.into(),
+            card: pb::DayEndCard::Unspecified.into(),
+            last_levels: vec![1],
+        });
+        seating
+            .create_tournament(with(create, &director))
+            .await
+            .expect("create");
+        common::presales(&mut seating, t, 18, &director).await;
+        seating
+            .start_tournament(with(
+                pb::StartTournamentRequest {
+                    tournament_id: t.into(),
+                },
+                &director,
+            ))
+            .await
+            .expect("start");
+    }
+    let clock = |t: &'static str| {
+        let (mut c, director) = (up.clock(), director.clone());
+        async move {
+            c.get_clock(with(
+                pb::GetClockRequest {
+                    tournament_id: t.into(),
+                },
+                &director,
+            ))
+            .await
+            .expect("the clock")
+            .into_inner()
+            .clock
+            .expect("a view")
+        }
+    };
+    let until = |t: &'static str, status: pb::ClockStatus| async move {
+        tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                let view = clock(t).await;
+                if view.status() == status {
+                    return view;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{t}: the clock never reached {status:?}"))
+    };
+    // Rule 77: just over ten minutes left of the day's last level.
+    up.control(
+        "drawn",
+        "near-the-end",
+        pb::control_clock_request::Command::SetRemaining(pb::SetRemaining {
+            remaining_ms: 10 * 60_000 + 500,
+        }),
+    )
+    .await;
+    let drawn = until("drawn", pb::ClockStatus::EndOfDay).await;
+    let hands = drawn.end_of_day_hands;
+    assert!((2..=5).contains(&hands), "{drawn:?}");
+    assert_eq!(drawn.remaining_ms, 10 * 60_000, "{drawn:?}");
+    let dealers = common::dealers(&up.channel, "drawn", 1..=2, &director);
+    until("drawn", pb::ClockStatus::DayOver).await;
+    let map = seating
+        .get_table_map(with(
+            pb::GetTableMapRequest {
+                tournament_id: "drawn".into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the table map")
+        .into_inner();
+    assert!(!map.tables.is_empty());
+    for table in &map.tables {
+        assert_eq!(
+            (table.hands, table.in_hand, table.last_hands_left),
+            (u64::from(hands), false, Some(0)),
+            "{table:?}"
+        );
+    }
+    up.control(
+        "drawn",
+        "day-2-start",
+        pb::control_clock_request::Command::StartDay(pb::StartDay {}),
+    )
+    .await;
+    for d in dealers {
+        d.await.expect("a dealer");
+    }
+    common::all_placed(&up.channel, "drawn", 18, &director).await;
+
+    // At the level's end: nobody dealt, so the day is over at once.
+    up.control(
+        "level",
+        "level-end",
+        pb::control_clock_request::Command::SetRemaining(pb::SetRemaining { remaining_ms: 300 }),
+    )
+    .await;
+    let over = until("level", pb::ClockStatus::DayOver).await;
+    assert_eq!(over.level, 1, "{over:?}");
+    let next = up
+        .control(
+            "level",
+            "day-2-start",
+            pb::control_clock_request::Command::StartDay(pb::StartDay {}),
+        )
+        .await;
+    assert_eq!((next.level, next.day), (2, 2), "{next:?}");
+    up.stop();
+    let text = audit_passes(&["--data", data.to_str().unwrap()]);
+    assert!(
+        text.contains(&format!(
+            "drawn: the day's last {hands} hands (rule 77), drawn by the service from its recorded seed"
+        )),
+        "{text}"
+    );
+}

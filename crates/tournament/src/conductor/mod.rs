@@ -270,7 +270,7 @@ impl TournamentSpec {
     pub fn definition(&self) -> crate::aggregates::Definition {
         crate::aggregates::Definition {
             structure: self.structure.clone(),
-            clock: self.clock,
+            clock: self.clock.clone(),
             money: self.money.clone(),
             busts: self.busts,
         }
@@ -529,7 +529,7 @@ impl<L: EventLog + 'static> Conductor<L> {
     pub fn new(log: std::sync::Arc<L>) -> Self {
         Conductor {
             tables: std::sync::Arc::new(Handler::new(log.clone())),
-            clock: Handler::new(log.clone()),
+            clock: Handler::new(log.clone()).with_draws(draws_from_ids()),
             seating: Handler::new(log.clone()).with_draws(draws_from_ids()),
             room: Handler::new(log.clone()),
             payout: Handler::new(log),
@@ -566,11 +566,13 @@ impl<L: EventLog + 'static> Conductor<L> {
         self.hosts
     }
 
-    /// The conductor whose seating draws each decision's seed from `draws`
-    /// (the operating system's, [`felt_service::os_draws`], or a
-    /// simulation's own) when it decides, and records it.
+    /// The conductor whose seating and clock draw each decision's seed
+    /// from `draws` (the operating system's, [`felt_service::os_draws`],
+    /// or a simulation's own) when they decide (seats, rule 77's card),
+    /// and record it.
     pub fn with_draws(self, draws: Draws) -> Self {
         Conductor {
+            clock: self.clock.with_draws(draws.clone()),
             seating: self.seating.with_draws(draws),
             ..self
         }

@@ -29,8 +29,9 @@ impl<L: EventLog + 'static> Conductor<L> {
             &felt_clock::ClockState::default(),
             &ClockCommand::Configure {
                 structure: definition.structure.clone(),
-                settings: definition.clock,
+                settings: definition.clock.clone(),
             },
+            &[0; 32],
         )?;
         felt_payout::decide(
             &felt_payout::PayoutState::default(),
@@ -329,15 +330,25 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// (late registration closed after its last level) follow, as do the
     /// reactions to a level the floor jumped to while registration is open.
     pub async fn tick(&self, t: &str, now: Millis) -> Result<()> {
-        let passed = {
-            let clock = self.clock_state(t).await?;
-            clock.view(now).period != clock.period()
-        };
+        let mut clock = self.clock_state(t).await?;
+        let mut passed = clock.due(now);
         if passed {
-            self.clock_cmd(t, &format!("tick-{now}"), now, |at| ClockCommand::Tick {
-                at,
+            clock = self
+                .clock_cmd(t, &format!("tick-{now}"), now, |at| ClockCommand::Tick {
+                    at,
+                })
+                .await?
+                .state;
+        }
+        // Rule 77: the clock stopped itself for the day's card, which the
+        // service draws at once (once a day: the id is the day's).
+        if clock.card_to_draw() {
+            let day = clock.day();
+            self.clock_cmd(t, &format!("day-{day}-card"), now, |at| {
+                ClockCommand::DrawEndOfDay { at }
             })
             .await?;
+            passed = true;
         }
         let open = {
             let seating = self.seating_state(t).await?;

@@ -31,7 +31,7 @@ pub fn to_clock(cause: &Cause<Registry>) -> Vec<(TournamentId, Order<ClockComman
                     cause.id("configure"),
                     ClockCommand::Configure {
                         structure: d.structure.clone(),
-                        settings: d.clock,
+                        settings: d.clock.clone(),
                     },
                 ),
             ))

@@ -1,6 +1,7 @@
 //! The end of a day (seed 002, rule 77), a chain between the clock and
 //! seating: the clock's drawn card holds every table at seating to that
-//! many more hands ([`to_seating`]); seating's last hand played ends the
+//! many more hands, and a day's last level ended holds each to the hand it
+//! is playing ([`to_seating`]); seating's last hand played ends the
 //! day at the clock ([`to_clock`]); the clock's next day lets the tables
 //! deal again ([`to_seating`]). Ids name the clock's day, so a second day
 //! is never taken for the first sent again.
@@ -16,7 +17,9 @@ use crate::runner::Cause;
 pub fn wanted_clock(event: &ClockEvent) -> bool {
     matches!(
         event,
-        ClockEvent::EndOfDayDrawn { .. } | ClockEvent::DayStarted { .. }
+        ClockEvent::EndOfDayDrawn { .. }
+            | ClockEvent::LastLevelEnded { .. }
+            | ClockEvent::DayStarted { .. }
     )
 }
 
@@ -33,6 +36,12 @@ pub fn to_seating(cause: &Cause<Clock>, seating: &SeatingState) -> Vec<Order<Sea
                 Some(Order::new(
                     format!("day-{day}-last-hands"),
                     SeatingCommand::PlayLastHands { hands: *hands },
+                ))
+            }
+            ClockEvent::LastLevelEnded { .. } if seating.room().last_hands.is_none() => {
+                Some(Order::new(
+                    format!("day-{day}-last-hands"),
+                    SeatingCommand::PlayLastHands { hands: 0 },
                 ))
             }
             ClockEvent::DayStarted { day, .. } if seating.room().last_hands.is_some() => Some(

@@ -80,6 +80,7 @@ pub(crate) fn view(tournament: &str, state: &ClockState, version: u64, now: i64)
             (pb::ClockStatus::EndOfDay, "", 0, vec![], u32::from(*hands))
         }
         ClockStatus::DayOver => (pb::ClockStatus::DayOver, "", 0, vec![], 0),
+        ClockStatus::EndOfDayDue => (pb::ClockStatus::EndOfDayDue, "", 0, vec![], 0),
     };
     pb::ClockView {
         tournament_id: tournament.into(),
@@ -159,7 +160,53 @@ fn settings(s: &ClockSettings) -> pb::ClockSettings {
             called_ms: a.called_millis,
             countdown_ms: a.countdown_millis,
         }),
+        day_end: Some(pb::DayEndSettings {
+            rule: match s.day_end.rule {
+                felt_clock::DayEndRule::Rule77 => pb::DayEndRule::Rule77,
+                felt_clock::DayEndRule::LevelEnd => pb::DayEndRule::LevelEnd,
+            }
+            .into(),
+            card: match s.day_end.card {
+                felt_clock::DayEndCard::Drawn => pb::DayEndCard::Drawn,
+                felt_clock::DayEndCard::Entered => pb::DayEndCard::Entered,
+            }
+            .into(),
+            last_levels: s.day_end.last_levels.clone(),
+        }),
     }
+}
+
+/// How each day ends, from the wire (the clock checks the levels against
+/// the structure when it is configured).
+pub(crate) fn day_end(d: &pb::DayEndSettings) -> Result<felt_clock::DayEnd, Status> {
+    let rule = match pb::DayEndRule::try_from(d.rule) {
+        Ok(pb::DayEndRule::Unspecified | pb::DayEndRule::Rule77) => felt_clock::DayEndRule::Rule77,
+        Ok(pb::DayEndRule::LevelEnd) => felt_clock::DayEndRule::LevelEnd,
+        Err(_) => {
+            return Err(Status::invalid_argument(
+                "day_end.rule: rule 77 or the level's end",
+            ));
+        }
+    };
+    let card = match pb::DayEndCard::try_from(d.card) {
+        Ok(pb::DayEndCard::Unspecified | pb::DayEndCard::Drawn) => felt_clock::DayEndCard::Drawn,
+        Ok(pb::DayEndCard::Entered) => felt_clock::DayEndCard::Entered,
+        Err(_) => {
+            return Err(Status::invalid_argument(
+                "day_end.card: drawn by the service or entered by the director",
+            ));
+        }
+    };
+    if d.last_levels.len() > 64 {
+        return Err(Status::invalid_argument(
+            "day_end.last_levels: at most 64 days",
+        ));
+    }
+    Ok(felt_clock::DayEnd {
+        rule,
+        card,
+        last_levels: d.last_levels.clone(),
+    })
 }
 
 /// A clock's event for the wire.
@@ -237,14 +284,24 @@ fn clock_event(e: &ClockEvent) -> pb::clock_event::Kind {
         ClockEvent::HandForHandStopped { at } => {
             ce::Kind::HandForHandStopped(ce::HandForHandStopped { at_ms: *at })
         }
+        ClockEvent::EndOfDayDue { at, remaining } => ce::Kind::EndOfDayDue(ce::EndOfDayDue {
+            at_ms: *at,
+            remaining_ms: *remaining,
+        }),
         ClockEvent::EndOfDayDrawn {
             at,
             hands,
             remaining,
+            draw,
         } => ce::Kind::EndOfDayDrawn(ce::EndOfDayDrawn {
             at_ms: *at,
             hands: (*hands).into(),
             remaining_ms: *remaining,
+            draw_seed: draw.map(|d| d.to_vec()).unwrap_or_default(),
+        }),
+        ClockEvent::LastLevelEnded { at, level } => ce::Kind::LastLevelEnded(ce::LastLevelEnded {
+            at_ms: *at,
+            level: *level,
         }),
         ClockEvent::DayEnded { at, day } => ce::Kind::DayEnded(ce::DayEnded {
             at_ms: *at,
@@ -310,6 +367,7 @@ fn command(c: &pb::control_clock_request::Command, at: i64) -> Result<ClockComma
                 ))
             })?,
         },
+        C::DrawEndOfDay(_) => ClockCommand::DrawEndOfDay { at },
         C::EndDay(_) => ClockCommand::EndDay { at },
         C::StartDay(_) => ClockCommand::StartDay { at },
         C::UseTimeBank(u) => ClockCommand::UseTimeBank {
@@ -467,6 +525,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
             && matches!(
                 c,
                 pb::control_clock_request::Command::EndDayAfter(_)
+                    | pb::control_clock_request::Command::DrawEndOfDay(_)
                     | pb::control_clock_request::Command::StartDay(_)
             )
         {
@@ -581,7 +640,9 @@ pub(crate) async fn ticker<L: EventLog + 'static>(ctx: Ctx<L>) {
             // Read from the log: another process may have paused it.
             let running = match clock_stream(&t.tournament) {
                 Ok(stream) => match ctx.conductor.clock.state(&stream).await {
-                    Ok((s, _)) => matches!(s.status(), ClockStatus::Running { .. }),
+                    Ok((s, _)) => {
+                        matches!(s.status(), ClockStatus::Running { .. }) || s.card_to_draw()
+                    }
                     Err(_) => false,
                 },
                 Err(_) => false,

@@ -354,6 +354,9 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
             action.cards_per_day = a.cards_per_day;
         }
     }
+    if let Some(d) = &req.day_end {
+        clock.day_end = crate::serve::clock::day_end(d)?;
+    }
     let m = req.money.clone().unwrap_or_default();
     let mut money = MoneySettings::generated(m.buy_in, m.fee);
     if !m.currency.is_empty() {

@@ -65,6 +65,7 @@ fn clock_json(c: &pb::ClockView) -> ClockJson {
             S::Running => "running",
             S::Paused => "paused",
             S::HandForHand => "hand for hand",
+            S::EndOfDayDue => "stopped for the day's card",
             S::EndOfDay => "end of day",
             S::DayOver => "day over",
         },
