@@ -10,11 +10,13 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod bags;
 mod decide;
 mod model;
 mod order;
 mod state;
 
+pub use bags::{Bag, BagState, BagWitness, Bags};
 pub use decide::{decide, gate};
 pub use model::{
     AddOnTerms, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup,
@@ -235,6 +237,27 @@ pub enum SeatingError {
     LastHandsAlreadyDrawn { hands: u8 },
     #[error("no day has ended: the tables are dealing")]
     NoDayEnded,
+    #[error("the stacks are bagged once the day is over (rule 77): the tables are still playing")]
+    #[strum(message = "rule 77")]
+    DayNotOver,
+    #[error("the bags are already sealed")]
+    BagsAlreadySealed,
+    #[error("entry {entry} is not in play: no bag is theirs")]
+    NotInPlay { entry: EntryId },
+    #[error("entry {entry}'s count is empty: a player in play has chips")]
+    EmptyBag { entry: EntryId },
+    #[error("entry {entry} is counted twice")]
+    CountedTwice { entry: EntryId },
+    #[error("entry {entry} is in play but not counted: every survivor's stack is bagged")]
+    NotCounted { entry: EntryId },
+    #[error("no stacks are bagged yet")]
+    NoBags,
+    #[error("entry {entry} has no bag")]
+    NoBag { entry: EntryId },
+    #[error(
+        "{open} bags are not yet confirmed by their player and a staff member (entry {entry}'s first): no bag is sealed before"
+    )]
+    BagsUnconfirmed { entry: EntryId, open: usize },
 }
 
 impl felt_vocabulary::Classified for SeatingError {
@@ -308,7 +331,14 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::RebuysAlreadyClosed
             | S::InvalidLastHands { .. }
             | S::LastHandsAlreadyDrawn { .. }
-            | S::NoDayEnded => ErrorKind::Refused,
+            | S::NoDayEnded
+            | S::DayNotOver
+            | S::BagsAlreadySealed
+            | S::NotInPlay { .. }
+            | S::NotCounted { .. }
+            | S::BagsUnconfirmed { .. } => ErrorKind::Refused,
+            S::EmptyBag { .. } | S::CountedTwice { .. } => ErrorKind::Malformed,
+            S::NoBags | S::NoBag { .. } => ErrorKind::NotFound,
             S::RebuyStackStale { .. } => ErrorKind::Conflict,
         }
     }

@@ -484,6 +484,18 @@ pub enum SeatingCommand {
     },
     /// The next day started: the tables deal again.
     ResumeDay,
+    /// Bag and tag once the day is over: each entry in play with its
+    /// stack as its table has it (read by the service).
+    BagStacks {
+        stacks: Vec<(EntryId, Chips)>,
+    },
+    /// The player or a staff member confirms a bag's count.
+    ConfirmBag {
+        entry: EntryId,
+        by: crate::BagWitness,
+    },
+    /// The bags are sealed (every one confirmed by both).
+    SealBags,
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
     HandEnded {
@@ -795,6 +807,27 @@ pub enum SeatingEvent {
     LastHandsPlayed,
     /// The next day started: the tables deal again.
     DayResumed,
+    /// Every survivor's stack bagged at the day's end, each bag numbered
+    /// (table and seat order).
+    StacksBagged {
+        bags: Vec<crate::Bag>,
+    },
+    /// A bag counted again before the seal (a correction at the table
+    /// settled a dispute): its confirmations are cleared.
+    BagRecounted {
+        entry: EntryId,
+        chips: Chips,
+    },
+    /// The player or a staff member confirmed a bag's count.
+    BagConfirmed {
+        entry: EntryId,
+        by: crate::BagWitness,
+    },
+    /// The day's bags sealed: `bags` of them, `chips` in all.
+    BagsSealed {
+        bags: u32,
+        chips: Chips,
+    },
     /// A redraw (or the final table's draw) is waiting for every table to
     /// finish its hand.
     RedrawCalled {
@@ -875,6 +908,10 @@ impl SeatingEvent {
             LastHandsDrawn { .. } => "LastHandsDrawn",
             LastHandsPlayed => "LastHandsPlayed",
             DayResumed => "DayResumed",
+            StacksBagged { .. } => "StacksBagged",
+            BagRecounted { .. } => "BagRecounted",
+            BagConfirmed { .. } => "BagConfirmed",
+            BagsSealed { .. } => "BagsSealed",
             RedrawCalled { .. } => "RedrawCalled",
             Redrawn { .. } => "Redrawn",
             HandForHandStarted { .. } => "HandForHandStarted",

@@ -149,6 +149,10 @@ pub struct Room {
     /// The day's last hands (rule 77), from their draw to the next day.
     #[serde(default)]
     pub last_hands: Option<LastHands>,
+    /// The last day's bags, from the count on (the next day starts from
+    /// them; the next count replaces them).
+    #[serde(default)]
+    pub bags: Option<crate::Bags>,
 }
 
 /// The day's last hands (seed 002, rule 77): how many every table plays
@@ -547,6 +551,45 @@ impl Room {
                 }
             }
             SeatingEvent::DayResumed => self.last_hands = None,
+            SeatingEvent::StacksBagged { bags } => {
+                self.bags = Some(crate::Bags {
+                    bags: bags
+                        .iter()
+                        .map(|b| {
+                            (
+                                b.entry,
+                                crate::BagState {
+                                    number: b.number,
+                                    chips: b.chips,
+                                    player: false,
+                                    staff: false,
+                                },
+                            )
+                        })
+                        .collect(),
+                    sealed: false,
+                });
+            }
+            SeatingEvent::BagRecounted { entry, chips } => {
+                if let Some(b) = self.bags.as_mut().and_then(|b| b.bags.get_mut(entry)) {
+                    b.chips = *chips;
+                    b.player = false;
+                    b.staff = false;
+                }
+            }
+            SeatingEvent::BagConfirmed { entry, by } => {
+                if let Some(b) = self.bags.as_mut().and_then(|b| b.bags.get_mut(entry)) {
+                    match by {
+                        crate::BagWitness::Player => b.player = true,
+                        crate::BagWitness::Staff => b.staff = true,
+                    }
+                }
+            }
+            SeatingEvent::BagsSealed { .. } => {
+                if let Some(b) = self.bags.as_mut() {
+                    b.sealed = true;
+                }
+            }
         }
     }
 }

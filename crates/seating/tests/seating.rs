@@ -2851,6 +2851,159 @@ fn a_day_ended_at_its_last_level_ends_with_the_hands_being_played() {
     assert!(wait.contains("the day is over"), "{wait}");
 }
 
+/// Bag and tag (issue 28, after seed 002's rule 77: "todas as mesas irão
+/// completar esse número de mãos, até que cheguem ao final"). Given the
+/// day over, when the stacks counted at the tables are bagged, then every
+/// survivor has a numbered bag in table and seat order; no bag is sealed
+/// before its player and a staff member confirm it; a disputed count
+/// corrected at the table and counted again clears that bag's
+/// confirmations; sealed, the bags hold every chip counted. A count while
+/// the tables play, one that leaves a survivor out, names a player not in
+/// play, or is empty, is refused and changes nothing.
+#[test]
+fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed() {
+    use felt_seating::BagWitness::{Player, Staff};
+    let mut state = started(Settings::tda(9, 10_000), 18);
+    let in_play: Vec<EntryId> = state
+        .room()
+        .tables
+        .values()
+        .flat_map(|t| t.seats.iter().flatten().copied())
+        .collect();
+    assert_eq!(in_play.len(), 18);
+    let stacks: Vec<(EntryId, u64)> = in_play
+        .iter()
+        .zip(1u64..)
+        .map(|(&e, k)| (e, 10_000 + 25 * k))
+        .collect();
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::BagStacks {
+            stacks: stacks.clone(),
+        },
+        SeatingError::DayNotOver,
+    );
+    let events = run(&mut state, SeatingCommand::PlayLastHands { hands: 0 });
+    assert!(
+        events.contains(&SeatingEvent::LastHandsPlayed),
+        "{events:?}"
+    );
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::BagStacks {
+            stacks: stacks[1..].to_vec(),
+        },
+        SeatingError::NotCounted { entry: in_play[0] },
+    );
+    let mut stranger = stacks.clone();
+    stranger.push((EntryId(999), 500));
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::BagStacks { stacks: stranger },
+        SeatingError::NotInPlay {
+            entry: EntryId(999),
+        },
+    );
+    let mut empty = stacks.clone();
+    empty[3].1 = 0;
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::BagStacks { stacks: empty },
+        SeatingError::EmptyBag { entry: in_play[3] },
+    );
+    refused_unchanged(&mut state, SeatingCommand::SealBags, SeatingError::NoBags);
+    let events = run(
+        &mut state,
+        SeatingCommand::BagStacks {
+            stacks: stacks.clone(),
+        },
+    );
+    let expected: Vec<felt_seating::Bag> = stacks
+        .iter()
+        .zip(1u32..)
+        .map(|(&(entry, chips), number)| felt_seating::Bag {
+            entry,
+            number,
+            chips,
+        })
+        .collect();
+    assert_eq!(events, [SeatingEvent::StacksBagged { bags: expected }]);
+    // Counted again unchanged: nothing to record.
+    assert!(
+        run(
+            &mut state,
+            SeatingCommand::BagStacks {
+                stacks: stacks.clone()
+            }
+        )
+        .is_empty()
+    );
+    for &(entry, _) in &stacks {
+        run(&mut state, SeatingCommand::ConfirmBag { entry, by: Player });
+        if entry != in_play[5] {
+            run(&mut state, SeatingCommand::ConfirmBag { entry, by: Staff });
+        }
+    }
+    // Entry 6's staff count disagrees with the player: not sealed.
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::SealBags,
+        SeatingError::BagsUnconfirmed {
+            entry: in_play[5],
+            open: 1,
+        },
+    );
+    // The floor corrects the stack at the table, and it is counted again.
+    let mut corrected = stacks.clone();
+    corrected[5].1 -= 1_000;
+    let events = run(
+        &mut state,
+        SeatingCommand::BagStacks {
+            stacks: corrected.clone(),
+        },
+    );
+    assert_eq!(
+        events,
+        [SeatingEvent::BagRecounted {
+            entry: in_play[5],
+            chips: corrected[5].1
+        }]
+    );
+    let bag = state.room().bags.as_ref().unwrap().bags[&in_play[5]];
+    assert!(!bag.player && !bag.staff, "{bag:?}");
+    for by in [Player, Staff] {
+        run(
+            &mut state,
+            SeatingCommand::ConfirmBag {
+                entry: in_play[5],
+                by,
+            },
+        );
+    }
+    let total: u64 = corrected.iter().map(|s| s.1).sum();
+    let events = run(&mut state, SeatingCommand::SealBags);
+    assert_eq!(
+        events,
+        [SeatingEvent::BagsSealed {
+            bags: 18,
+            chips: total
+        }]
+    );
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::BagStacks { stacks: corrected },
+        SeatingError::BagsAlreadySealed,
+    );
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::ConfirmBag {
+            entry: in_play[0],
+            by: Player,
+        },
+        SeatingError::BagsAlreadySealed,
+    );
+}
+
 fn refused_unchanged(state: &mut SeatingState, command: SeatingCommand, error: SeatingError) {
     let before = state.clone();
     assert_eq!(try_run(state, command).unwrap_err(), error);
