@@ -83,6 +83,9 @@ impl Aggregate for Seating {
             // (The final table that waited for the close is drawn then.)
             | CloseRegistration => true,
             AnnounceLate { .. }
+            | BagStacks { .. }
+            | ConfirmBag { .. }
+            | SealBags
             | NameTable { .. }
             | OpenLateEntries { .. }
             | CloseLateEntries

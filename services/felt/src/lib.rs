@@ -4,6 +4,7 @@
 //! not part of this library (`felt sim`, the `felt-audit` crate,
 //! `felt-bench`).
 
+pub mod bags;
 pub mod cage;
 pub mod logs;
 pub mod results;

@@ -3534,11 +3534,16 @@ async fn felt_up_ends_a_day_after_the_drawn_hands_at_every_table_and_plays_the_n
 /// minutes left, the clock stops itself at ten, the service draws the card
 /// at once (no one enters it) and records its seed; every table then
 /// plays exactly that many hands and the day ends, the audit checking the
-/// card against its seed. A second tournament whose day ends at level 1's
+/// card against its seed. Then bag and tag: every survivor's stack read
+/// from the tables into a numbered bag (every chip in play bagged), the
+/// seal refused while a disputed bag waits, the floor's correction at the
+/// table counted again, the bags sealed, exported as CSV and served to the
+/// room display's bag page. A second tournament whose day ends at level 1's
 /// end stops when the level runs out, with the hands being played as the
 /// last (none here), and its next day starts at level 2.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn felt_up_stops_the_clock_itself_draws_the_days_card_and_ends_a_day_at_its_level() {
+async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_ends_a_day_at_its_level()
+ {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("up");
     let mut up = Up::start(&[], &data).await;
@@ -3633,6 +3638,171 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_and_ends_a_day_at_it
             "{table:?}"
         );
     }
+    // Bag and tag: every survivor's stack read from their table, numbered.
+    let floor_token = up.token("floor").to_string();
+    let floor = |id: &str, command: pb::floor_request::Command| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: "drawn".into(),
+                command_id: id.into(),
+                command: Some(command),
+            },
+            &floor_token,
+        );
+        async move { seating.floor(req).await.map(tonic::Response::into_inner) }
+    };
+    let bags = || {
+        let mut seating = up.seating();
+        let req = with(
+            pb::GetBagsRequest {
+                tournament_id: "drawn".into(),
+            },
+            &director,
+        );
+        async move { seating.get_bags(req).await.expect("the bags").into_inner() }
+    };
+    use pb::floor_request::Command as F;
+    let confirm = |entry: u64, by: pb::BagWitness| {
+        F::ConfirmBag(pb::ConfirmBag {
+            entry,
+            by: by.into(),
+        })
+    };
+    let early = floor("early", F::SealBags(pb::SealBags {}))
+        .await
+        .unwrap_err();
+    assert!(
+        early.message().contains("no stacks are bagged"),
+        "{early:?}"
+    );
+    floor("bag", F::BagStacks(pb::BagStacks {}))
+        .await
+        .expect("the stacks bagged");
+    let list = bags().await;
+    let survivors: u64 = map.tables.iter().map(|t| u64::from(t.players)).sum();
+    assert_eq!(list.bags.len() as u64, survivors, "{list:?}");
+    // Every chip in play is in a bag: 18 starting stacks of the turbo's.
+    assert_eq!(list.chips, 18 * 20_000, "{list:?}");
+    assert!(!list.sealed);
+    assert!(list.bags.windows(2).all(|w| w[0].chips >= w[1].chips));
+    let mut numbers: Vec<u32> = list.bags.iter().map(|b| b.bag).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=survivors as u32).collect::<Vec<_>>());
+    // The player at table 1 disputes their count: every other bag is
+    // confirmed by both, theirs only by them.
+    let disputed = list
+        .bags
+        .iter()
+        .find(|b| b.table == 1)
+        .expect("a bag from table 1")
+        .clone();
+    for b in &list.bags {
+        floor(
+            &format!("player-{}", b.entry),
+            confirm(b.entry, pb::BagWitness::Player),
+        )
+        .await
+        .expect("the player's confirmation");
+        if b.entry != disputed.entry {
+            floor(
+                &format!("staff-{}", b.entry),
+                confirm(b.entry, pb::BagWitness::Staff),
+            )
+            .await
+            .expect("the staff's confirmation");
+        }
+    }
+    let open = floor("seal-1", F::SealBags(pb::SealBags {}))
+        .await
+        .unwrap_err();
+    assert_eq!(open.code(), Code::FailedPrecondition, "{open:?}");
+    assert!(open.message().contains("not yet confirmed"), "{open:?}");
+    // The floor corrects the stack at the table; counted again, that bag
+    // holds the corrected count and must be confirmed again.
+    at_table(
+        &up,
+        "drawn",
+        "bag-fix",
+        "floor",
+        pb::execute_request::Command::CorrectStack(pb::CorrectStack {
+            seat: disputed.seat,
+            entry: disputed.entry,
+            stack: disputed.chips - 100,
+            concerns: Some(pb::Concerns {
+                kind: Some(pb::concerns::Kind::Moment("the bag count".into())),
+            }),
+            reason: "a 100 chip counted twice".into(),
+        }),
+    )
+    .await
+    .expect("the correction");
+    floor("bag-again", F::BagStacks(pb::BagStacks {}))
+        .await
+        .expect("counted again");
+    let list = bags().await;
+    let again = list
+        .bags
+        .iter()
+        .find(|b| b.entry == disputed.entry)
+        .unwrap();
+    assert_eq!(
+        (again.chips, again.bag, again.player_confirmed),
+        (disputed.chips - 100, disputed.bag, false),
+        "{again:?}"
+    );
+    for by in [pb::BagWitness::Player, pb::BagWitness::Staff] {
+        floor(&format!("again-{by:?}"), confirm(disputed.entry, by))
+            .await
+            .expect("confirmed again");
+    }
+    floor("seal", F::SealBags(pb::SealBags {}))
+        .await
+        .expect("sealed");
+    let sealed = bags().await;
+    assert!(sealed.sealed);
+    assert_eq!(sealed.chips, 18 * 20_000 - 100);
+    // Printable, and on the room display's bag page.
+    let csv = up
+        .seating()
+        .export_bags(with(
+            pb::ExportBagsRequest {
+                tournament_id: "drawn".into(),
+                format: pb::ExportFormat::Csv.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the CSV")
+        .into_inner();
+    assert_eq!(csv.content_type, "text/csv");
+    assert_eq!(
+        csv.body.lines().count() as u64,
+        survivors + 1,
+        "{}",
+        csv.body
+    );
+    assert!(
+        csv.body.starts_with("rank,bag,entry,name,chips"),
+        "{}",
+        csv.body
+    );
+    let page = {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&up.addr).expect("the display");
+        write!(
+            s,
+            "GET /api/t/drawn/bags HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+            up.addr,
+            up.token("partner")
+        )
+        .expect("send");
+        let mut text = String::new();
+        let _ = s.read_to_string(&mut text);
+        text
+    };
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(page.contains("\"sealed\": true"), "{page}");
     up.control(
         "drawn",
         "day-2-start",

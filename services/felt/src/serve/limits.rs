@@ -149,6 +149,8 @@ tournament_only!(
     pb::GetTableMapRequest,
     pb::GetStandingsRequest,
     pb::GetMovesRequest,
+    pb::GetBagsRequest,
+    pb::ExportBagsRequest,
     pb::WatchSeatingRequest,
     pb::WatchTournamentTablesRequest,
 );
@@ -194,7 +196,13 @@ impl Bounded for pb::FloorRequest {
             Some(C::ReplaceNoShow(r)) => text("replace_no_show.reason", &r.reason, REASON),
             Some(C::SellAddOn(a)) => payment("sell_add_on.payment.reference", a.payment.as_ref()),
             Some(C::SellRebuy(r)) => payment("sell_rebuy.payment.reference", r.payment.as_ref()),
-            Some(C::AnnounceLate(_) | C::DeclineRebuy(_)) => Ok(()),
+            Some(
+                C::AnnounceLate(_)
+                | C::DeclineRebuy(_)
+                | C::BagStacks(_)
+                | C::ConfirmBag(_)
+                | C::SealBags(_),
+            ) => Ok(()),
             None => Ok(()),
         }
     }

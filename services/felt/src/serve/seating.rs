@@ -94,6 +94,85 @@ impl<L: EventLog + 'static> SeatingApi<L> {
         Ok((stack, hands))
     }
 
+    /// Every seated entry's stack as their table has it now (bag and
+    /// tag, once the day is over: no hand changes them meanwhile; seating
+    /// names any entry left out or not in play).
+    async fn stacks_in_play(&self, t: &str) -> Result<Vec<(EntryId, u64)>, Status> {
+        self.ctx.known(t).await?;
+        let seating = self
+            .ctx
+            .conductor
+            .seating_state(t)
+            .await
+            .map_err(tournament_status)?;
+        let mut stacks = Vec::new();
+        for (&number, table) in &seating.room().tables {
+            let state = self
+                .ctx
+                .conductor
+                .table_state(t, number)
+                .await
+                .map_err(tournament_status)?;
+            for (i, entry) in table.seats.iter().enumerate() {
+                let Some(entry) = entry else { continue };
+                let seat = u8::try_from(i + 1).unwrap_or(u8::MAX);
+                let stack = state
+                    .seat(seat)
+                    .filter(|s| s.player == *entry)
+                    .map_or(0, |s| s.stack);
+                stacks.push((*entry, stack));
+            }
+        }
+        Ok(stacks)
+    }
+
+    /// The bag list: largest stack first (ties by bag number), with where
+    /// each player sat.
+    async fn bag_lines(&self, t: &str) -> Result<pb::GetBagsResponse, Status> {
+        let state = self.state(t).await?;
+        let day = self.clock(t).await?.day();
+        let Some(bags) = state.room().bags.as_ref() else {
+            return Ok(pb::GetBagsResponse {
+                day,
+                ..Default::default()
+            });
+        };
+        let mut lines: Vec<pb::BagLine> = bags
+            .bags
+            .iter()
+            .map(|(entry, b)| {
+                let info = state.entries().get(entry);
+                let (table, seat) = match info.map(|e| e.status) {
+                    Some(felt_seating::EntryStatus::Seated { table, seat }) => {
+                        (table, u32::from(seat))
+                    }
+                    _ => (0, 0),
+                };
+                pb::BagLine {
+                    rank: 0,
+                    bag: b.number,
+                    entry: entry.get(),
+                    name: info.map(|e| e.name.clone()).unwrap_or_default(),
+                    chips: b.chips,
+                    player_confirmed: b.player,
+                    staff_confirmed: b.staff,
+                    table,
+                    seat,
+                }
+            })
+            .collect();
+        lines.sort_by(|a, b| b.chips.cmp(&a.chips).then(a.bag.cmp(&b.bag)));
+        for (line, rank) in lines.iter_mut().zip(1u32..) {
+            line.rank = rank;
+        }
+        Ok(pb::GetBagsResponse {
+            bags: lines,
+            chips: u64::try_from(bags.chips()).unwrap_or(u64::MAX),
+            sealed: bags.sealed,
+            day,
+        })
+    }
+
     /// The tournament's clock, as this process reads it.
     async fn clock(&self, t: &str) -> Result<std::sync::Arc<felt_clock::ClockState>, Status> {
         self.ctx.known(t).await?;
@@ -1093,6 +1172,27 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                     entry: EntryId(d.entry),
                 }
             }
+            Some(C::BagStacks(_)) => {
+                super::shared::floor_or_director(&role, "bagging the stacks")?;
+                felt_seating::SeatingCommand::BagStacks {
+                    stacks: self.stacks_in_play(&req.tournament_id).await?,
+                }
+            }
+            Some(C::ConfirmBag(c)) => {
+                super::shared::floor_or_director(&role, "confirming a bag's count")?;
+                felt_seating::SeatingCommand::ConfirmBag {
+                    entry: EntryId(c.entry),
+                    by: match pb::BagWitness::try_from(c.by) {
+                        Ok(pb::BagWitness::Player) => felt_seating::BagWitness::Player,
+                        Ok(pb::BagWitness::Staff) => felt_seating::BagWitness::Staff,
+                        _ => return Err(invalid("confirm_bag.by: the player or the staff")),
+                    },
+                }
+            }
+            Some(C::SealBags(_)) => {
+                super::shared::floor_or_director(&role, "sealing the bags")?;
+                felt_seating::SeatingCommand::SealBags
+            }
             Some(C::LateEntries(l)) => {
                 super::shared::floor_or_director(&role, "entering facts late")?;
                 if l.open {
@@ -1399,6 +1499,38 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             })
             .collect();
         Ok(Response::new(pb::GetMovesResponse { moves }))
+    }
+
+    async fn get_bags(
+        &self,
+        request: Request<pb::GetBagsRequest>,
+    ) -> Result<Response<pb::GetBagsResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        role(&request)?;
+        let req = request.into_inner();
+        Ok(Response::new(self.bag_lines(&req.tournament_id).await?))
+    }
+
+    async fn export_bags(
+        &self,
+        request: Request<pb::ExportBagsRequest>,
+    ) -> Result<Response<pb::ExportBagsResponse>, Status> {
+        super::limits::check(request.get_ref())?;
+        role(&request)?;
+        let req = request.into_inner();
+        let bags = self.bag_lines(&req.tournament_id).await?;
+        let (content_type, body) = match pb::ExportFormat::try_from(req.format) {
+            Ok(pb::ExportFormat::Csv) => ("text/csv", crate::bags::csv(&bags)),
+            Ok(pb::ExportFormat::Json) => (
+                "application/json",
+                crate::bags::json(&bags).map_err(|e| Status::internal(e.to_string()))?,
+            ),
+            _ => return Err(Status::invalid_argument("format: csv or json")),
+        };
+        Ok(Response::new(pb::ExportBagsResponse {
+            content_type: content_type.into(),
+            body,
+        }))
     }
 
     type WatchSeatingStream = ReceiverStream<Result<pb::WatchSeatingResponse, Status>>;

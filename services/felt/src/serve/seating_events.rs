@@ -231,6 +231,32 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
         }),
         SeatingEvent::LastHandsPlayed => se::Kind::LastHandsPlayed(se::LastHandsPlayed {}),
         SeatingEvent::DayResumed => se::Kind::DayResumed(se::DayResumed {}),
+        SeatingEvent::StacksBagged { bags } => se::Kind::StacksBagged(se::StacksBagged {
+            bags: bags
+                .iter()
+                .map(|b| se::Bag {
+                    entry: b.entry.get(),
+                    number: b.number,
+                    chips: b.chips,
+                })
+                .collect(),
+        }),
+        SeatingEvent::BagRecounted { entry, chips } => se::Kind::BagRecounted(se::BagRecounted {
+            entry: entry.get(),
+            chips: *chips,
+        }),
+        SeatingEvent::BagConfirmed { entry, by } => se::Kind::BagConfirmed(se::BagConfirmed {
+            entry: entry.get(),
+            by: match by {
+                felt_seating::BagWitness::Player => pb::BagWitness::Player,
+                felt_seating::BagWitness::Staff => pb::BagWitness::Staff,
+            }
+            .into(),
+        }),
+        SeatingEvent::BagsSealed { bags, chips } => se::Kind::BagsSealed(se::BagsSealed {
+            bags: *bags,
+            chips: *chips,
+        }),
         SeatingEvent::TableNamed {
             table,
             name,

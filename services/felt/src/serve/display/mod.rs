@@ -225,6 +225,7 @@ pub(crate) fn router(display: Arc<Display>) -> Router {
         .route("/t/{id}/clock", page_route(CLOCK))
         .route("/t/{id}/lobby", page_route(LOBBY))
         .route("/t/{id}/pay", page_route(PAY))
+        .route("/t/{id}/bags", page_route(BAGS))
         .route("/assets/display.css", get(css))
         .route("/assets/display.js", get(js))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
@@ -232,6 +233,7 @@ pub(crate) fn router(display: Arc<Display>) -> Router {
         .route("/api/t/{id}/events", get(api_events))
         .route("/api/t/{id}/find", get(api_find))
         .route("/api/t/{id}/tables", get(api_tables))
+        .route("/api/t/{id}/bags", get(api_bags))
         .with_state(display)
 }
 
@@ -244,6 +246,7 @@ const INDEX: &str = include_str!("assets/index.html");
 const CLOCK: &str = include_str!("assets/clock.html");
 const LOBBY: &str = include_str!("assets/lobby.html");
 const PAY: &str = include_str!("assets/pay.html");
+const BAGS: &str = include_str!("assets/bags.html");
 const LOGIN: &str = include_str!("assets/login.html");
 
 /// A page: with a known token (from the query, once) it is served and the
@@ -465,6 +468,26 @@ async fn api_tables(
         "tables": tables,
     }))
     .into_response())
+}
+
+/// The day's bags as the bag page shows them (GetBags), in the JSON export's
+/// shape.
+async fn api_bags(
+    State(d): State<Arc<Display>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, Shown> {
+    d.viewer(&headers, None).ok_or_else(unauthorized)?;
+    let bags = d
+        .seating()
+        .get_bags(d.request(pb::GetBagsRequest { tournament_id: id }))
+        .await?
+        .into_inner();
+    let body = crate::bags::json(&bags).map_err(|e| Shown {
+        status: StatusCode::INTERNAL_SERVER_ERROR,
+        message: e.to_string(),
+    })?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// Wakes a refresher at most every `gap`, however often it is poked.

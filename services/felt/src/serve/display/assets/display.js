@@ -235,6 +235,44 @@
     });
   }
 
+  // The day's bags (bag and tag): the chip-count leaderboard, fetched again
+  // whenever seating's stream moves.
+  function renderBags() {
+    let last = -1;
+    let loading = false;
+    const load = async () => {
+      if (loading || !board || board.seating_version === last) return;
+      loading = true;
+      last = board.seating_version;
+      try {
+        const r = await fetch('/api/t/' + encodeURIComponent(id) + '/bags');
+        if (r.ok) {
+          const list = await r.json();
+          put($('bag-summary'), list.bags.length
+            ? 'day ' + list.day + ' · ' + chips(list.bags.length) + ' bags · ' + chips(list.chips) + ' chips · ' + (list.sealed ? 'sealed' : 'being confirmed')
+            : 'no bags yet');
+          fill($('bags'), list.bags.map((b) => {
+            const tr = el('tr');
+            tr.append(el('td', String(b.rank)), el('td', String(b.bag)), el('td', b.name + ' (#' + b.entry + ')'),
+              el('td', chips(b.chips)), el('td', b.table ? b.table + ' / ' + b.seat : '–'),
+              el('td', b.player_confirmed && b.staff_confirmed ? 'player and staff'
+                : b.player_confirmed ? 'player' : b.staff_confirmed ? 'staff' : '–'));
+            return tr;
+          }));
+        }
+      } finally {
+        loading = false;
+        if (board.seating_version !== last) setTimeout(load, 1000);
+      }
+    };
+    follow((b) => {
+      put($('name'), b.name);
+      document.title = b.name + ' · bags';
+      banner(b);
+      load();
+    });
+  }
+
   function renderPay(b) {
     put($('name'), b.name);
     document.title = b.name + ' · payouts';
@@ -274,7 +312,7 @@
       const li = el('li');
       li.append(el('strong', t.name), el('span', ' · ' + t.players_left + ' of ' + t.entries + ' left '));
       li.append(el('br'));
-      for (const [screen, label] of [['clock', 'Clock'], ['lobby', 'Seat finder'], ['pay', 'Pay board']]) {
+      for (const [screen, label] of [['clock', 'Clock'], ['lobby', 'Seat finder'], ['pay', 'Pay board'], ['bags', 'Bags']]) {
         const a = el('a', label);
         a.href = '/t/' + encodeURIComponent(t.id) + '/' + screen;
         li.append(a);
@@ -286,5 +324,6 @@
   if (page === 'clock') { follow(renderClock); setInterval(tickClock, 250); }
   else if (page === 'lobby') renderLobby();
   else if (page === 'pay') follow(renderPay);
+  else if (page === 'bags') renderBags();
   else if (page === 'index') renderIndex();
 })();
