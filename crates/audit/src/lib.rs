@@ -635,6 +635,7 @@ async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Aud
             Err(format!("not as sold: {}", strays.join(", ")))
         },
     );
+    check_bags(t, &seating_events, report);
     let rebuy_chips: u128 = rebought.values().map(|&(_, c)| u128::from(c)).sum();
     // Offers to busted players (rule 27): those not declined nor still
     // open were bought.
@@ -846,6 +847,73 @@ fn check_counts(t: &str, counts: &[(TableNo, String, u64, u64)], report: &mut Au
 /// places are the ones the order of busts gives; once the tournament is
 /// over, the prizes add up to the pool and the bounties paid to the
 /// bounties bought in.
+/// Bag and tag: each day's sealed bags, and every player a new day's draw
+/// moved arriving with exactly the chips of their sealed bag (a table
+/// correction after the seal would show here).
+fn check_bags(t: &str, seating_events: &[SeatingEvent], report: &mut Audit) {
+    let mut bags: BTreeMap<EntryId, u64> = BTreeMap::new();
+    let mut sealed: BTreeMap<EntryId, u64> = BTreeMap::new();
+    let mut moving: BTreeMap<u64, EntryId> = BTreeMap::new();
+    let (mut days, mut arrived, mut wrong) = (0u32, 0u32, Vec::new());
+    for e in seating_events {
+        match e {
+            SeatingEvent::StacksBagged { bags: list } => {
+                bags = list.iter().map(|b| (b.entry, b.chips)).collect();
+            }
+            SeatingEvent::BagRecounted { entry, chips } => {
+                bags.insert(*entry, *chips);
+            }
+            SeatingEvent::BagsSealed { bags: n, chips } => {
+                days += 1;
+                let total: u128 = bags.values().map(|&c| u128::from(c)).sum();
+                report.check(
+                    &format!("{t}: the sealed bags hold what was bagged"),
+                    (total == u128::from(*chips) && *n as usize == bags.len())
+                        .then_some(())
+                        .ok_or_else(|| {
+                            format!(
+                                "{n} bags of {chips} chips sealed, {} of {total} counted",
+                                bags.len()
+                            )
+                        }),
+                );
+                sealed = std::mem::take(&mut bags);
+            }
+            SeatingEvent::MoveStarted { r#move: m, .. }
+                if m.reason == felt_seating::MoveReason::NewDay =>
+            {
+                moving.insert(m.id, m.entry);
+            }
+            SeatingEvent::MoveCompleted { id, stack } => {
+                if let Some(entry) = moving.remove(id) {
+                    arrived += 1;
+                    if sealed.get(&entry) != Some(stack) {
+                        wrong.push(format!(
+                            "entry {entry} arrived with {stack}, bagged {}",
+                            sealed.get(&entry).copied().unwrap_or(0)
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if days == 0 {
+        return;
+    }
+    report.check(
+        &format!("{t}: a new day's seats drawn from the sealed bags carry their chips"),
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(wrong.join(", "))
+        },
+    );
+    report.note(format!(
+        "{t}: {days} day(s) bagged and sealed; {arrived} players moved by a new day's draw with their bags' chips"
+    ));
+}
+
 fn check_places(
     t: &str,
     seating_events: &[SeatingEvent],

@@ -49,6 +49,9 @@ impl BagState {
 pub struct Bags {
     pub bags: std::collections::BTreeMap<EntryId, BagState>,
     pub sealed: bool,
+    /// The next day started from them (its seats drawn afresh).
+    #[serde(default)]
+    pub resumed: bool,
 }
 
 impl Bags {

@@ -135,8 +135,28 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             if state.room.last_hands.is_none() {
                 return Err(SeatingError::NoDayEnded);
             }
+            if let Some(b) = &state.room.bags
+                && !b.sealed
+                && !b.resumed
+            {
+                return Err(SeatingError::BagsNotSealed { open: b.bags.len() });
+            }
+            let new_draw = state
+                .room
+                .bags
+                .as_ref()
+                .is_some_and(|b| b.sealed && !b.resumed);
             let mut work = Work::on(state);
             work.emit(SeatingEvent::DayResumed);
+            // Rule 7: the day starts from the sealed bags, every seat drawn
+            // afresh.
+            let players = work.room.players();
+            if new_draw && players > 1 {
+                work.emit(SeatingEvent::RedrawCalled {
+                    players,
+                    reason: crate::model::MoveReason::NewDay,
+                });
+            }
             tidy(&mut work, rng);
             Ok(work.events)
         }

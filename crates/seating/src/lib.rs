@@ -242,6 +242,8 @@ pub enum SeatingError {
     DayNotOver,
     #[error("the bags are already sealed")]
     BagsAlreadySealed,
+    #[error("the {open} bags are not sealed: the next day starts from them")]
+    BagsNotSealed { open: usize },
     #[error("entry {entry} is not in play: no bag is theirs")]
     NotInPlay { entry: EntryId },
     #[error("entry {entry}'s count is empty: a player in play has chips")]
@@ -334,6 +336,7 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NoDayEnded
             | S::DayNotOver
             | S::BagsAlreadySealed
+            | S::BagsNotSealed { .. }
             | S::NotInPlay { .. }
             | S::NotCounted { .. }
             | S::BagsUnconfirmed { .. } => ErrorKind::Refused,

@@ -244,6 +244,9 @@ pub enum MoveReason {
     /// the wrong seat moves to the right one with their current stack
     /// (TDA 7).
     Floor,
+    /// A new day (Day 2 and later) starts from the sealed bags with a
+    /// fresh random draw for every seat (rule 7).
+    NewDay,
 }
 
 /// A player the table busted in a hand, as the table recorded it.

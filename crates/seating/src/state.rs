@@ -507,7 +507,7 @@ impl Room {
                 self.redraw = Some((*players, *reason));
                 if *reason == MoveReason::FinalTable {
                     self.final_table = true;
-                } else {
+                } else if *reason != MoveReason::NewDay {
                     self.redrawn_at.insert(*players);
                 }
             }
@@ -550,7 +550,12 @@ impl Room {
                     l.over = true;
                 }
             }
-            SeatingEvent::DayResumed => self.last_hands = None,
+            SeatingEvent::DayResumed => {
+                self.last_hands = None;
+                if let Some(b) = self.bags.as_mut().filter(|b| b.sealed) {
+                    b.resumed = true;
+                }
+            }
             SeatingEvent::StacksBagged { bags } => {
                 self.bags = Some(crate::Bags {
                     bags: bags
@@ -568,6 +573,7 @@ impl Room {
                         })
                         .collect(),
                     sealed: false,
+                    resumed: false,
                 });
             }
             SeatingEvent::BagRecounted { entry, chips } => {

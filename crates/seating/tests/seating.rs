@@ -2859,9 +2859,10 @@ fn a_day_ended_at_its_last_level_ends_with_the_hands_being_played() {
 /// corrected at the table and counted again clears that bag's
 /// confirmations; sealed, the bags hold every chip counted. A count while
 /// the tables play, one that leaves a survivor out, names a player not in
-/// play, or is empty, is refused and changes nothing.
+/// play, or is empty, is refused and changes nothing. The next day starts
+/// only from sealed bags, with every seat drawn afresh (rule 7).
 #[test]
-fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed() {
+fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_redraws_them() {
     use felt_seating::BagWitness::{Player, Staff};
     let mut state = started(Settings::tda(9, 10_000), 18);
     let in_play: Vec<EntryId> = state
@@ -2980,6 +2981,12 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed() {
             },
         );
     }
+    // The next day starts from the bags: not before they are sealed.
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::ResumeDay,
+        SeatingError::BagsNotSealed { open: 18 },
+    );
     let total: u64 = corrected.iter().map(|s| s.1).sum();
     let events = run(&mut state, SeatingCommand::SealBags);
     assert_eq!(
@@ -3002,6 +3009,44 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed() {
         },
         SeatingError::BagsAlreadySealed,
     );
+    // Sealed, the next day draws every seat afresh (rule 7): the day
+    // resumes with a redraw of all 18, and once the moves are carried out
+    // every bagged player is seated and the tables deal.
+    let events = run(&mut state, SeatingCommand::ResumeDay);
+    assert_eq!(events[0], SeatingEvent::DayResumed);
+    assert!(
+        events.contains(&SeatingEvent::RedrawCalled {
+            players: 18,
+            reason: MoveReason::NewDay
+        }),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&SeatingEvent::Redrawn {
+            reason: MoveReason::NewDay
+        }),
+        "{events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::MoveStarted { .. })),
+        "nobody drew a new seat: {events:?}"
+    );
+    carry_out(&mut state);
+    check_seats(&state);
+    let seated: Vec<EntryId> = state
+        .room()
+        .tables
+        .values()
+        .flat_map(|t| t.seats.iter().flatten().copied())
+        .collect();
+    assert_eq!(seated.len(), 18);
+    assert_ne!(seated, in_play, "the same seats as the day before");
+    for &table in state.room().tables.keys() {
+        gate(&state, table).unwrap();
+    }
+    assert!(state.room().bags.as_ref().unwrap().resumed);
 }
 
 fn refused_unchanged(state: &mut SeatingState, command: SeatingCommand, error: SeatingError) {

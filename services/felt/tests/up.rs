@@ -3537,8 +3537,10 @@ async fn felt_up_ends_a_day_after_the_drawn_hands_at_every_table_and_plays_the_n
 /// card against its seed. Then bag and tag: every survivor's stack read
 /// from the tables into a numbered bag (every chip in play bagged), the
 /// seal refused while a disputed bag waits, the floor's correction at the
-/// table counted again, the bags sealed, exported as CSV and served to the
-/// room display's bag page. A second tournament whose day ends at level 1's
+/// table counted again, the next day refused until the bags are sealed,
+/// then sealed, exported as CSV and served to the room display's bag
+/// page; Day 2 draws every seat afresh from them (rule 7), the audit
+/// checking each mover arrives with their bag's chips. A second tournament whose day ends at level 1's
 /// end stops when the level runs out, with the hands being played as the
 /// last (none here), and its next day starts at level 2.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -3756,6 +3758,23 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
             .await
             .expect("confirmed again");
     }
+    // No next day before the bags are sealed.
+    let early = up
+        .clock()
+        .control_clock(with(
+            pb::ControlClockRequest {
+                tournament_id: "drawn".into(),
+                command_id: "day-2-too-soon".into(),
+                command: Some(pb::control_clock_request::Command::StartDay(
+                    pb::StartDay {},
+                )),
+            },
+            &floor_token,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(early.code(), Code::FailedPrecondition, "{early:?}");
+    assert!(early.message().contains("not sealed"), "{early:?}");
     floor("seal", F::SealBags(pb::SealBags {}))
         .await
         .expect("sealed");
@@ -3809,6 +3828,26 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
         pb::control_clock_request::Command::StartDay(pb::StartDay {}),
     )
     .await;
+    // Day 2 draws every seat afresh from the bags (rule 7).
+    let moves = up
+        .seating()
+        .get_moves(with(
+            pb::GetMovesRequest {
+                tournament_id: "drawn".into(),
+                last: 0,
+            },
+            &director,
+        ))
+        .await
+        .expect("the moves")
+        .into_inner();
+    assert!(
+        moves
+            .moves
+            .iter()
+            .any(|m| m.reason() == pb::MoveReason::NewDay),
+        "{moves:?}"
+    );
     for d in dealers {
         d.await.expect("a dealer");
     }
@@ -3837,6 +3876,10 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
         text.contains(&format!(
             "drawn: the day's last {hands} hands (rule 77), drawn by the service from its recorded seed"
         )),
+        "{text}"
+    );
+    assert!(
+        text.contains("drawn: 1 day(s) bagged and sealed;"),
         "{text}"
     );
 }

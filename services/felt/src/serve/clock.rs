@@ -466,6 +466,21 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         }
         let t = req.tournament_id;
         self.ctx.known(&t).await?;
+        if matches!(c, pb::control_clock_request::Command::StartDay(_)) {
+            // The next day starts from the sealed bags (bag and tag).
+            let seating = self
+                .ctx
+                .conductor
+                .seating_state(&t)
+                .await
+                .map_err(tournament_status)?;
+            if let Some(b) = seating.room().bags.as_ref().filter(|b| !b.sealed) {
+                return Err(Status::failed_precondition(format!(
+                    "the {} bags are not sealed: the next day starts from them",
+                    b.bags.len()
+                )));
+            }
+        }
         let stream = clock_stream(&t).map_err(log_status)?;
         let mut at = self.ctx.now();
         // Time never goes back: a command at the same instant as the

@@ -18,6 +18,7 @@ pub(crate) fn move_reason(r: MoveReason) -> pb::MoveReason {
         MoveReason::TableBroken => pb::MoveReason::TableBroken,
         MoveReason::Redraw => pb::MoveReason::Redraw,
         MoveReason::FinalTable => pb::MoveReason::FinalTable,
+        MoveReason::NewDay => pb::MoveReason::NewDay,
         MoveReason::Floor => pb::MoveReason::Floor,
     }
 }

@@ -398,6 +398,7 @@ fn move_reason(r: pb::MoveReason) -> &'static str {
         pb::MoveReason::Redraw => "redraw",
         pb::MoveReason::FinalTable => "final table",
         pb::MoveReason::Floor => "floor",
+        pb::MoveReason::NewDay => "new day's draw",
         pb::MoveReason::Unspecified => "move",
     }
 }
