@@ -437,9 +437,28 @@ fn seed_002_deducts_three_minutes_and_a_deduction_runs_into_the_next_level() {
     assert_eq!((view.level, view.remaining), (Some(2), 18 * MIN));
 }
 
+/// Seed 002, action clock D: "Para torneios de múltiplos dias, o jogador
+/// receberá novos cartões de TIME BANK em cada novo dia (adicionais aos
+/// que já tiver)": given a player who used two of day 1's three cards,
+/// the next day they hold one plus three new.
 #[test]
 fn the_end_of_the_day_after_a_drawn_number_of_hands_and_the_next_day() {
     let mut state = started();
+    let player = felt_clock::EntryId(7);
+    run(
+        &mut state,
+        ClockCommand::UseTimeBank {
+            at: T0 + MIN,
+            player,
+            cards: 2,
+        },
+    );
+    let held = |s: &ClockState| {
+        s.settings()
+            .action
+            .cards_available(s.day(), s.time_banks_used(player))
+    };
+    assert_eq!(held(&state), 1);
     assert_eq!(
         decide(
             &state,
@@ -469,6 +488,7 @@ fn the_end_of_the_day_after_a_drawn_number_of_hands_and_the_next_day() {
     run(&mut state, ClockCommand::StartDay { at: day2 });
     assert_eq!(state.day(), 2);
     assert_eq!(state.view(day2 + MIN).remaining, 9 * MIN);
+    assert_eq!(held(&state), 4);
 }
 
 /// A clock on `structure` whose days end by `day_end`, started at T0.
