@@ -791,6 +791,7 @@ impl ClockState {
                 self.last = *at;
             }
             ClockEvent::DayEnded { at, .. } => {
+                self.remaining = self.remaining_at(*at);
                 self.status = Status::DayOver;
                 self.last = *at;
             }

@@ -317,8 +317,13 @@ impl<'a> Now<'a> {
         }])
     }
 
+    /// The day's play is over: after its last hands, or while the clock
+    /// runs (a day seating ended at its count of players).
     fn end_day(&self, at: Millis) -> Result<Vec<ClockEvent>, ClockError> {
-        if !matches!(self.s.status, Status::EndOfDay { .. }) {
+        if !matches!(
+            self.s.status,
+            Status::EndOfDay { .. } | Status::Running { .. } | Status::Paused { .. }
+        ) {
             return Err(self.wrong("end the day"));
         }
         Ok(vec![ClockEvent::DayEnded {

@@ -673,6 +673,19 @@ fn a_day_set_to_end_at_a_level_stops_at_its_end_and_the_next_day_starts_after_it
     assert_eq!((view.level, view.remaining), (Some(3), 19 * MIN));
 }
 
+/// A day seating ended at its count of players ends the running clock
+/// at once, keeping the time left for the next day.
+#[test]
+fn a_running_clock_ends_the_day_and_the_next_resumes_with_the_time_left() {
+    let mut state = started();
+    run(&mut state, ClockCommand::EndDay { at: T0 + 5 * MIN });
+    assert_eq!(state.status(), &Status::DayOver);
+    let day2 = T0 + 24 * 60 * MIN;
+    run(&mut state, ClockCommand::StartDay { at: day2 });
+    let view = state.view(day2 + MIN);
+    assert_eq!((view.level, view.remaining), (Some(1), 14 * MIN));
+}
+
 /// Each day's last level must come after the day before's and be in the
 /// structure: a clock set otherwise is refused, naming the level.
 #[test]

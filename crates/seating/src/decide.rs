@@ -1392,6 +1392,12 @@ fn check_settings(s: &Settings) -> Result<(), SeatingError> {
     if s.starting_stack == 0 {
         return bad("the starting stack must be positive".into());
     }
+    if s.play_down_to.len() > 64 || s.play_down_to.iter().any(|&n| n > crate::MAX_ENTRIES) {
+        return bad(format!(
+            "a day plays down to at most {} players, for at most 64 days",
+            crate::MAX_ENTRIES
+        ));
+    }
     if let Some(r) = s.rebuy
         && (r.chips == 0
             || r.chips > felt_vocabulary::MAX_CHIPS / 2

@@ -96,6 +96,12 @@ pub struct Settings {
     /// through the break after their last level.
     #[serde(default)]
     pub rebuy: Option<RebuyTerms>,
+    /// Each day's end by a count of players ("play down to 36"), day 1
+    /// first (0, or a day past the list: none that day): hand-for-hand
+    /// as the count nears (`hand_for_hand_distance`), and the day is over
+    /// once a round leaves this many or fewer.
+    #[serde(default)]
+    pub play_down_to: Vec<u32>,
 }
 
 /// How the cage took a payment.
@@ -208,6 +214,7 @@ impl Settings {
             late_arrival_minutes: None,
             add_on: None,
             rebuy: None,
+            play_down_to: Vec::new(),
         }
     }
 
@@ -841,6 +848,8 @@ pub enum SeatingEvent {
     Redrawn {
         reason: MoveReason,
     },
+    /// Hand-for-hand began with `remaining` players, playing down to
+    /// `paid`: the places paid (RP8), or a day's count of players.
     HandForHandStarted {
         remaining: u32,
         paid: u32,

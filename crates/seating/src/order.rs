@@ -174,6 +174,7 @@ fn last_hands_played(work: &mut Work) {
 
 fn order(work: &mut Work, rng: &mut ChaCha20Rng) {
     hand_for_hand(work);
+    play_down(work);
     // Nobody is moved while a disqualified player still holds a seat: the
     // room is put in order once their table has removed them.
     if work.room.removals.is_empty() {
@@ -185,6 +186,43 @@ fn order(work: &mut Work, rng: &mut ChaCha20Rng) {
         close_empty(work);
     }
     hand_for_hand_round(work);
+}
+
+/// A day that ends at a count of players ("play down to 36"): hand for
+/// hand once the count is within `hand_for_hand_distance` of it, and once
+/// every table has ended its hand with that many or fewer left, the day is
+/// over (no more hands: `LastHandsDrawn` with none).
+fn play_down(work: &mut Work) {
+    let room = &work.room;
+    if room.last_hands.is_some() {
+        return;
+    }
+    let day = room.days_resumed as usize;
+    let target = work.settings().play_down_to.get(day).copied().unwrap_or(0);
+    if target == 0 {
+        return;
+    }
+    let players = room.players();
+    if players <= target {
+        if room.tables.values().any(|t| t.in_hand) {
+            return;
+        }
+        if room.hand_for_hand.is_some() {
+            work.emit(SeatingEvent::HandForHandEnded {
+                remaining: players,
+                round: room.hand_for_hand,
+            });
+        }
+        work.emit(SeatingEvent::LastHandsDrawn { hands: 0 });
+    } else if room.hand_for_hand.is_none()
+        && players <= target.saturating_add(work.settings().hand_for_hand_distance)
+        && room.tables.len() > 1
+    {
+        work.emit(SeatingEvent::HandForHandStarted {
+            remaining: players,
+            paid: target,
+        });
+    }
 }
 
 fn hand_for_hand(work: &mut Work) {

@@ -153,6 +153,9 @@ pub struct Room {
     /// them; the next count replaces them).
     #[serde(default)]
     pub bags: Option<crate::Bags>,
+    /// Days started after the first (the day being played is this + 1).
+    #[serde(default)]
+    pub days_resumed: u32,
 }
 
 /// The day's last hands (seed 002, rule 77): how many every table plays
@@ -552,6 +555,7 @@ impl Room {
             }
             SeatingEvent::DayResumed => {
                 self.last_hands = None;
+                self.days_resumed += 1;
                 if let Some(b) = self.bags.as_mut().filter(|b| b.sealed) {
                     b.resumed = true;
                 }

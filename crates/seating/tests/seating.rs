@@ -3049,6 +3049,99 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
     assert!(state.room().bags.as_ref().unwrap().resumed);
 }
 
+/// A day played down to a count of players ("play down to 12", the
+/// tournament's setting beside rule 77): given 18 players at two tables,
+/// when busts bring the count within one of 12, then hand-for-hand starts
+/// (RP8: every table plays its hand at once); a round that leaves 12 or
+/// fewer ends the day once every table has ended its hand, and both of
+/// that round's busts count. The next day plays on with no count.
+#[test]
+fn a_day_played_down_to_a_count_ends_hand_for_hand_when_a_round_reaches_it() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.play_down_to = vec![12];
+    let mut state = started(settings, 18);
+    let hand = |state: &mut SeatingState, table: u32, bust: bool| {
+        let occupants: Vec<EntryId> = state.room().tables[&table]
+            .seats
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        let busted = if bust {
+            vec![Elimination::of(occupants[0])]
+        } else {
+            Vec::new()
+        };
+        let events = run(
+            state,
+            SeatingCommand::HandEnded {
+                table,
+                button: 1,
+                big_blind: 3,
+                busted,
+            },
+        );
+        let mut all = events;
+        all.extend(carry_out(state));
+        all
+    };
+    let mut started_h4h = false;
+    while state.room().players() > 13 {
+        let table = *state
+            .room()
+            .tables
+            .iter()
+            .max_by_key(|(_, t)| t.count())
+            .unwrap()
+            .0;
+        run(&mut state, SeatingCommand::BeginHand { table });
+        let events = hand(&mut state, table, true);
+        started_h4h |= events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::HandForHandStarted { paid: 12, .. }));
+    }
+    assert!(started_h4h, "no hand-for-hand at 13 players");
+    assert!(state.room().hand_for_hand.is_some());
+    let tables: Vec<u32> = state.room().tables.keys().copied().collect();
+    assert_eq!(tables.len(), 2);
+    for &table in &tables {
+        run(&mut state, SeatingCommand::BeginHand { table });
+    }
+    // Table 1's bust leaves 12, but table 2 is still playing the round.
+    let events = hand(&mut state, tables[0], true);
+    assert!(
+        !events.contains(&SeatingEvent::LastHandsPlayed),
+        "{events:?}"
+    );
+    let wait = gate(&state, tables[0]).unwrap_err().to_string();
+    assert!(wait.contains("hand-for-hand"), "{wait}");
+    let events = hand(&mut state, tables[1], true);
+    assert!(
+        events.contains(&SeatingEvent::HandForHandEnded {
+            remaining: 11,
+            round: Some(1)
+        }),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&SeatingEvent::LastHandsDrawn { hands: 0 }),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&SeatingEvent::LastHandsPlayed),
+        "{events:?}"
+    );
+    for &table in &tables {
+        let wait = gate(&state, table).unwrap_err().to_string();
+        assert!(wait.contains("the day is over"), "{wait}");
+    }
+    run(&mut state, SeatingCommand::ResumeDay);
+    for &table in &tables {
+        gate(&state, table).unwrap();
+    }
+    assert!(state.room().hand_for_hand.is_none());
+}
+
 fn refused_unchanged(state: &mut SeatingState, command: SeatingCommand, error: SeatingError) {
     let before = state.clone();
     assert_eq!(try_run(state, command).unwrap_err(), error);

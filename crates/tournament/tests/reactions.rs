@@ -1636,4 +1636,13 @@ fn a_last_level_ended_holds_every_table_to_the_hand_it_plays() {
         "{events:?}"
     );
     assert!(day::to_seating(&cause, &seating_state).is_empty());
+    // A day seating ended at its count of players, the clock running:
+    // the clock ends the day too.
+    assert_eq!(
+        day::to_clock(&SeatingEvent::LastHandsPlayed, &clock, 3_000),
+        Some(Order {
+            id: "day-1-end".into(),
+            command: ClockCommand::EndDay { at: 3_000 },
+        })
+    );
 }

@@ -3542,9 +3542,11 @@ async fn felt_up_ends_a_day_after_the_drawn_hands_at_every_table_and_plays_the_n
 /// page; Day 2 draws every seat afresh from them (rule 7), the audit
 /// checking each mover arrives with their bag's chips. A second tournament whose day ends at level 1's
 /// end stops when the level runs out, with the hands being played as the
-/// last (none here), and its next day starts at level 2.
+/// last (none here), and its next day starts at level 2. A third, played
+/// down to 12 players, ends its day when a hand-for-hand round reaches
+/// 12 or fewer, and plays on to a winner the next day.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_ends_a_day_at_its_level()
+async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_ends_days_at_a_level_or_a_count()
  {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("up");
@@ -3554,14 +3556,24 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
     for (t, rule) in [
         ("drawn", pb::DayEndRule::Rule77),
         ("level", pb::DayEndRule::LevelEnd),
+        ("count", pb::DayEndRule::Unspecified),
     ] {
         let mut create = create();
         create.tournament_id = t.into();
         create.table_size = 9;
-        create.day_end = Some(pb::DayEndSettings {
-            rule: rule.into(),
-            card: pb::DayEndCard::Unspecified.into(),
-            last_levels: vec![1],
+        create.day_end = Some(if t == "count" {
+            // Played down to 12 on day 1, whatever the level.
+            pb::DayEndSettings {
+                players_left: vec![12],
+                ..Default::default()
+            }
+        } else {
+            pb::DayEndSettings {
+                rule: rule.into(),
+                card: pb::DayEndCard::Unspecified.into(),
+                last_levels: vec![1],
+                players_left: Vec::new(),
+            }
         });
         seating
             .create_tournament(with(create, &director))
@@ -3870,6 +3882,34 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
         )
         .await;
     assert_eq!((next.level, next.day), (2, 2), "{next:?}");
+
+    // Played down to 12: hand-for-hand near it, the day over at 12 or
+    // fewer (a round's busts all count), the clock's day ended with it.
+    let dealers = common::dealers(&up.channel, "count", 1..=2, &director);
+    let over = until("count", pb::ClockStatus::DayOver).await;
+    assert_eq!(over.day, 1, "{over:?}");
+    let standings = seating
+        .get_standings(with(
+            pb::GetStandingsRequest {
+                tournament_id: "count".into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the standings")
+        .into_inner();
+    // (A round may bust several at once: 12 or fewer, never none.)
+    assert!((1..=12).contains(&standings.players_left), "{standings:?}");
+    up.control(
+        "count",
+        "day-2-start",
+        pb::control_clock_request::Command::StartDay(pb::StartDay {}),
+    )
+    .await;
+    for d in dealers {
+        d.await.expect("a dealer");
+    }
+    common::all_placed(&up.channel, "count", 18, &director).await;
     up.stop();
     let text = audit_passes(&["--data", data.to_str().unwrap()]);
     assert!(

@@ -52,15 +52,19 @@ pub fn to_seating(cause: &Cause<Clock>, seating: &SeatingState) -> Vec<Order<Sea
         .collect()
 }
 
-/// Seating's last hand of the day played: the clock ends the day (only
-/// while it is playing the day's last hands).
+/// Seating's last hand of the day played: the clock ends the day (while
+/// it plays the day's last hands, or runs: a day seating ended at its
+/// count of players).
 pub fn to_clock(
     event: &SeatingEvent,
     clock: &ClockState,
     at: Millis,
 ) -> Option<Order<ClockCommand>> {
     (matches!(event, SeatingEvent::LastHandsPlayed)
-        && matches!(clock.status(), Status::EndOfDay { .. }))
+        && matches!(
+            clock.status(),
+            Status::EndOfDay { .. } | Status::Running { .. } | Status::Paused { .. }
+        ))
     .then(|| {
         Order::new(
             format!("day-{}-end", clock.day()),

@@ -172,6 +172,8 @@ fn settings(s: &ClockSettings) -> pb::ClockSettings {
             }
             .into(),
             last_levels: s.day_end.last_levels.clone(),
+            // (Seating's: see CreateTournament.)
+            players_left: Vec::new(),
         }),
     }
 }
@@ -197,9 +199,9 @@ pub(crate) fn day_end(d: &pb::DayEndSettings) -> Result<felt_clock::DayEnd, Stat
             ));
         }
     };
-    if d.last_levels.len() > 64 {
+    if d.last_levels.len() > 64 || d.players_left.len() > 64 {
         return Err(Status::invalid_argument(
-            "day_end.last_levels: at most 64 days",
+            "day_end.last_levels, day_end.players_left: at most 64 days",
         ));
     }
     Ok(felt_clock::DayEnd {

@@ -435,6 +435,7 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
     }
     if let Some(d) = &req.day_end {
         clock.day_end = crate::serve::clock::day_end(d)?;
+        seating.play_down_to.clone_from(&d.players_left);
     }
     let m = req.money.clone().unwrap_or_default();
     let mut money = MoneySettings::generated(m.buy_in, m.fee);
