@@ -3,11 +3,13 @@
 //! bag; the player and a staff member each confirm it; a disputed count
 //! is corrected at the table (the floor's stack correction) and counted
 //! again, which clears that bag's confirmations; the bags are sealed once
-//! every one is confirmed by both, and the next day starts from them.
+//! every one is confirmed by both, and the next day starts from them. A
+//! table that records results only is bagged from the floor's last count,
+//! never from an estimate.
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Chips, EntryId, SeatingEvent};
+use crate::model::{Chips, EntryId, SeatingEvent, TableNo};
 use crate::state::SeatingState;
 use crate::{EntryStatus, SeatingError};
 
@@ -68,10 +70,17 @@ type Decided = Result<Vec<SeatingEvent>, SeatingError>;
 /// again before the seal records each stack that changed (a floor
 /// correction settled a dispute), clearing its confirmations. `stacks`
 /// must name exactly the entries in play, each with chips.
-pub(crate) fn bag_stacks(state: &SeatingState, stacks: &[(EntryId, Chips)]) -> Decided {
+pub(crate) fn bag_stacks(
+    state: &SeatingState,
+    stacks: &[(EntryId, Chips)],
+    uncounted: &[TableNo],
+) -> Decided {
     let room = state.room();
     if !room.last_hands.as_ref().is_some_and(|l| l.over) {
         return Err(SeatingError::DayNotOver);
+    }
+    if let Some(&table) = uncounted.first() {
+        return Err(SeatingError::StacksUncounted { table });
     }
     if room.bags.as_ref().is_some_and(|b| b.sealed) {
         return Err(SeatingError::BagsAlreadySealed);

@@ -160,7 +160,7 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             tidy(&mut work, rng);
             Ok(work.events)
         }
-        BagStacks { stacks } => crate::bags::bag_stacks(state, stacks),
+        BagStacks { stacks, uncounted } => crate::bags::bag_stacks(state, stacks, uncounted),
         ConfirmBag { entry, by } => crate::bags::confirm_bag(state, *entry, *by),
         SealBags => crate::bags::seal_bags(state),
         CloseRebuys => {

@@ -242,6 +242,10 @@ pub enum SeatingError {
     DayNotOver,
     #[error("the bags are already sealed")]
     BagsAlreadySealed,
+    #[error(
+        "table {table} records results only and its stacks are not counted since its last result: the floor counts them before they are bagged"
+    )]
+    StacksUncounted { table: TableNo },
     #[error("the {open} bags are not sealed: the next day starts from them")]
     BagsNotSealed { open: usize },
     #[error("entry {entry} is not in play: no bag is theirs")]
@@ -337,6 +341,7 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::DayNotOver
             | S::BagsAlreadySealed
             | S::BagsNotSealed { .. }
+            | S::StacksUncounted { .. }
             | S::NotInPlay { .. }
             | S::NotCounted { .. }
             | S::BagsUnconfirmed { .. } => ErrorKind::Refused,

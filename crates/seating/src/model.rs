@@ -495,9 +495,13 @@ pub enum SeatingCommand {
     /// The next day started: the tables deal again.
     ResumeDay,
     /// Bag and tag once the day is over: each entry in play with its
-    /// stack as its table has it (read by the service).
+    /// stack as its table has it (read by the service), and the tables
+    /// that record results only whose stacks are not counted since their
+    /// last result (an estimate: refused until the floor counts them).
     BagStacks {
         stacks: Vec<(EntryId, Chips)>,
+        #[serde(default)]
+        uncounted: Vec<TableNo>,
     },
     /// The player or a staff member confirms a bag's count.
     ConfirmBag {

@@ -2881,6 +2881,7 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
         &mut state,
         SeatingCommand::BagStacks {
             stacks: stacks.clone(),
+            uncounted: Vec::new(),
         },
         SeatingError::DayNotOver,
     );
@@ -2893,6 +2894,7 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
         &mut state,
         SeatingCommand::BagStacks {
             stacks: stacks[1..].to_vec(),
+            uncounted: Vec::new(),
         },
         SeatingError::NotCounted { entry: in_play[0] },
     );
@@ -2900,7 +2902,10 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
     stranger.push((EntryId(999), 500));
     refused_unchanged(
         &mut state,
-        SeatingCommand::BagStacks { stacks: stranger },
+        SeatingCommand::BagStacks {
+            stacks: stranger,
+            uncounted: Vec::new(),
+        },
         SeatingError::NotInPlay {
             entry: EntryId(999),
         },
@@ -2909,14 +2914,27 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
     empty[3].1 = 0;
     refused_unchanged(
         &mut state,
-        SeatingCommand::BagStacks { stacks: empty },
+        SeatingCommand::BagStacks {
+            stacks: empty,
+            uncounted: Vec::new(),
+        },
         SeatingError::EmptyBag { entry: in_play[3] },
     );
     refused_unchanged(&mut state, SeatingCommand::SealBags, SeatingError::NoBags);
+    // A results-only table not counted since its last result: an estimate.
+    refused_unchanged(
+        &mut state,
+        SeatingCommand::BagStacks {
+            stacks: stacks.clone(),
+            uncounted: vec![2],
+        },
+        SeatingError::StacksUncounted { table: 2 },
+    );
     let events = run(
         &mut state,
         SeatingCommand::BagStacks {
             stacks: stacks.clone(),
+            uncounted: Vec::new(),
         },
     );
     let expected: Vec<felt_seating::Bag> = stacks
@@ -2934,7 +2952,8 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
         run(
             &mut state,
             SeatingCommand::BagStacks {
-                stacks: stacks.clone()
+                stacks: stacks.clone(),
+                uncounted: Vec::new(),
             }
         )
         .is_empty()
@@ -2961,6 +2980,7 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
         &mut state,
         SeatingCommand::BagStacks {
             stacks: corrected.clone(),
+            uncounted: Vec::new(),
         },
     );
     assert_eq!(
@@ -2998,7 +3018,10 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
     );
     refused_unchanged(
         &mut state,
-        SeatingCommand::BagStacks { stacks: corrected },
+        SeatingCommand::BagStacks {
+            stacks: corrected,
+            uncounted: Vec::new(),
+        },
         SeatingError::BagsAlreadySealed,
     );
     refused_unchanged(

@@ -96,8 +96,13 @@ impl<L: EventLog + 'static> SeatingApi<L> {
 
     /// Every seated entry's stack as their table has it now (bag and
     /// tag, once the day is over: no hand changes them meanwhile; seating
-    /// names any entry left out or not in play).
-    async fn stacks_in_play(&self, t: &str) -> Result<Vec<(EntryId, u64)>, Status> {
+    /// names any entry left out or not in play), and the results-only
+    /// tables whose stacks are an estimate (not counted since their last
+    /// result).
+    async fn stacks_in_play(
+        &self,
+        t: &str,
+    ) -> Result<(Vec<(EntryId, u64)>, Vec<felt_seating::TableNo>), Status> {
         self.ctx.known(t).await?;
         let seating = self
             .ctx
@@ -105,7 +110,7 @@ impl<L: EventLog + 'static> SeatingApi<L> {
             .seating_state(t)
             .await
             .map_err(tournament_status)?;
-        let mut stacks = Vec::new();
+        let (mut stacks, mut uncounted) = (Vec::new(), Vec::new());
         for (&number, table) in &seating.room().tables {
             let state = self
                 .ctx
@@ -113,6 +118,9 @@ impl<L: EventLog + 'static> SeatingApi<L> {
                 .table_state(t, number)
                 .await
                 .map_err(tournament_status)?;
+            if state.uncounted() {
+                uncounted.push(number);
+            }
             for (i, entry) in table.seats.iter().enumerate() {
                 let Some(entry) = entry else { continue };
                 let seat = u8::try_from(i + 1).unwrap_or(u8::MAX);
@@ -123,7 +131,7 @@ impl<L: EventLog + 'static> SeatingApi<L> {
                 stacks.push((*entry, stack));
             }
         }
-        Ok(stacks)
+        Ok((stacks, uncounted))
     }
 
     /// The bag list: largest stack first (ties by bag number), with where
@@ -1175,9 +1183,8 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             }
             Some(C::BagStacks(_)) => {
                 super::shared::floor_or_director(&role, "bagging the stacks")?;
-                felt_seating::SeatingCommand::BagStacks {
-                    stacks: self.stacks_in_play(&req.tournament_id).await?,
-                }
+                let (stacks, uncounted) = self.stacks_in_play(&req.tournament_id).await?;
+                felt_seating::SeatingCommand::BagStacks { stacks, uncounted }
             }
             Some(C::ConfirmBag(c)) => {
                 super::shared::floor_or_director(&role, "confirming a bag's count")?;
