@@ -885,12 +885,14 @@ fn check_bags(t: &str, seating_events: &[SeatingEvent], report: &mut Audit) {
                 moving.insert(m.id, m.entry);
             }
             SeatingEvent::MoveCompleted { id, stack } => {
-                if let Some(entry) = moving.remove(id) {
+                // (An entry registered after the bags has none: it plays
+                // its starting stack.)
+                if let Some(bag) = moving.remove(id).and_then(|e| Some((e, *sealed.get(&e)?))) {
                     arrived += 1;
-                    if sealed.get(&entry) != Some(stack) {
+                    if bag.1 != *stack {
                         wrong.push(format!(
-                            "entry {entry} arrived with {stack}, bagged {}",
-                            sealed.get(&entry).copied().unwrap_or(0)
+                            "entry {} arrived with {stack}, bagged {}",
+                            bag.0, bag.1
                         ));
                     }
                 }

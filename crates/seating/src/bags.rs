@@ -127,13 +127,13 @@ pub(crate) fn bag_stacks(
         Some(bags) => Ok(in_play
             .iter()
             .filter_map(|entry| {
+                // (An entry registered since the bags were taken has none.)
                 let chips = counted[entry];
-                (bags.bags.get(entry).map(|b| b.chips) != Some(chips)).then_some(
-                    SeatingEvent::BagRecounted {
-                        entry: *entry,
-                        chips,
-                    },
-                )
+                let bag = bags.bags.get(entry)?;
+                (bag.chips != chips).then_some(SeatingEvent::BagRecounted {
+                    entry: *entry,
+                    chips,
+                })
             })
             .collect()),
     }

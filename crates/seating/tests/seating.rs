@@ -3165,6 +3165,78 @@ fn a_day_played_down_to_a_count_ends_hand_for_hand_when_a_round_reaches_it() {
     assert!(state.room().hand_for_hand.is_none());
 }
 
+/// Late registration that spans days: given the bags taken at day 1's
+/// end, when a new player registers before day 2, then they are seated
+/// with the starting stack and have no bag: counted again, no bag is
+/// recorded for them, the bags seal without them, and day 2's draw seats
+/// them among the bagged players.
+#[test]
+fn an_entry_registered_between_days_has_no_bag_and_is_drawn_into_the_next_day() {
+    use felt_seating::BagWitness::{Player, Staff};
+    let mut settings = Settings::tda(9, 10_000);
+    settings.late_registration_level = 12;
+    let mut state = started(settings, 18);
+    run(&mut state, SeatingCommand::PlayLastHands { hands: 0 });
+    let stacks = |state: &SeatingState| -> Vec<(EntryId, u64)> {
+        state
+            .room()
+            .tables
+            .values()
+            .flat_map(|t| t.seats.iter().flatten().map(|&e| (e, 10_000)))
+            .collect()
+    };
+    let first = stacks(&state);
+    run(
+        &mut state,
+        SeatingCommand::BagStacks {
+            stacks: first.clone(),
+            uncounted: Vec::new(),
+        },
+    );
+    run(
+        &mut state,
+        SeatingCommand::Register {
+            player: "late".parse().unwrap(),
+            name: "Late".into(),
+            level: 6,
+        },
+    );
+    carry_out(&mut state);
+    let now = stacks(&state);
+    assert_eq!(now.len(), 19);
+    let events = run(
+        &mut state,
+        SeatingCommand::BagStacks {
+            stacks: now,
+            uncounted: Vec::new(),
+        },
+    );
+    assert!(events.is_empty(), "{events:?}");
+    for &(entry, _) in &first {
+        for by in [Player, Staff] {
+            run(&mut state, SeatingCommand::ConfirmBag { entry, by });
+        }
+    }
+    let events = run(&mut state, SeatingCommand::SealBags);
+    assert_eq!(
+        events,
+        [SeatingEvent::BagsSealed {
+            bags: 18,
+            chips: 180_000
+        }]
+    );
+    let events = run(&mut state, SeatingCommand::ResumeDay);
+    assert!(
+        events.contains(&SeatingEvent::RedrawCalled {
+            players: 19,
+            reason: MoveReason::NewDay
+        }),
+        "{events:?}"
+    );
+    carry_out(&mut state);
+    check_seats(&state);
+}
+
 fn refused_unchanged(state: &mut SeatingState, command: SeatingCommand, error: SeatingError) {
     let before = state.clone();
     assert_eq!(try_run(state, command).unwrap_err(), error);
