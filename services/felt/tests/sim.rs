@@ -611,6 +611,46 @@ fn a_sim_with_add_ons_and_rebuys_pays_them_into_the_pool_and_passes_the_audit() 
     assert!(!books.contains("FAILED"), "{books}");
 }
 
+/// A tournament over two days (seed 002, rule 77): day 1 ends at level 5
+/// (the clock stops itself, the service draws the card, every table plays
+/// that many more hands), the floor bags every stack with both
+/// confirmations and seals them, and day 2 starts from the bags with
+/// every seat drawn afresh, on to a winner; the audit redraws the card
+/// from its seed and checks every mover arrived with their bag's chips.
+#[test]
+fn a_sim_over_two_days_bags_the_stacks_and_starts_day_2_from_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (ok, out, err) = felt(&[
+        "sim",
+        "--entrants",
+        "120",
+        "--seed",
+        "5",
+        "--quiet",
+        "--tournament",
+        "days",
+        "--data",
+        data,
+        "--day-level",
+        "5",
+    ]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("winner: Player"), "{out}");
+    assert!(out.contains("felt sim: day 1 ended, "), "{out}");
+    assert!(out.contains("day 2 starts from them"), "{out}");
+    let (ok, audit) = audit(&["--data", data]);
+    assert!(ok && audit.contains(" 0 failed"), "{audit}");
+    assert!(
+        audit.contains("hands (rule 77), drawn by the service from its recorded seed"),
+        "{audit}"
+    );
+    assert!(
+        audit.contains("days: 1 day(s) bagged and sealed; "),
+        "{audit}"
+    );
+}
+
 /// The README's main job run again and again on one data folder (its
 /// default, `felt-data`): each run plays its tournament to a winner. A
 /// process starting on a log whose earlier tournaments its reaction

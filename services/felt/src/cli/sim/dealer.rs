@@ -336,6 +336,10 @@ impl Sim {
                     waiting.note(table, "seating", reason, true)?;
                     continue;
                 }
+                Some(Outcome::Wait(reason)) if reason.contains("the day is over") => {
+                    self.next_day().await?;
+                    continue;
+                }
                 Some(Outcome::Wait(reason)) => {
                     // Seating waits for the last hand's end (from the log),
                     // a move, or the other tables' hand-for-hand hands.
@@ -621,6 +625,103 @@ impl Sim {
     }
 
     /// A floor command, sent again while the services are unreachable.
+    /// The day is over (rule 77's last hands played): the floor bags
+    /// every stack, the player and the staff confirm each bag, the bags
+    /// are sealed, and the director starts the next day, once (the first
+    /// dealer to see the day over does it; the others find it done).
+    async fn next_day(&self) -> anyhow::Result<()> {
+        let mut days = self.days.lock().await;
+        let day = *days + 1;
+        let bag = |id: String, command: pb::floor_request::Command| pb::FloorRequest {
+            tournament_id: self.tournament.to_string(),
+            command_id: id,
+            command: Some(command),
+        };
+        use pb::floor_request::Command as F;
+        // (Another dealer may have started the next day meanwhile: the
+        // tables then have no last hands any more.)
+        let map = again("read the table map", || {
+            let mut c = self.seating();
+            let req = self.request(pb::GetTableMapRequest {
+                tournament_id: self.tournament.to_string(),
+            });
+            async move { c.get_table_map(req).await }
+        })
+        .await?;
+        if map.tables.iter().all(|t| t.last_hands_left.is_none()) {
+            return Ok(());
+        }
+        self.floor(
+            bag(format!("bag-day-{day}"), F::BagStacks(pb::BagStacks {})),
+            "bag the stacks",
+        )
+        .await?;
+        let bags = again("read the bags", || {
+            let mut c = self.seating();
+            let req = self.request(pb::GetBagsRequest {
+                tournament_id: self.tournament.to_string(),
+            });
+            async move { c.get_bags(req).await }
+        })
+        .await?;
+        if !bags.sealed {
+            for b in &bags.bags {
+                for (by, who) in [
+                    (pb::BagWitness::Player, "player"),
+                    (pb::BagWitness::Staff, "staff"),
+                ] {
+                    self.floor(
+                        bag(
+                            format!("bag-day-{day}-{}-{who}", b.entry),
+                            F::ConfirmBag(pb::ConfirmBag {
+                                entry: b.entry,
+                                by: by.into(),
+                            }),
+                        ),
+                        "confirm a bag",
+                    )
+                    .await?;
+                }
+            }
+            self.floor(
+                bag(format!("seal-day-{day}"), F::SealBags(pb::SealBags {})),
+                "seal the bags",
+            )
+            .await?;
+        }
+        // The clock ends the day once seating's last hand is in: until
+        // then the next day is refused.
+        let start = pb::ControlClockRequest {
+            tournament_id: self.tournament.to_string(),
+            command_id: format!("day-{}-start", day + 1),
+            command: Some(pb::control_clock_request::Command::StartDay(
+                pb::StartDay {},
+            )),
+        };
+        let since = Instant::now();
+        loop {
+            let mut c = ClockServiceClient::new(self.up.clock.clone());
+            match c.control_clock(self.request(start.clone())).await {
+                Ok(_) => break,
+                Err(e)
+                    if e.code() == Code::FailedPrecondition
+                        && since.elapsed() < Duration::from_secs(60) =>
+                {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => return Err(anyhow::anyhow!("start day {}: {}", day + 1, e.message())),
+            }
+        }
+        println!(
+            "felt sim: day {day} ended, {} bags sealed ({} chips); day {} starts from them",
+            bags.bags.len(),
+            bags.chips,
+            day + 1
+        );
+        *days = day;
+        Ok(())
+    }
+
     async fn floor(&self, request: pb::FloorRequest, what: &str) -> Result<(), tonic::Status> {
         again(what, || {
             let mut c = self.seating();

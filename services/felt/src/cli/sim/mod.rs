@@ -126,6 +126,13 @@ pub(crate) struct SimArgs {
     /// with half the starting stack or less.
     #[arg(long, conflicts_with = "results_only", value_parser = clap::value_parser!(u32).range(1..=100))]
     rebuys: Option<u32>,
+    /// Day 1 ends at this level by rule 77 (seed 002): the clock stops
+    /// itself with 10 minutes left of it and the service draws the card;
+    /// once every table has played those hands the floor bags every stack
+    /// (each bag confirmed by the player and the staff), seals the bags,
+    /// and day 2 starts from them with every seat drawn afresh.
+    #[arg(long, conflicts_with = "results_only", value_parser = clap::value_parser!(u32).range(1..))]
+    day_level: Option<u32>,
 }
 
 /// `felt sim --deal`.
@@ -303,6 +310,9 @@ struct Sim {
     /// `--rebuys`: the limit per entry, the last level they are sold
     /// through, and the stack at or below which a player rebuys.
     rebuys: Option<(u32, u32, u64)>,
+    /// `--day-level`: the days ended so far (one dealer bags and starts
+    /// the next day; the others wait for it).
+    days: tokio::sync::Mutex<u32>,
 }
 
 impl Sim {
@@ -622,6 +632,7 @@ async fn play(
         awaiting_close: AtomicBool::new(false),
         add_on_level,
         rebuys,
+        days: tokio::sync::Mutex::new(0),
     });
     let began = Instant::now();
     let t = tournament.as_str();
@@ -661,6 +672,10 @@ async fn play(
             DealArg::Physical => pb::DealMode::Physical,
         }
         .into(),
+        day_end: args.day_level.map(|level| pb::DayEndSettings {
+            last_levels: vec![level],
+            ..Default::default()
+        }),
         ..Default::default()
     };
     once_more("create the tournament", || {
