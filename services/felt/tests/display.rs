@@ -4,7 +4,7 @@
 //! down, and a level change, a pause and a bust reach the open pages
 //! without a reload; the seat finder finds a player that balancing moved;
 //! hand-for-hand shows as a banner; the pages come back by themselves after
-//! felt up restarts. A screenshot
+//! felt up restarts; the bag page follows bag and tag to the seal. A screenshot
 //! of each page is written to `target/artifacts/display/`.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -540,4 +540,141 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
     .await;
     browser.wait("clock", "#level", "5");
     browser.wait("clock", "#blinds", &blinds_of(5));
+}
+
+/// The bag page (bag and tag, issue 28) in a real browser: a day that
+/// ends at level 1's end with nobody dealt, every stack bagged, the page
+/// shows the chip counts with the day, the bags and the chips in all, and
+/// follows each confirmation to the seal without a reload.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bag_page_shows_the_chip_counts_confirmed_and_sealed_live() {
+    const B: &str = "bagged";
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], dir.path()).await;
+    let addr = up.addr.clone();
+    let director = up.token("director").to_string();
+    let floor = up.token("floor").to_string();
+    let partner = up.token("partner").to_string();
+    let mut seating = up.seating();
+    seating
+        .create_tournament(with(
+            pb::CreateTournamentRequest {
+                deal: pb::DealMode::Digital.into(),
+                tournament_id: B.into(),
+                name: "Saturday Day 1".into(),
+                structure: Some(pb::create_tournament_request::Structure::Preset(
+                    pb::StructurePreset::Turbo.into(),
+                )),
+                table_size: 9,
+                money: Some(pb::MoneySettings {
+                    currency: "BRL".into(),
+                    buy_in: 10_000,
+                    fee: 1_000,
+                    ..Default::default()
+                }),
+                day_end: Some(pb::DayEndSettings {
+                    rule: pb::DayEndRule::LevelEnd.into(),
+                    last_levels: vec![1],
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            &director,
+        ))
+        .await
+        .expect("create");
+    common::presales(&mut seating, B, 18, &director).await;
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: B.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    // Level 1 runs out before anyone deals: the day is over at once.
+    up.control(
+        B,
+        "end-level-1",
+        pb::control_clock_request::Command::SetRemaining(pb::SetRemaining { remaining_ms: 200 }),
+    )
+    .await;
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let clock = up
+                .clock()
+                .get_clock(with(
+                    pb::GetClockRequest {
+                        tournament_id: B.into(),
+                    },
+                    &partner,
+                ))
+                .await
+                .expect("the clock")
+                .into_inner()
+                .clock
+                .expect("a view");
+            if clock.status() == pb::ClockStatus::DayOver {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the day ends at level 1's end");
+    let floor_call = |id: String, command: pb::floor_request::Command| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: B.into(),
+                command_id: id,
+                command: Some(command),
+            },
+            &floor,
+        );
+        async move { seating.floor(req).await.expect("the floor's command") }
+    };
+    use pb::floor_request::Command as F;
+    floor_call("bag".into(), F::BagStacks(pb::BagStacks {})).await;
+
+    let mut browser = Browser::start();
+    assert_eq!(
+        browser.open("bags", &format!("http://{addr}/t/{B}/bags?token={partner}")),
+        200
+    );
+    browser.wait("bags", "#name", "Saturday Day 1");
+    browser.wait(
+        "bags",
+        "#bag-summary",
+        "day 1 · 18 bags · 360,000 chips · being confirmed",
+    );
+    browser.wait("bags", "#bags", "Player 01 (#");
+    browser.wait("bags", "#bags", "20,000");
+    let bags = seating
+        .get_bags(with(
+            pb::GetBagsRequest {
+                tournament_id: B.into(),
+            },
+            &partner,
+        ))
+        .await
+        .expect("the bags")
+        .into_inner();
+    for b in &bags.bags {
+        for by in [pb::BagWitness::Player, pb::BagWitness::Staff] {
+            floor_call(
+                format!("ok-{}-{by:?}", b.entry),
+                F::ConfirmBag(pb::ConfirmBag {
+                    entry: b.entry,
+                    by: by.into(),
+                }),
+            )
+            .await;
+        }
+    }
+    browser.wait("bags", "#bags", "player and staff");
+    floor_call("seal".into(), F::SealBags(pb::SealBags {})).await;
+    browser.wait("bags", "#bag-summary", "sealed");
+    browser.screenshot("bags", "bags.png");
 }
