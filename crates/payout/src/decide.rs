@@ -647,17 +647,20 @@ fn left_before(field: u32, busts: &[Bust], count: u32) -> u32 {
 /// The places a hand's busts take, below `left`, must be nobody's yet.
 fn check_places_free(state: &PayoutState, left: u32, busts: &[Bust]) -> Result<(), PayoutError> {
     let low = left + 1 - busts.len() as u32;
-    for (&holder, e) in &state.entries {
-        if let Some((first, last)) = e.place
-            && first <= left
-            && last >= low
-        {
-            return Err(PayoutError::PlaceTaken {
-                place: first.max(low),
-                holder,
-                entry: busts[0].entry,
-            });
-        }
+    // Places given never overlap (a tie shares one range): the range that
+    // starts last at or before `left` is the only one that can reach
+    // `low`.
+    if let Some((&(first, holder), &last)) = state
+        .places
+        .range(..=(left, EntryId(u64::MAX)))
+        .next_back()
+        && last >= low
+    {
+        return Err(PayoutError::PlaceTaken {
+            place: first.max(low),
+            holder,
+            entry: busts[0].entry,
+        });
     }
     Ok(())
 }

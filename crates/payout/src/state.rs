@@ -48,6 +48,10 @@ pub struct PayoutState {
     pub(crate) settings: Option<MoneySettings>,
     pub(crate) rule: SimultaneousBusts,
     pub(crate) entries: BTreeMap<EntryId, Entry>,
+    /// Every place given, by its first place and holder, with its last:
+    /// a new bust's places are checked free without reading every entry.
+    #[serde(default)]
+    pub(crate) places: BTreeMap<(u32, EntryId), u32>,
     pub(crate) add_ons: u32,
     #[serde(default)]
     pub(crate) rebuys: u32,
@@ -290,7 +294,11 @@ impl PayoutState {
                         if group.first > 1 {
                             e.busted = true;
                         }
+                        if let Some((first, _)) = e.place {
+                            self.places.remove(&(first, *id));
+                        }
                         e.place = Some((group.first, group.last));
+                        self.places.insert((group.first, *id), group.last);
                         e.prize = *prize;
                     }
                 }

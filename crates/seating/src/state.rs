@@ -650,6 +650,10 @@ pub struct SeatingState {
     #[serde(default)]
     pub(crate) cancelled: Option<String>,
     pub(crate) entries: OrdMap<EntryId, EntryInfo>,
+    /// The entries in the field (neither alternates nor unregistered),
+    /// kept as they change: read after every hand, never counted again.
+    #[serde(default)]
+    pub(crate) field: u32,
     /// A player's entries, in order.
     pub(crate) by_player: OrdMap<PlayerId, Vec<EntryId>>,
     pub(crate) room: Room,
@@ -786,10 +790,7 @@ impl SeatingState {
 
     /// Entries counted in the field (registered or playing).
     pub fn entries_in(&self) -> u32 {
-        self.entries
-            .values()
-            .filter(|e| !matches!(e.status, EntryStatus::Alternate | EntryStatus::Unregistered))
-            .count() as u32
+        self.field
     }
 
     pub fn apply(&mut self, event: &SeatingEvent) {
@@ -811,6 +812,9 @@ impl SeatingState {
                 re_entry,
                 alternate,
             } => {
+                if !*alternate {
+                    self.field += 1;
+                }
                 self.entries.insert(
                     *entry,
                     EntryInfo {
@@ -833,12 +837,18 @@ impl SeatingState {
             }
             SeatingEvent::Unregistered { entry, .. } => {
                 if let Some(e) = self.entries.get_mut(entry) {
+                    let before = in_field(&e.status);
                     e.status = EntryStatus::Unregistered;
+                    self.field = (self.field + u32::from(in_field(&e.status)))
+                        .saturating_sub(u32::from(before));
                 }
             }
             SeatingEvent::AlternatePromoted { entry } => {
                 if let Some(e) = self.entries.get_mut(entry) {
+                    let before = in_field(&e.status);
                     e.status = EntryStatus::Registered;
+                    self.field = (self.field + u32::from(in_field(&e.status)))
+                        .saturating_sub(u32::from(before));
                 }
             }
             SeatingEvent::Started { .. } => self.started = true,
@@ -852,17 +862,23 @@ impl SeatingState {
                 entry, table, seat, ..
             } => {
                 if let Some(e) = self.entries.get_mut(entry) {
+                    let before = in_field(&e.status);
                     e.status = EntryStatus::Seated {
                         table: *table,
                         seat: *seat,
                     };
+                    self.field = (self.field + u32::from(in_field(&e.status)))
+                        .saturating_sub(u32::from(before));
                 }
                 self.unconfirmed.insert(*entry);
             }
             SeatingEvent::SeatsDrawn { seats, .. } => {
                 for &(entry, table, seat) in seats {
                     if let Some(e) = self.entries.get_mut(&entry) {
+                        let before = in_field(&e.status);
                         e.status = EntryStatus::Seated { table, seat };
+                        self.field = (self.field + u32::from(in_field(&e.status)))
+                            .saturating_sub(u32::from(before));
                     }
                     self.unconfirmed.insert(entry);
                 }
@@ -883,7 +899,10 @@ impl SeatingState {
                 ..
             } => {
                 if let Some(e) = self.entries.get_mut(entry) {
+                    let before = in_field(&e.status);
                     e.status = EntryStatus::Busted;
+                    self.field = (self.field + u32::from(in_field(&e.status)))
+                        .saturating_sub(u32::from(before));
                 }
                 match self.late.as_mut() {
                     // Numbered when the late entries close.
@@ -922,7 +941,10 @@ impl SeatingState {
             // Out of the field, refunded: as if never registered.
             SeatingEvent::NoShowReplaced { entry, .. } => {
                 if let Some(e) = self.entries.get_mut(entry) {
+                    let before = in_field(&e.status);
                     e.status = EntryStatus::Unregistered;
+                    self.field = (self.field + u32::from(in_field(&e.status)))
+                        .saturating_sub(u32::from(before));
                 }
                 self.no_shows.insert(*entry);
             }
@@ -942,7 +964,10 @@ impl SeatingState {
             // Out of the field in the order players went out, like a bust.
             SeatingEvent::Disqualified { entry, .. } => {
                 if let Some(e) = self.entries.get_mut(entry) {
+                    let before = in_field(&e.status);
                     e.status = EntryStatus::Disqualified;
+                    self.field = (self.field + u32::from(in_field(&e.status)))
+                        .saturating_sub(u32::from(before));
                 }
                 let k = self.out.len() as u32 + 1;
                 self.out.entry(*entry).or_insert(k);
@@ -950,17 +975,23 @@ impl SeatingState {
             // Gave up their chips: out like a bust, placed as they stand.
             SeatingEvent::Surrendered { entry, .. } => {
                 if let Some(e) = self.entries.get_mut(entry) {
+                    let before = in_field(&e.status);
                     e.status = EntryStatus::Busted;
+                    self.field = (self.field + u32::from(in_field(&e.status)))
+                        .saturating_sub(u32::from(before));
                 }
                 let k = self.out.len() as u32 + 1;
                 self.out.entry(*entry).or_insert(k);
             }
             SeatingEvent::MoveStarted { r#move, detail } => {
                 if let Some(e) = self.entries.get_mut(&r#move.entry) {
+                    let before = in_field(&e.status);
                     e.status = EntryStatus::Seated {
                         table: r#move.to.0,
                         seat: r#move.to.1,
                     };
+                    self.field = (self.field + u32::from(in_field(&e.status)))
+                        .saturating_sub(u32::from(before));
                     e.moving = Some(r#move.id);
                 }
                 self.history.push_back(MoveRecord {
@@ -984,10 +1015,13 @@ impl SeatingState {
                     let m = r.r#move;
                     if let Some(e) = self.entries.get_mut(&m.entry) {
                         e.moving = None;
+                        let before = in_field(&e.status);
                         e.status = EntryStatus::Seated {
                             table: m.from.0,
                             seat: m.from.1,
                         };
+                        self.field = (self.field + u32::from(in_field(&e.status)))
+                            .saturating_sub(u32::from(before));
                     }
                 }
             }
@@ -1010,4 +1044,9 @@ impl SeatingState {
             .map(|(id, e)| (*id, e))
             .collect()
     }
+}
+
+/// Whether an entry in this status counts in the field.
+fn in_field(status: &EntryStatus) -> bool {
+    !matches!(status, EntryStatus::Alternate | EntryStatus::Unregistered)
 }

@@ -171,6 +171,18 @@ pub(crate) fn carry_out(state: &mut SeatingState) -> Vec<SeatingEvent> {
 /// Checks what must always hold: every live entry in exactly one seat,
 /// no seat held twice.
 pub(crate) fn check_seats(state: &SeatingState) {
+    // The field as kept equals the field counted.
+    let counted = state
+        .entries()
+        .values()
+        .filter(|e| {
+            !matches!(
+                e.status,
+                felt_seating::EntryStatus::Alternate | felt_seating::EntryStatus::Unregistered
+            )
+        })
+        .count() as u32;
+    assert_eq!(state.entries_in(), counted, "the field kept and counted");
     let mut seen = std::collections::BTreeMap::new();
     for t in state.room().tables.values() {
         for (i, s) in t.seats.iter().enumerate() {
