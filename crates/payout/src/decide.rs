@@ -650,10 +650,8 @@ fn check_places_free(state: &PayoutState, left: u32, busts: &[Bust]) -> Result<(
     // Places given never overlap (a tie shares one range): the range that
     // starts last at or before `left` is the only one that can reach
     // `low`.
-    if let Some((&(first, holder), &last)) = state
-        .places
-        .range(..=(left, EntryId(u64::MAX)))
-        .next_back()
+    if let Some((&(first, holder), &last)) =
+        state.places.range(..=(left, EntryId(u64::MAX))).next_back()
         && last >= low
     {
         return Err(PayoutError::PlaceTaken {
