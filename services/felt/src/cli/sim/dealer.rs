@@ -541,14 +541,7 @@ impl Sim {
         (limit, _, _): (u32, u32, u64),
         rng: &mut ChaCha8Rng,
     ) -> anyhow::Result<()> {
-        let map = again("read the table map", || {
-            let mut c = self.seating();
-            let req = self.request(pb::GetTableMapRequest {
-                tournament_id: self.tournament.to_string(),
-            });
-            async move { c.get_table_map(req).await }
-        })
-        .await?;
+        let map = self.table_map().await?;
         let offered = map
             .tables
             .iter()
@@ -624,7 +617,6 @@ impl Sim {
             .or_default() += 1;
     }
 
-    /// A floor command, sent again while the services are unreachable.
     /// The day is over (rule 77's last hands played): the floor bags
     /// every stack, the player and the staff confirm each bag, the bags
     /// are sealed, and the director starts the next day, once (the first
@@ -640,14 +632,7 @@ impl Sim {
         use pb::floor_request::Command as F;
         // (Another dealer may have started the next day meanwhile: the
         // tables then have no last hands any more.)
-        let map = again("read the table map", || {
-            let mut c = self.seating();
-            let req = self.request(pb::GetTableMapRequest {
-                tournament_id: self.tournament.to_string(),
-            });
-            async move { c.get_table_map(req).await }
-        })
-        .await?;
+        let map = self.table_map().await?;
         if map.tables.iter().all(|t| t.last_hands_left.is_none()) {
             return Ok(());
         }
@@ -722,6 +707,19 @@ impl Sim {
         Ok(())
     }
 
+    /// The room's table map, read again while the services are away.
+    async fn table_map(&self) -> Result<pb::GetTableMapResponse, tonic::Status> {
+        again("read the table map", || {
+            let mut c = self.seating();
+            let req = self.request(pb::GetTableMapRequest {
+                tournament_id: self.tournament.to_string(),
+            });
+            async move { c.get_table_map(req).await }
+        })
+        .await
+    }
+
+    /// A floor command, sent again while the services are unreachable.
     async fn floor(&self, request: pb::FloorRequest, what: &str) -> Result<(), tonic::Status> {
         again(what, || {
             let mut c = self.seating();
