@@ -190,6 +190,14 @@ pub enum PayoutEvent {
         document: IdDocument,
         tax_number: Option<String>,
     },
+    /// A satellite's seat won: a ticket worth `value`, bound to the
+    /// `target` event and redeemed at its registration by `player`.
+    TicketAwarded {
+        entry: EntryId,
+        player: PlayerId,
+        target: String,
+        value: Money,
+    },
 }
 
 impl PayoutEvent {
@@ -214,6 +222,7 @@ impl PayoutEvent {
             PayoutEvent::DealWithdrawn => "DealWithdrawn",
             PayoutEvent::PlaceForfeited { .. } => "PlaceForfeited",
             PayoutEvent::BountyForfeited { .. } => "BountyForfeited",
+            PayoutEvent::TicketAwarded { .. } => "TicketAwarded",
         }
     }
 }
@@ -224,6 +233,65 @@ fn settings(state: &PayoutState) -> Result<&MoneySettings, PayoutError> {
 
 /// What a command means, or why it is refused. Nothing is changed on a refusal.
 pub fn decide(state: &PayoutState, command: &Command) -> Result<Vec<PayoutEvent>, PayoutError> {
+    let mut events = decide_places(state, command)?;
+    if let Some(terms) = state
+        .settings
+        .as_ref()
+        .and_then(|s| s.structure.satellite())
+    {
+        tickets(state, terms, &mut events);
+    }
+    Ok(events)
+}
+
+/// A satellite's seats: after each place in the seats, its ticket (a
+/// player who already won one here gets the house's alternative; a place
+/// shared across the last seat, or a deal's prize below a seat, is cash).
+fn tickets(state: &PayoutState, terms: &crate::SatelliteTerms, events: &mut Vec<PayoutEvent>) {
+    let Some(sheet) = state.sheet.as_ref().or_else(|| {
+        events.iter().find_map(|e| match e {
+            PayoutEvent::RegistrationClosed { sheet, .. } => Some(sheet),
+            _ => None,
+        })
+    }) else {
+        return;
+    };
+    let seats = terms.seats_on(sheet);
+    let mut holders: BTreeSet<PlayerId> = state
+        .entries
+        .values()
+        .filter(|e| e.ticket > 0)
+        .map(|e| e.player.clone())
+        .collect();
+    let mut out = Vec::with_capacity(events.len());
+    for e in events.drain(..) {
+        let won: Vec<(EntryId, Money)> = match &e {
+            PayoutEvent::Placed { group, prizes } if group.last <= seats => prizes.clone(),
+            _ => Vec::new(),
+        };
+        out.push(e);
+        for (entry, prize) in won {
+            let Some(player) = state.entries.get(&entry).map(|x| x.player.clone()) else {
+                continue;
+            };
+            let second = holders.contains(&player);
+            if prize < terms.seat || (second && terms.second_seat == crate::SecondSeat::Cash) {
+                continue;
+            }
+            holders.insert(player.clone());
+            out.push(PayoutEvent::TicketAwarded {
+                entry,
+                player,
+                target: terms.target.clone(),
+                value: terms.seat,
+            });
+        }
+    }
+    *events = out;
+}
+
+/// What a command means before a satellite's tickets.
+fn decide_places(state: &PayoutState, command: &Command) -> Decided {
     match command {
         Command::Configure {
             name,
@@ -399,6 +467,9 @@ fn pay_prize(
     if e.place.is_none() || e.prize == 0 {
         return Err(PayoutError::NoPrize { entry });
     }
+    if e.prize == e.ticket {
+        return Err(PayoutError::PrizeIsTicket { entry });
+    }
     if state.paid.contains_key(&entry) {
         return Err(PayoutError::PrizeAlreadyPaid { entry });
     }
@@ -418,7 +489,8 @@ fn pay_prize(
     if let Some(n) = tax_number {
         text("the tax number", n, 32)?;
     }
-    let gross = e.prize;
+    // A seat's ticket is not cash: the cage pays what is beside it.
+    let gross = e.prize - e.ticket;
     let withheld = s
         .withholding
         .map_or(0, |w| w.of(gross, tax_number.is_some()));
@@ -552,6 +624,13 @@ fn place_busts(state: &PayoutState, busts: &[Bust]) -> Decided {
 
 /// A deal among every player left, with its result.
 fn propose_deal(state: &PayoutState, terms: &DealTerms) -> Decided {
+    if settings(state)?
+        .structure
+        .satellite()
+        .is_some_and(|t| !t.deals)
+    {
+        return Err(PayoutError::DealsRefused);
+    }
     if state.pool.is_none() {
         return Err(PayoutError::DealBeforeClose);
     }

@@ -22,7 +22,10 @@ pub use decide::{Command, IdDocument, IdDocumentKind, PLACED_PER_DECISION, Payou
 pub use places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
 pub use pool::{MoneySettings, Pool, Withholding};
 pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
-pub use sheet::{Band, Curve, PaySheet, PercentRow, PercentTable, Structure};
+pub use sheet::{
+    Band, Curve, MAX_TARGET, PaySheet, PercentRow, PercentTable, Remainder, SatelliteTerms, SecondSeat,
+    Structure,
+};
 pub use state::{Entry, PayoutState, Proposal};
 
 pub use felt_vocabulary::{EntryId, Money, PlayerId};
@@ -116,6 +119,10 @@ pub enum PayoutError {
     NoRebuys,
     #[error("entry {entry} has no prize to pay: not placed in the money")]
     NoPrize { entry: EntryId },
+    #[error("entry {entry}'s prize is a seat: its ticket is redeemed at the target's registration, not paid in cash")]
+    PrizeIsTicket { entry: EntryId },
+    #[error("the house makes no deals in this satellite")]
+    DealsRefused,
     #[error("entry {entry}'s prize is already paid")]
     PrizeAlreadyPaid { entry: EntryId },
     #[error("{reason}")]
@@ -189,6 +196,8 @@ impl felt_vocabulary::Classified for PayoutError {
             | P::NoAddOns
             | P::NoRebuys
             | P::NoPrize { .. }
+            | P::PrizeIsTicket { .. }
+            | P::DealsRefused
             | P::AddOnAfterMoney
             | P::AddOnChangesPlaces { .. }
             | P::NoBusts

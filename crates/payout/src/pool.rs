@@ -162,6 +162,7 @@ impl MoneySettings {
         match &self.structure {
             Structure::Percentages(t) => t.check(),
             Structure::Generated(c) => c.check(),
+            Structure::Satellite(t) => t.check(),
         }
     }
 

@@ -143,6 +143,8 @@ impl PaySheet {
 pub enum Structure {
     Percentages(PercentTable),
     Generated(Curve),
+    /// A satellite: its prizes are seats in another event.
+    Satellite(SatelliteTerms),
 }
 
 impl Structure {
@@ -152,7 +154,112 @@ impl Structure {
         match self {
             Structure::Percentages(table) => table.sheet(pool, entries),
             Structure::Generated(curve) => curve.sheet(pool, entries, buy_in),
+            Structure::Satellite(terms) => Ok(terms.sheet(pool)),
         }
+    }
+
+    /// The satellite's terms, where this is one.
+    pub fn satellite(&self) -> Option<&SatelliteTerms> {
+        match self {
+            Structure::Satellite(terms) => Some(terms),
+            _ => None,
+        }
+    }
+}
+
+/// The longest target tournament id a satellite names (as seating's ids).
+pub const MAX_TARGET: usize = 64;
+
+/// A satellite's prizes: as many seats in the `target` event as the pool
+/// buys, each a ticket worth `seat` (the target's entry price), redeemed
+/// at its registration; what is left over is paid in cash by the house's
+/// `remainder` rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SatelliteTerms {
+    /// The event the seats are in (its tournament id, at most
+    /// [`MAX_TARGET`] characters).
+    pub target: String,
+    /// One seat's value: the target's price of an entry.
+    pub seat: Money,
+    pub remainder: Remainder,
+    /// Whether the house lets the last players make a deal.
+    pub deals: bool,
+    /// What a player who has already won a seat here wins with another.
+    pub second_seat: SecondSeat,
+}
+
+/// Where the cash left over after the seats goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Remainder {
+    /// To the first place out of the seats (the "bubble" prize).
+    #[default]
+    NextPlace,
+    /// Split among the seats' winners, in cash beside their tickets (odd
+    /// units to the higher places).
+    SplitAmongSeats,
+}
+
+/// The house's alternative for a second seat won by one player (a
+/// re-entry that finishes in the seats too).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SecondSeat {
+    /// The seat's value in cash.
+    #[default]
+    Cash,
+    /// Another ticket (for another flight or a re-entry).
+    Ticket,
+}
+
+impl SatelliteTerms {
+    /// How many seats a pool buys.
+    pub fn seats(&self, pool: Money) -> u32 {
+        u32::try_from(pool / self.seat.max(1)).unwrap_or(u32::MAX)
+    }
+
+    /// The sheet: `seats` places at the seat's value, the rest by the
+    /// remainder rule (a pool smaller than one seat: all of it to first).
+    pub fn sheet(&self, pool: Money) -> PaySheet {
+        let seats = self.seats(pool);
+        let rest = pool - Money::from(seats) * self.seat;
+        let mut prizes = vec![self.seat; seats as usize];
+        match self.remainder {
+            _ if rest == 0 => {}
+            Remainder::SplitAmongSeats if seats > 0 => {
+                for (p, extra) in prizes.iter_mut().zip(crate::share(rest, seats as usize)) {
+                    *p += extra;
+                }
+            }
+            _ => prizes.push(rest),
+        }
+        PaySheet::from_prizes(pool, &prizes)
+    }
+
+    /// The seats paid by a sheet made by [`SatelliteTerms::sheet`].
+    pub fn seats_on(&self, sheet: &PaySheet) -> u32 {
+        self.seats(sheet.pool)
+    }
+
+    pub fn check(&self) -> Result<(), PayoutError> {
+        let invalid = |reason: String| PayoutError::InvalidStructure { reason };
+        if self.seat == 0 {
+            return Err(invalid("a satellite's seat is worth more than zero".into()));
+        }
+        if self.target.is_empty()
+            || self.target.len() > MAX_TARGET
+            || !self.target.bytes().all(|b| b.is_ascii_graphic())
+        {
+            return Err(invalid(format!(
+                "a satellite's target is a tournament id of 1 to {MAX_TARGET} printable characters, not {:?}",
+                crate::prefix(&self.target)
+            )));
+        }
+        if self.seat > crate::MAX_ENTRY_PRICE {
+            return Err(PayoutError::TooMuch {
+                what: format!("a satellite's seat ({} minor units)", self.seat),
+                max: crate::MAX_ENTRY_PRICE,
+            });
+        }
+        Ok(())
     }
 }
 

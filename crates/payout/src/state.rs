@@ -32,6 +32,9 @@ pub struct Entry {
     /// empty and its prize forfeited.
     #[serde(default)]
     pub forfeited: Option<(u32, Money)>,
+    /// Of `prize`, what was won as a satellite's ticket (0: none).
+    #[serde(default)]
+    pub ticket: Money,
 }
 
 /// A deal on the table, waiting for every player's consent.
@@ -232,6 +235,7 @@ impl PayoutState {
                         place: None,
                         prize: 0,
                         forfeited: None,
+                        ticket: 0,
                     },
                 );
             }
@@ -318,6 +322,11 @@ impl PayoutState {
                 }
                 self.forfeited += prize;
                 self.settle_waiting(&[*entry]);
+            }
+            PayoutEvent::TicketAwarded { entry, value, .. } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.ticket = *value;
+                }
             }
             PayoutEvent::BountyForfeited { entry, amount } => {
                 if let Some(e) = self.entries.get_mut(entry) {
