@@ -77,6 +77,7 @@ pub(crate) fn run(args: &RegistrationsArgs) -> anyhow::Result<()> {
                     player_id: format!("p{i}"),
                     name: format!("Player {i}"),
                     give_up_chips: false,
+                    ticket: None,
                 }))
                 .await?;
         }

@@ -18,6 +18,9 @@ pub enum Kind {
     Refund,
     BountyPaid,
     PrizePaid,
+    /// A satellite's seat won: its ticket leaves these books for the
+    /// target's, where it buys an entry.
+    TicketIssued,
 }
 
 /// One movement of money at the cage.
@@ -62,6 +65,8 @@ pub struct Totals {
     pub withheld: Money,
     pub prizes_unpaid: Money,
     pub bounties_paid: Money,
+    /// A satellite's seats won, as tickets.
+    pub tickets_issued: Money,
     /// Payments taken with no method recorded.
     pub unrecorded_payments: u32,
 }
@@ -266,6 +271,11 @@ pub fn books(
                 }
                 lines.push(l);
             }
+            PayoutEvent::TicketAwarded { entry, target, value, .. } => {
+                let mut l = line(r.at, Kind::TicketIssued, *entry, 0, *value);
+                l.note = format!("a seat in {target}");
+                lines.push(l);
+            }
             _ => {}
         }
     }
@@ -290,6 +300,7 @@ pub fn books(
     );
     let prizes_awarded: u128 = payout.entries().values().map(|e| u128::from(e.prize)).sum();
     let paid_gross: u128 = payout.paid().values().map(|p| u128::from(p.0)).sum();
+    let tickets: u128 = payout.entries().values().map(|e| u128::from(e.ticket)).sum();
     let wide = |m: u128| Money::try_from(m).unwrap_or(Money::MAX);
     let totals = Totals {
         taken_in: wide(sum(&|l| l.money_in)),
@@ -314,7 +325,7 @@ pub fn books(
             }
         })),
         withheld: wide(sum(&|l| l.withheld)),
-        prizes_unpaid: wide(prizes_awarded.saturating_sub(paid_gross)),
+        prizes_unpaid: wide(prizes_awarded.saturating_sub(paid_gross + tickets)),
         bounties_paid: wide(sum(&|l| {
             if l.kind == Kind::BountyPaid {
                 l.money_out
@@ -322,6 +333,7 @@ pub fn books(
                 0
             }
         })),
+        tickets_issued: wide(tickets),
         unrecorded_payments: lines
             .iter()
             .filter(|l| matches!(l.kind, Kind::BuyIn | Kind::AddOn | Kind::Rebuy))
@@ -375,7 +387,9 @@ pub fn books(
     let wrong: Vec<String> = payout
         .paid()
         .iter()
-        .filter(|(entry, (gross, _))| payout.entry(**entry).map(|e| e.prize) != Some(*gross))
+        .filter(|(entry, (gross, _))| {
+            payout.entry(**entry).map(|e| e.prize - e.ticket) != Some(*gross)
+        })
         .map(|(entry, (gross, _))| format!("entry {entry} paid {}", m((*gross).into())))
         .collect();
     check(
@@ -388,14 +402,16 @@ pub fn books(
         },
     );
     check(
-        "the prizes paid, withheld and unpaid are the prizes awarded",
+        "the prizes paid, issued as tickets, withheld and unpaid are the prizes awarded",
         u128::from(totals.prizes_paid)
+            + u128::from(totals.tickets_issued)
             + u128::from(totals.withheld)
             + u128::from(totals.prizes_unpaid)
             == prizes_awarded,
         format!(
-            "paid {}, withheld {}, unpaid {}, awarded {}",
+            "paid {}, tickets {}, withheld {}, unpaid {}, awarded {}",
             m(totals.prizes_paid.into()),
+            m(totals.tickets_issued.into()),
             m(totals.withheld.into()),
             m(totals.prizes_unpaid.into()),
             m(prizes_awarded)
@@ -451,6 +467,7 @@ pub fn csv(cage: &Cage) -> String {
         ("overlay", t.overlay),
         ("prizes awarded", t.prizes_awarded),
         ("prizes paid", t.prizes_paid),
+        ("tickets issued", t.tickets_issued),
         ("withheld", t.withheld),
         ("prizes unpaid", t.prizes_unpaid),
         ("bounties paid", t.bounties_paid),
@@ -502,9 +519,10 @@ pub fn text(cage: &Cage) -> String {
     );
     let _ = writeln!(
         out,
-        "prizes awarded {}: paid {}, withheld {}, unpaid {}; bounties paid {}",
+        "prizes awarded {}: paid {}, as tickets {}, withheld {}, unpaid {}; bounties paid {}",
         money(t.prizes_awarded),
         money(t.prizes_paid),
+        money(t.tickets_issued),
         money(t.withheld),
         money(t.prizes_unpaid),
         money(t.bounties_paid),

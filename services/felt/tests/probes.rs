@@ -291,6 +291,7 @@ async fn amounts_that_could_wrap_and_unbounded_strings_are_refused_at_creation()
                 player_id: "p 1".into(),
                 name: "Ana".into(),
                 give_up_chips: false,
+                ticket: None,
             },
             &director,
         ))

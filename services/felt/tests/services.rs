@@ -221,6 +221,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
                     player_id: format!("p{i}"),
                     name: format!("Player {i}"),
                     give_up_chips: false,
+                    ticket: None,
                 },
                 "floor",
             ))
@@ -239,6 +240,7 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
                 player_id: "p-peer".into(),
                 name: "Nobody".into(),
                 give_up_chips: false,
+                ticket: None,
             },
             "peer",
         ))

@@ -186,6 +186,7 @@ async fn tournament(log: &[&str], data: &Path) {
                     player_id: format!("p{i}"),
                     name: format!("Player {i:02}"),
                     give_up_chips: false,
+                    ticket: None,
                 },
                 &floor,
             ))
@@ -229,6 +230,7 @@ async fn tournament(log: &[&str], data: &Path) {
                 player_id: "p3".into(),
                 name: "Player 03".into(),
                 give_up_chips: false,
+                ticket: None,
             },
             &floor,
         ))
@@ -901,6 +903,7 @@ async fn every_service_says_not_found_and_already_exists() {
         player_id: player.into(),
         name: format!("Late {player}"),
         give_up_chips: false,
+        ticket: None,
     };
     let late = seating
         .register(with(register("late-1", "p9"), &floor))
@@ -2298,6 +2301,7 @@ async fn a_player_re_enters_by_giving_up_their_chips() {
                 player_id: "p7".into(),
                 name: "Player 07".into(),
                 give_up_chips: true,
+                ticket: None,
             },
             &director,
         ))
@@ -3107,6 +3111,7 @@ async fn the_cage_takes_payments_refunds_pays_prizes_and_its_books_balance() {
                 name: format!("Walk-in {id}"),
                 give_up_chips: false,
                 payment: pay(method, slip),
+                ticket: None,
             },
             &cashier,
         );
@@ -3407,6 +3412,7 @@ async fn the_cage_takes_payments_refunds_pays_prizes_and_its_books_balance() {
                 name: "Late".into(),
                 give_up_chips: false,
                 payment: None,
+                ticket: None,
             },
             &cashier,
         ))

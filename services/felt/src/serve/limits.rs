@@ -358,6 +358,9 @@ impl Bounded for pb::RegisterRequest {
         token("command_id", &self.command_id, COMMAND_ID)?;
         player("player_id", &self.player_id)?;
         payment("payment.reference", self.payment.as_ref())?;
+        if let Some(t) = &self.ticket {
+            id("ticket.satellite_tournament_id", &t.satellite_tournament_id)?;
+        }
         text("name", &self.name, NAME)
     }
 }

@@ -148,6 +148,11 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         let t = request.into_inner().tournament_id;
         let state = self.state(&t).await?;
         let seating = self.seating(&t).await?;
+        let settings_target = state
+            .settings()
+            .and_then(|s| s.structure.satellite())
+            .map(|s| s.target.clone())
+            .unwrap_or_default();
         let results = state
             .results()
             .into_iter()
@@ -167,6 +172,12 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
                     bounties: e.bounties_won,
                     prize_paid: state.paid().contains_key(&entry),
                     withheld: state.paid().get(&entry).map_or(0, |p| p.1),
+                    ticket: e.ticket,
+                    ticket_target: if e.ticket > 0 {
+                        settings_target.clone()
+                    } else {
+                        String::new()
+                    },
                 }
             })
             .collect();

@@ -80,6 +80,21 @@ fn structure(s: &Structure) -> pb::PayStructure {
             final_table: c.final_table,
             unit: c.unit,
         }),
+        Structure::Satellite(t) => pb::pay_structure::Kind::Satellite(pb::Satellite {
+            target_tournament_id: t.target.clone(),
+            seat: t.seat,
+            remainder: match t.remainder {
+                felt_payout::Remainder::NextPlace => pb::SatelliteRemainder::NextPlace,
+                felt_payout::Remainder::SplitAmongSeats => pb::SatelliteRemainder::SplitAmongSeats,
+            }
+            .into(),
+            deals_allowed: t.deals,
+            second_seat: match t.second_seat {
+                felt_payout::SecondSeat::Cash => pb::SecondSeat::Cash,
+                felt_payout::SecondSeat::Ticket => pb::SecondSeat::Ticket,
+            }
+            .into(),
+        }),
     };
     pb::PayStructure { kind: Some(kind) }
 }
@@ -240,6 +255,17 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
                 amount: *amount,
             })
         }
+        PayoutEvent::TicketAwarded {
+            entry,
+            player,
+            target,
+            value,
+        } => pe::Kind::TicketAwarded(pe::TicketAwarded {
+            entry: entry.get(),
+            player_id: player.to_string(),
+            target_tournament_id: target.clone(),
+            value: *value,
+        }),
     }
 }
 
@@ -290,6 +316,7 @@ pub(crate) fn cage(c: &crate::cage::Cage, minor_per_major: u32) -> pb::GetCageRe
                     Kind::Refund => pb::CageLineKind::Refund,
                     Kind::BountyPaid => pb::CageLineKind::BountyPaid,
                     Kind::PrizePaid => pb::CageLineKind::PrizePaid,
+                    Kind::TicketIssued => pb::CageLineKind::TicketIssued,
                 }
                 .into(),
                 entry: l.entry.get(),
@@ -317,6 +344,7 @@ pub(crate) fn cage(c: &crate::cage::Cage, minor_per_major: u32) -> pb::GetCageRe
             withheld: t.withheld,
             prizes_unpaid: t.prizes_unpaid,
             bounties_paid: t.bounties_paid,
+            tickets_issued: t.tickets_issued,
             unrecorded_payments: t.unrecorded_payments,
         }),
         checks: c

@@ -494,6 +494,39 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
         Ok(pb::PaySheetKind::Club) => PayStructure::Percentages(PercentTable::club()),
         Err(_) => return Err(invalid("money.pay_sheet: generated or club")),
     };
+    if let Some(sat) = &m.satellite {
+        if m.pay_sheet != pb::PaySheetKind::Unspecified as i32 {
+            return Err(invalid(
+                "money.pay_sheet: a satellite pays seats (money.satellite), no pay sheet",
+            ));
+        }
+        money.structure = PayStructure::Satellite(felt_payout::SatelliteTerms {
+            target: sat.target_tournament_id.clone(),
+            seat: sat.seat,
+            remainder: match pb::SatelliteRemainder::try_from(sat.remainder) {
+                Ok(pb::SatelliteRemainder::Unspecified | pb::SatelliteRemainder::NextPlace) => {
+                    felt_payout::Remainder::NextPlace
+                }
+                Ok(pb::SatelliteRemainder::SplitAmongSeats) => {
+                    felt_payout::Remainder::SplitAmongSeats
+                }
+                Err(_) => return Err(invalid("money.satellite.remainder: not a SatelliteRemainder")),
+            },
+            deals: sat.deals_allowed,
+            second_seat: match pb::SecondSeat::try_from(sat.second_seat) {
+                Ok(pb::SecondSeat::Unspecified | pb::SecondSeat::Cash) => {
+                    felt_payout::SecondSeat::Cash
+                }
+                Ok(pb::SecondSeat::Ticket) => felt_payout::SecondSeat::Ticket,
+                Err(_) => return Err(invalid("money.satellite.second_seat: not a SecondSeat")),
+            },
+        });
+        if sat.target_tournament_id == req.tournament_id {
+            return Err(invalid(
+                "money.satellite.target_tournament_id: a satellite's seats are in another event",
+            ));
+        }
+    }
     if m.buy_in == 0 && m.guarantee == 0 {
         return Err(invalid("money.buy_in: a tournament needs a prize pool"));
     }

@@ -419,6 +419,7 @@ impl Sim {
             player_id,
             name,
             give_up_chips: false,
+            ticket: None,
         };
         again("register", || {
             let mut c = self.seating();
