@@ -57,7 +57,13 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             player,
             name,
             level,
-        } => register(state, settings, player, name, *level, rng),
+        } => register(state, settings, player, name, *level, false, rng),
+        RedeemTicket {
+            player,
+            name,
+            level,
+            ticket,
+        } => redeem_ticket(state, settings, player, name, *level, ticket, rng),
         Unregister { entry, reason } => unregister(state, *entry, reason),
         Paid { payment, command } => paid(state, payment, command, rng),
         Start => start(state, settings, rng),
@@ -267,14 +273,57 @@ fn register_many(
     Ok(events)
 }
 
+/// A registration paid by a satellite's ticket: the ticket is the
+/// holder's and redeemed once; the entry is outside the cap (a seat won
+/// is a seat), and the cage records the ticket as its payment.
+fn redeem_ticket(
+    state: &SeatingState,
+    settings: &Settings,
+    player: &PlayerId,
+    name: &str,
+    level: u32,
+    ticket: &crate::model::Ticket,
+    rng: &mut ChaCha20Rng,
+) -> Decided {
+    let reference = ticket.reference();
+    if ticket.holder != *player {
+        return Err(SeatingError::TicketNotTheirs {
+            reference,
+            holder: ticket.holder.clone(),
+            player: player.clone(),
+        });
+    }
+    if let Some(&entry) = state.tickets.get(&reference) {
+        return Err(SeatingError::TicketRedeemed { reference, entry });
+    }
+    let mut events = register(state, settings, player, name, level, true, rng)?;
+    let Some(entry) = events.iter().find_map(|e| match e {
+        SeatingEvent::Registered { entry, .. } => Some(*entry),
+        _ => None,
+    }) else {
+        return Ok(events);
+    };
+    events.push(SeatingEvent::PaymentTaken {
+        entry,
+        purchase: crate::model::Purchase::Entry,
+        payment: crate::model::Payment {
+            method: crate::model::PaymentMethod::Ticket,
+            reference,
+        },
+    });
+    Ok(events)
+}
+
 /// A registration or a re-entry, within the settings' limits; once play
-/// started, a late entry is seated at once (TDA 7).
+/// started, a late entry is seated at once (TDA 7). `outside_cap`: a
+/// ticket's entry, never an alternate.
 fn register(
     state: &SeatingState,
     settings: &Settings,
     player: &PlayerId,
     name: &str,
     level: u32,
+    outside_cap: bool,
     rng: &mut ChaCha20Rng,
 ) -> Decided {
     let mut work = Work::on(state);
@@ -323,9 +372,10 @@ fn register(
             limit: settings.re_entries,
         });
     }
-    let alternate = settings
-        .max_entries
-        .is_some_and(|max| state.entries_in() >= max);
+    let alternate = !outside_cap
+        && settings
+            .max_entries
+            .is_some_and(|max| state.entries_in() >= max);
     if !alternate && state.entries_in() >= crate::MAX_ENTRIES {
         return Err(SeatingError::FieldFull {
             max: crate::MAX_ENTRIES,
@@ -361,6 +411,11 @@ fn paid(
             reason: e.to_string(),
         }
     })?;
+    if payment.method == crate::model::PaymentMethod::Ticket {
+        return Err(SeatingError::InvalidPayment {
+            reason: "a satellite's ticket is redeemed by naming it at registration, not recorded as a payment".into(),
+        });
+    }
     if !matches!(
         command,
         SeatingCommand::Register { .. }
@@ -463,7 +518,10 @@ fn unregister(state: &SeatingState, entry: EntryId, reason: &str) -> Decided {
         alternate: e.status == EntryStatus::Alternate,
         reason: reason.to_string(),
     });
+    // A ticket's entry was outside the cap: nobody takes its place.
+    let ticket = state.tickets.values().any(|&t| t == entry);
     if e.status == EntryStatus::Registered
+        && !ticket
         && let Some((&first, _)) = state
             .entries
             .iter()
@@ -1155,7 +1213,7 @@ fn re_enter_by_surrender(
     for e in &events {
         after.apply(e);
     }
-    events.extend(register(&after, settings, player, name, level, rng)?);
+    events.extend(register(&after, settings, player, name, level, false, rng)?);
     Ok(events)
 }
 

@@ -21,6 +21,7 @@ pub use decide::{decide, gate};
 pub use model::{
     AddOnTerms, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup,
     Move, MoveReason, Payment, PaymentMethod, PlayerId, Purchase, RebuyCondition, RebuyTerms, Seat,
+    Ticket,
     SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
 };
 pub use state::{
@@ -58,6 +59,14 @@ pub enum SeatingError {
     LateRegistrationOver { level: u32, last: u32 },
     #[error("player {player} is already registered (entry {entry})")]
     AlreadyRegistered { player: PlayerId, entry: EntryId },
+    #[error("ticket {reference} is {holder}'s, not {player}'s")]
+    TicketNotTheirs {
+        reference: String,
+        holder: PlayerId,
+        player: PlayerId,
+    },
+    #[error("ticket {reference} is already redeemed (entry {entry})")]
+    TicketRedeemed { reference: String, entry: EntryId },
     #[error("player {player} has used the {limit} re-entries allowed")]
     ReEntryLimit { player: PlayerId, limit: u32 },
     #[error("no entry {entry} in the field")]
@@ -287,6 +296,8 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::FieldFull { .. }
             | S::LateRegistrationOver { .. }
             | S::AlreadyRegistered { .. }
+            | S::TicketNotTheirs { .. }
+            | S::TicketRedeemed { .. }
             | S::ReEntryLimit { .. }
             | S::AlreadyPlaying { .. }
             | S::AlreadyStarted

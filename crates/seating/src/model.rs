@@ -112,6 +112,26 @@ pub enum PaymentMethod {
     Transfer,
     /// A voucher: a satellite's seat, a prize taken as a buy-in.
     Voucher,
+    /// A satellite's ticket to this event, redeemed at registration
+    /// (`RedeemTicket`; its reference is the ticket's).
+    Ticket,
+}
+
+/// A satellite's ticket to this event, as the service found it in the
+/// satellite's payout: won by `entry` there, held by `holder`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ticket {
+    /// The satellite's tournament id.
+    pub satellite: String,
+    pub entry: EntryId,
+    pub holder: PlayerId,
+}
+
+impl Ticket {
+    /// How the cage's records name it: `<satellite>/<entry>`.
+    pub fn reference(&self) -> String {
+        format!("{}/{}", self.satellite, self.entry)
+    }
 }
 
 /// A payment the cage took: how, and its own reference (a card slip, a
@@ -319,6 +339,15 @@ pub enum SeatingCommand {
         player: PlayerId,
         name: String,
         level: u32,
+    },
+    /// A registration paid by a satellite's ticket to this event (the
+    /// service checked it was won, bound here and worth an entry): as
+    /// `Register`, outside the entry cap, the ticket redeemed once.
+    RedeemTicket {
+        player: PlayerId,
+        name: String,
+        level: u32,
+        ticket: Ticket,
     },
     /// Many registrations at once (a list imported from presales or a
     /// partner's site): each as `Register` would take it, in order, all or

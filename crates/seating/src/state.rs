@@ -685,6 +685,10 @@ pub struct SeatingState {
     /// The clock passed the rebuys' last level: none is offered or sold.
     #[serde(default)]
     pub(crate) rebuys_closed: bool,
+    /// Satellites' tickets redeemed, by reference, with the entry each
+    /// bought (a refunded entry's ticket is free again).
+    #[serde(default)]
+    pub(crate) tickets: OrdMap<String, EntryId>,
 }
 
 /// The floor's late entries: why they were opened, and the busts held
@@ -835,7 +839,21 @@ impl SeatingState {
                     .or_default()
                     .push(*entry);
             }
+            SeatingEvent::PaymentTaken { entry, payment, .. }
+                if payment.method == crate::PaymentMethod::Ticket =>
+            {
+                self.tickets.insert(payment.reference.clone(), *entry);
+            }
             SeatingEvent::Unregistered { entry, .. } => {
+                let freed: Vec<String> = self
+                    .tickets
+                    .iter()
+                    .filter(|(_, e)| *e == entry)
+                    .map(|(r, _)| r.clone())
+                    .collect();
+                for r in freed {
+                    self.tickets.remove(&r);
+                }
                 if let Some(e) = self.entries.get_mut(entry) {
                     let before = in_field(&e.status);
                     e.status = EntryStatus::Unregistered;

@@ -241,6 +241,95 @@ fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
 }
 
 #[test]
+fn a_satellites_ticket_buys_an_entry_outside_the_cap_once_and_only_for_its_holder() {
+    // Given a field capped at 3 and full (4 and 5 are alternates),
+    let mut settings = Settings::club();
+    settings.max_entries = Some(3);
+    let mut state = registered(settings, 5);
+    let ticket = felt_seating::Ticket {
+        satellite: "sat-1".into(),
+        entry: EntryId(7),
+        holder: "winner".parse().unwrap(),
+    };
+    let redeem = |player: &str| SeatingCommand::RedeemTicket {
+        player: player.parse().unwrap(),
+        name: "Seat Winner".into(),
+        level: 0,
+        ticket: ticket.clone(),
+    };
+    // when the satellite's seat winner registers with their ticket, then
+    // the entry is in the field, not an alternate (a seat won is a seat),
+    // and the cage records the ticket as its payment;
+    let events = run(&mut state, redeem("winner"));
+    assert_eq!(
+        events,
+        vec![
+            SeatingEvent::Registered {
+                entry: EntryId(6),
+                player: "winner".parse().unwrap(),
+                name: "Seat Winner".into(),
+                re_entry: false,
+                alternate: false,
+            },
+            SeatingEvent::PaymentTaken {
+                entry: EntryId(6),
+                purchase: felt_seating::Purchase::Entry,
+                payment: felt_seating::Payment {
+                    method: felt_seating::PaymentMethod::Ticket,
+                    reference: "sat-1/7".into(),
+                },
+            },
+        ]
+    );
+    assert_eq!(state.entries()[&EntryId(6)].status, EntryStatus::Registered);
+    // the ticket is redeemed once;
+    let mut again = state.clone();
+    let left = run(
+        &mut again,
+        SeatingCommand::Unregister {
+            entry: EntryId(6),
+            reason: "moved to another flight".into(),
+        },
+    );
+    // (it was outside the cap: no alternate takes its place)
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(
+        decide(&state, &redeem("winner"), &NO_DRAW),
+        Err(SeatingError::TicketRedeemed {
+            reference: "sat-1/7".into(),
+            entry: EntryId(6)
+        })
+    );
+    // (a refunded entry's ticket is free again)
+    assert!(decide(&again, &redeem("winner"), &NO_DRAW).is_ok());
+    // and it is only its holder's.
+    assert_eq!(
+        decide(&state, &redeem("someone-else"), &NO_DRAW),
+        Err(SeatingError::TicketNotTheirs {
+            reference: "sat-1/7".into(),
+            holder: "winner".parse().unwrap(),
+            player: "someone-else".parse().unwrap(),
+        })
+    );
+    // Nobody records a ticket as a payment without it being checked.
+    let faked = SeatingCommand::Paid {
+        payment: felt_seating::Payment {
+            method: felt_seating::PaymentMethod::Ticket,
+            reference: "sat-1/8".into(),
+        },
+        command: Box::new(SeatingCommand::Register {
+            player: "faker".parse().unwrap(),
+            name: "Faker".into(),
+            level: 0,
+        }),
+    };
+    assert!(matches!(
+        decide(&state, &faked, &NO_DRAW),
+        Err(SeatingError::InvalidPayment { .. })
+    ));
+}
+
+#[test]
 fn late_entries_open_a_table_when_every_table_is_full() {
     let mut settings = Settings::tda(6, 5_000);
     settings.late_registration_level = 4;

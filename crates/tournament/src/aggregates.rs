@@ -63,6 +63,7 @@ impl Aggregate for Seating {
             // As the purchase it carries.
             Paid { command, .. } => Self::draws(command),
             Register { .. }
+            | RedeemTicket { .. }
             | RegisterMany { .. }
             | Start
             | SetPaid { .. }

@@ -101,6 +101,9 @@ pub enum TournamentError {
     )]
     #[strum(message = "TDA 29")]
     NoClockRunning { table: TableNo, seat: Seat },
+    /// A ticket named at registration that is not a seat in this event.
+    #[error("ticket {reference}: {reason}")]
+    TicketInvalid { reference: String, reason: String },
 }
 
 impl Classified for TournamentError {
@@ -120,9 +123,10 @@ impl Classified for TournamentError {
             }
             T::Inconsistent(_) => ErrorKind::Internal,
             T::TableRefused { refusal, .. } | T::ClockRefused(refusal) => refusal.kind,
-            T::ClockElsewhere | T::StillInTime { .. } | T::NoClockRunning { .. } => {
-                ErrorKind::Refused
-            }
+            T::ClockElsewhere
+            | T::StillInTime { .. }
+            | T::NoClockRunning { .. }
+            | T::TicketInvalid { .. } => ErrorKind::Refused,
         }
     }
 

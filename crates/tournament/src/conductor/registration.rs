@@ -122,7 +122,64 @@ impl<L: EventLog + 'static> Conductor<L> {
         from: &Provenance,
         payment: Option<Payment>,
     ) -> Result<EntryId> {
-        self.enter(t, command_id, player, name, now, from, false, payment)
+        self.enter(t, command_id, player, name, now, from, Entering::Paid(payment))
+            .await
+    }
+
+    /// A registration paid by a satellite's ticket, entry `entry` of
+    /// `satellite`: the ticket is checked in the satellite's payout (a seat
+    /// won there, bound to `t`, worth `t`'s price of an entry), then the
+    /// entry is registered outside the cap and the ticket redeemed once.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn redeem_ticket_from(
+        &self,
+        t: &str,
+        command_id: &str,
+        player: &PlayerId,
+        name: &str,
+        now: Millis,
+        from: &Provenance,
+        satellite: &str,
+        entry: EntryId,
+    ) -> Result<EntryId> {
+        let reference = format!("{satellite}/{entry}");
+        let invalid = |reason: String| TournamentError::TicketInvalid {
+            reference: reference.clone(),
+            reason,
+        };
+        let won = self.payout_state(satellite).await?;
+        let terms = won
+            .settings()
+            .and_then(|s| s.structure.satellite())
+            .ok_or_else(|| invalid(format!("tournament {satellite} is not a satellite")))?;
+        if terms.target != t {
+            return Err(invalid(format!(
+                "its seats are in {}, not in {t}",
+                terms.target
+            )));
+        }
+        let holder = won
+            .entry(entry)
+            .filter(|e| e.ticket > 0)
+            .ok_or_else(|| invalid(format!("entry {entry} of {satellite} won no seat")))?;
+        let price = self
+            .payout_state(t)
+            .await?
+            .settings()
+            .map(felt_payout::MoneySettings::entry_price)
+            .ok_or(felt_payout::PayoutError::NotConfigured)?;
+        if holder.ticket != price {
+            return Err(invalid(format!(
+                "it is worth {}, and an entry here costs {price}",
+                holder.ticket
+            )));
+        }
+        let ticket = felt_seating::Ticket {
+            satellite: satellite.to_string(),
+            entry,
+            holder: holder.player.clone(),
+        };
+        self.enter(t, command_id, player, name, now, from, Entering::Ticket(ticket))
             .await
     }
 
@@ -139,7 +196,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         from: &Provenance,
         payment: Option<Payment>,
     ) -> Result<EntryId> {
-        self.enter(t, command_id, player, name, now, from, true, payment)
+        self.enter(t, command_id, player, name, now, from, Entering::Surrender(payment))
             .await
     }
 
@@ -152,27 +209,31 @@ impl<L: EventLog + 'static> Conductor<L> {
         name: &str,
         now: Millis,
         from: &Provenance,
-        surrender: bool,
-        payment: Option<Payment>,
+        how: Entering,
     ) -> Result<EntryId> {
         let level = self.level_now(t, now).await?;
         let (player, name) = (player.clone(), name.to_string());
-        let command = if surrender {
-            SeatingCommand::ReEnterBySurrender {
+        let command = match how {
+            Entering::Surrender(payment) => SeatingCommand::ReEnterBySurrender {
                 player,
                 name,
                 level,
             }
-        } else {
-            SeatingCommand::Register {
+            .paid(payment),
+            Entering::Paid(payment) => SeatingCommand::Register {
                 player,
                 name,
                 level,
             }
+            .paid(payment),
+            Entering::Ticket(ticket) => SeatingCommand::RedeemTicket {
+                player,
+                name,
+                level,
+                ticket,
+            },
         };
-        let out = self
-            .seat_from(t, command_id, now, command.paid(payment), from)
-            .await?;
+        let out = self.seat_from(t, command_id, now, command, from).await?;
         let entry = out
             .events
             .iter()
@@ -362,4 +423,13 @@ impl<L: EventLog + 'static> Conductor<L> {
         }
         Ok(())
     }
+}
+
+/// How an entry is bought.
+enum Entering {
+    Paid(Option<Payment>),
+    /// By giving up a live entry's chips (TDA 8).
+    Surrender(Option<Payment>),
+    /// By a satellite's ticket.
+    Ticket(felt_seating::Ticket),
 }

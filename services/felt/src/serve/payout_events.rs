@@ -277,6 +277,7 @@ pub(crate) fn payment(p: &felt_seating::Payment) -> pb::Payment {
             felt_seating::PaymentMethod::Card => pb::PaymentMethod::Card,
             felt_seating::PaymentMethod::Transfer => pb::PaymentMethod::Transfer,
             felt_seating::PaymentMethod::Voucher => pb::PaymentMethod::Voucher,
+            felt_seating::PaymentMethod::Ticket => pb::PaymentMethod::Ticket,
         }
         .into(),
         reference: p.reference.clone(),

@@ -250,6 +250,11 @@ fn payment(p: Option<&pb::Payment>, field: &str) -> Result<Option<felt_seating::
         Ok(pb::PaymentMethod::Card) => felt_seating::PaymentMethod::Card,
         Ok(pb::PaymentMethod::Transfer) => felt_seating::PaymentMethod::Transfer,
         Ok(pb::PaymentMethod::Voucher) => felt_seating::PaymentMethod::Voucher,
+        Ok(pb::PaymentMethod::Ticket) => {
+            return Err(invalid(format!(
+                "{field}.method: a satellite's ticket is named in the registration's `ticket`, not paid as a payment"
+            )));
+        }
         _ => {
             return Err(invalid(format!(
                 "{field}.method: PAYMENT_METHOD_CASH, _CARD, _TRANSFER or _VOUCHER is required"
@@ -691,7 +696,29 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let conductor = &self.ctx.conductor;
         let (t, id, now) = (&req.tournament_id, &req.command_id, self.ctx.now());
         let paid = payment(req.payment.as_ref(), "payment")?;
-        let entry = if req.give_up_chips {
+        let entry = if let Some(ticket) = &req.ticket {
+            if paid.is_some() || req.give_up_chips {
+                return Err(invalid(
+                    "ticket: a satellite's ticket pays for the entry by itself (no payment, no chips given up)",
+                ));
+            }
+            if ticket.entry == 0 {
+                return Err(invalid("ticket.entry is required"));
+            }
+            self.ctx.known(&ticket.satellite_tournament_id).await?;
+            conductor
+                .redeem_ticket_from(
+                    t,
+                    id,
+                    &player,
+                    &req.name,
+                    now,
+                    &from,
+                    &ticket.satellite_tournament_id,
+                    felt_seating::EntryId(ticket.entry),
+                )
+                .await
+        } else if req.give_up_chips {
             conductor
                 .re_enter_by_surrender_from(t, id, &player, &req.name, now, &from, paid)
                 .await
