@@ -23,8 +23,8 @@ pub use places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
 pub use pool::{MoneySettings, Pool, Withholding};
 pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
 pub use sheet::{
-    Band, Curve, MAX_TARGET, PaySheet, PercentRow, PercentTable, Remainder, SatelliteTerms, SecondSeat,
-    Structure,
+    Band, Curve, MAX_TARGET, PaySheet, PercentRow, PercentTable, Remainder, SatelliteTerms,
+    SecondSeat, Structure,
 };
 pub use state::{Entry, PayoutState, Proposal};
 
@@ -119,7 +119,9 @@ pub enum PayoutError {
     NoRebuys,
     #[error("entry {entry} has no prize to pay: not placed in the money")]
     NoPrize { entry: EntryId },
-    #[error("entry {entry}'s prize is a seat: its ticket is redeemed at the target's registration, not paid in cash")]
+    #[error(
+        "entry {entry}'s prize is a seat: its ticket is redeemed at the target's registration, not paid in cash"
+    )]
     PrizeIsTicket { entry: EntryId },
     #[error("the house makes no deals in this satellite")]
     DealsRefused,

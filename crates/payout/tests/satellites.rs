@@ -147,7 +147,14 @@ fn the_remainder_split_among_the_seats_is_their_cash_and_a_ticket_is_not_paid_at
         },
     );
     assert!(
-        matches!(&paid[..], [PayoutEvent::PrizePaid { gross: 1_500, net: 1_500, .. }]),
+        matches!(
+            &paid[..],
+            [PayoutEvent::PrizePaid {
+                gross: 1_500,
+                net: 1_500,
+                ..
+            }]
+        ),
         "{paid:?}"
     );
     // A seat with nothing beside it is no cash prize at all.
@@ -196,10 +203,7 @@ fn a_player_who_wins_a_second_seat_gets_the_houses_alternative() {
     // first), then by the house's rule the second seat is its value in
     // cash (the player is in the target once);
     let (state, events) = both(SecondSeat::Cash);
-    assert_eq!(
-        tickets(&events),
-        vec![(2, "twice".into(), 10_000)]
-    );
+    assert_eq!(tickets(&events), vec![(2, "twice".into(), 10_000)]);
     assert_eq!(state.entry(EntryId(1)).unwrap().ticket, 0);
     assert_eq!(state.entry(EntryId(1)).unwrap().prize, 10_000);
     // or another ticket where the house gives one.
@@ -254,8 +258,14 @@ fn a_satellite_names_its_target_and_a_seat_worth_something() {
             },
         )
     };
-    assert!(matches!(bad(0, "main"), Err(PayoutError::InvalidStructure { reason }) if reason.contains("seat")));
-    assert!(matches!(bad(100, ""), Err(PayoutError::InvalidStructure { reason }) if reason.contains("target")));
-    assert!(matches!(bad(100, &"x".repeat(65)), Err(PayoutError::InvalidStructure { reason }) if reason.contains("target")));
+    assert!(
+        matches!(bad(0, "main"), Err(PayoutError::InvalidStructure { reason }) if reason.contains("seat"))
+    );
+    assert!(
+        matches!(bad(100, ""), Err(PayoutError::InvalidStructure { reason }) if reason.contains("target"))
+    );
+    assert!(
+        matches!(bad(100, &"x".repeat(65)), Err(PayoutError::InvalidStructure { reason }) if reason.contains("target"))
+    );
     assert!(bad(100, "main").is_ok());
 }

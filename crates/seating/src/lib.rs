@@ -21,8 +21,7 @@ pub use decide::{decide, gate};
 pub use model::{
     AddOnTerms, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup,
     Move, MoveReason, Payment, PaymentMethod, PlayerId, Purchase, RebuyCondition, RebuyTerms, Seat,
-    Ticket,
-    SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, redraws_for_field,
+    SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, Ticket, redraws_for_field,
 };
 pub use state::{
     EntryInfo, EntryStatus, LastHands, LateEntries, MAX_SEATS, MoveRecord, Offers, Room,

@@ -271,7 +271,12 @@ pub fn books(
                 }
                 lines.push(l);
             }
-            PayoutEvent::TicketAwarded { entry, target, value, .. } => {
+            PayoutEvent::TicketAwarded {
+                entry,
+                target,
+                value,
+                ..
+            } => {
                 let mut l = line(r.at, Kind::TicketIssued, *entry, 0, *value);
                 l.note = format!("a seat in {target}");
                 lines.push(l);
@@ -300,7 +305,11 @@ pub fn books(
     );
     let prizes_awarded: u128 = payout.entries().values().map(|e| u128::from(e.prize)).sum();
     let paid_gross: u128 = payout.paid().values().map(|p| u128::from(p.0)).sum();
-    let tickets: u128 = payout.entries().values().map(|e| u128::from(e.ticket)).sum();
+    let tickets: u128 = payout
+        .entries()
+        .values()
+        .map(|e| u128::from(e.ticket))
+        .sum();
     let wide = |m: u128| Money::try_from(m).unwrap_or(Money::MAX);
     let totals = Totals {
         taken_in: wide(sum(&|l| l.money_in)),

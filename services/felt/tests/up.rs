@@ -3929,3 +3929,263 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
         "{text}"
     );
 }
+
+/// Issue 28's satellites through one `felt up`: a satellite of 12 at
+/// 2,200 pays two seats in a full main event (its price 11,000) and the
+/// 2,000 left to third in cash; deals are refused there; the seat winners
+/// register in the main event with their tickets outside its cap, each
+/// ticket once and only by its holder; a ticket is no cash at the cage,
+/// and both tournaments' books balance and their audits pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let mut up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let (main, sat) = ("main-event", "sat-1");
+    let mut seating = up.seating();
+    let mut target = create();
+    target.tournament_id = main.into();
+    target.max_entries = 2;
+    target.money = Some(pb::MoneySettings {
+        currency: "USD".into(),
+        buy_in: 10_000,
+        fee: 1_000,
+        ..Default::default()
+    });
+    seating
+        .create_tournament(with(target, &director))
+        .await
+        .expect("the main event");
+    let mut satellite = create();
+    satellite.tournament_id = sat.into();
+    satellite.money = Some(pb::MoneySettings {
+        currency: "USD".into(),
+        buy_in: 2_000,
+        fee: 200,
+        satellite: Some(pb::Satellite {
+            target_tournament_id: main.into(),
+            seat: 11_000,
+            remainder: pb::SatelliteRemainder::NextPlace.into(),
+            deals_allowed: false,
+            second_seat: pb::SecondSeat::Cash.into(),
+        }),
+        ..Default::default()
+    });
+    seating
+        .create_tournament(with(satellite, &director))
+        .await
+        .expect("the satellite");
+    let register = |t: &str, id: &str, player: &str, ticket: Option<pb::Ticket>| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::RegisterRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                player_id: player.into(),
+                name: format!("Player {player}"),
+                give_up_chips: false,
+                payment: None,
+                ticket,
+            },
+            &director,
+        );
+        async move { seating.register(req).await }
+    };
+    // The main event is full: a third buy-in is an alternate.
+    for p in ["m1", "m2"] {
+        register(main, p, p, None).await.expect("a main entry");
+    }
+    let alternate = register(main, "m3", "m3", None)
+        .await
+        .expect("an alternate")
+        .into_inner()
+        .entry
+        .unwrap();
+    assert_eq!(
+        alternate.status,
+        i32::from(pb::EntryStatus::Alternate),
+        "{alternate:?}"
+    );
+    for i in 1..=12 {
+        let p = format!("s{i}");
+        register(sat, &p, &p, None)
+            .await
+            .expect("a satellite entry");
+    }
+    // No deal in this satellite, by the house's word.
+    let refused = up
+        .payout()
+        .deal(with(
+            pb::DealRequest {
+                tournament_id: sat.into(),
+                command_id: "deal".into(),
+                action: Some(pb::deal_request::Action::Propose(pb::DealTerms {
+                    method: pb::DealMethod::ChipChop.into(),
+                    players: (1..=2)
+                        .map(|entry| pb::DealPlayer {
+                            entry,
+                            chips: 1_000,
+                            amount: 0,
+                        })
+                        .collect(),
+                    ..Default::default()
+                })),
+            },
+            &director,
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.message().contains("no deals in this satellite"),
+        "{refused:?}"
+    );
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: sat.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start the satellite");
+    for d in common::dealers(&up.channel, "sat-1", 1..=2, &director) {
+        d.await.expect("a dealer");
+    }
+    let end = common::all_placed(&up.channel, sat, 12, &director).await;
+    check_results(&end.results, 12, 24_000);
+    let place = |n: u32| end.results.iter().find(|r| r.first == n).unwrap().clone();
+    for n in [1, 2] {
+        let r = place(n);
+        assert_eq!(
+            (r.prize, r.ticket, r.ticket_target.as_str()),
+            (11_000, 11_000, main),
+            "{r:?}"
+        );
+    }
+    let third = place(3);
+    assert_eq!((third.prize, third.ticket), (2_000, 0), "{third:?}");
+    // The cage pays third in cash; a seat is no cash.
+    let mut payout = up.payout();
+    let pay = |entry: u64| {
+        with(
+            pb::PayPrizeRequest {
+                tournament_id: sat.into(),
+                command_id: format!("pay-{entry}"),
+                entry,
+                document: Some(pb::IdDocument {
+                    kind: pb::IdDocumentKind::Passport.into(),
+                    reference: format!("P-{entry}"),
+                }),
+                tax_number: String::new(),
+            },
+            &director,
+        )
+    };
+    payout
+        .pay_prize(pay(third.entry))
+        .await
+        .expect("third paid");
+    let e = payout.pay_prize(pay(place(1).entry)).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("is a seat"), "{e:?}");
+    let books = payout
+        .get_cage(with(
+            pb::GetCageRequest {
+                tournament_id: sat.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the satellite's books")
+        .into_inner();
+    assert!(books.balances, "{:?}", books.checks);
+    let totals = books.totals.unwrap();
+    assert_eq!(totals.tickets_issued, 22_000, "{totals:?}");
+    assert_eq!(totals.prizes_unpaid, 0, "{totals:?}");
+    let issued = books
+        .lines
+        .iter()
+        .filter(|l| l.kind == i32::from(pb::CageLineKind::TicketIssued))
+        .count();
+    assert_eq!(issued, 2);
+    // The seat winners redeem their tickets in the full main event.
+    let ticket = |entry: u64| {
+        Some(pb::Ticket {
+            satellite_tournament_id: sat.into(),
+            entry,
+        })
+    };
+    let (first, second) = (place(1), place(2));
+    let e = register(main, "thief", "thief", ticket(first.entry))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("not thief's"), "{e:?}");
+    let e = register(main, "no-seat", &third.player_id, ticket(third.entry))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("won no seat"), "{e:?}");
+    let e = register(sat, "wrong-event", &first.player_id, ticket(first.entry))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("not in sat-1"), "{e:?}");
+    for (id, r) in [("t1", &first), ("t2", &second)] {
+        let entry = register(main, id, &r.player_id, ticket(r.entry))
+            .await
+            .expect("a ticket redeemed")
+            .into_inner()
+            .entry
+            .unwrap();
+        assert_eq!(
+            entry.status,
+            i32::from(pb::EntryStatus::Registered),
+            "outside the cap: {entry:?}"
+        );
+    }
+    let e = register(main, "t1-again", &first.player_id, ticket(first.entry))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("already"), "{e:?}");
+    // Its value is in the main event's pool: four entries at 10,000.
+    let pool = payout
+        .get_payouts(with(
+            pb::GetPayoutsRequest {
+                tournament_id: main.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the main event's payouts")
+        .into_inner();
+    assert_eq!(pool.entries, 4, "{pool:?}");
+    let books = payout
+        .get_cage(with(
+            pb::GetCageRequest {
+                tournament_id: main.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the main event's books")
+        .into_inner();
+    assert!(books.balances, "{:?}", books.checks);
+    let tickets: Vec<String> = books
+        .lines
+        .iter()
+        .filter_map(|l| l.payment.as_ref())
+        .filter(|p| p.method == i32::from(pb::PaymentMethod::Ticket))
+        .map(|p| p.reference.clone())
+        .collect();
+    assert_eq!(
+        tickets,
+        vec![
+            format!("sat-1/{}", first.entry),
+            format!("sat-1/{}", second.entry)
+        ]
+    );
+    up.stop();
+    let data = data.to_str().unwrap();
+    audit_passes(&["--data", data, "--tournament", sat]);
+    audit_passes(&["--data", data, "--tournament", main]);
+}

@@ -122,8 +122,16 @@ impl<L: EventLog + 'static> Conductor<L> {
         from: &Provenance,
         payment: Option<Payment>,
     ) -> Result<EntryId> {
-        self.enter(t, command_id, player, name, now, from, Entering::Paid(payment))
-            .await
+        self.enter(
+            t,
+            command_id,
+            player,
+            name,
+            now,
+            from,
+            Entering::Paid(payment),
+        )
+        .await
     }
 
     /// A registration paid by a satellite's ticket, entry `entry` of
@@ -179,8 +187,16 @@ impl<L: EventLog + 'static> Conductor<L> {
             entry,
             holder: holder.player.clone(),
         };
-        self.enter(t, command_id, player, name, now, from, Entering::Ticket(ticket))
-            .await
+        self.enter(
+            t,
+            command_id,
+            player,
+            name,
+            now,
+            from,
+            Entering::Ticket(ticket),
+        )
+        .await
     }
 
     /// [`Self::register_from`] for a player who gives up their live
@@ -196,8 +212,16 @@ impl<L: EventLog + 'static> Conductor<L> {
         from: &Provenance,
         payment: Option<Payment>,
     ) -> Result<EntryId> {
-        self.enter(t, command_id, player, name, now, from, Entering::Surrender(payment))
-            .await
+        self.enter(
+            t,
+            command_id,
+            player,
+            name,
+            now,
+            from,
+            Entering::Surrender(payment),
+        )
+        .await
     }
 
     #[allow(clippy::too_many_arguments)]

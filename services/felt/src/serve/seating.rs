@@ -515,7 +515,11 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
                 Ok(pb::SatelliteRemainder::SplitAmongSeats) => {
                     felt_payout::Remainder::SplitAmongSeats
                 }
-                Err(_) => return Err(invalid("money.satellite.remainder: not a SatelliteRemainder")),
+                Err(_) => {
+                    return Err(invalid(
+                        "money.satellite.remainder: not a SatelliteRemainder",
+                    ));
+                }
             },
             deals: sat.deals_allowed,
             second_seat: match pb::SecondSeat::try_from(sat.second_seat) {
