@@ -207,8 +207,10 @@ async fn verify_all<L: EventLog>(
             });
             continue;
         }
-        let events = verify_tournament(streams, t, &mut report).await?;
+        let mut redeemed = Vec::new();
+        let events = verify_tournament(streams, t, &mut report, &mut redeemed).await?;
         report.events += events;
+        check_tickets(log, t, &redeemed, &mut report).await?;
     }
     Ok(report)
 }
@@ -280,13 +282,43 @@ fn fold<S: Default, E>(
     }
 }
 
-async fn verify_tournament(streams: &mut impl Streams, t: &str, report: &mut Audit) -> Result<u64> {
+/// A satellite's ticket an entry was bought with: the entry, its player,
+/// the ticket's reference, and whether the entry was refunded since.
+type Redeemed = (EntryId, felt_seating::PlayerId, String, bool);
+
+async fn verify_tournament(
+    streams: &mut impl Streams,
+    t: &str,
+    report: &mut Audit,
+    redeemed: &mut Vec<Redeemed>,
+) -> Result<u64> {
     let mut count = 0u64;
     let Some((seating_events, envs)) =
         load::<SeatingEvent>(streams, &seating_stream(t)?, report).await?
     else {
         return Ok(count);
     };
+    for e in &seating_events {
+        match e {
+            SeatingEvent::Registered { entry, player, .. } => {
+                redeemed.push((*entry, player.clone(), String::new(), false));
+            }
+            SeatingEvent::PaymentTaken { entry, payment, .. }
+                if payment.method == felt_seating::PaymentMethod::Ticket =>
+            {
+                if let Some(r) = redeemed.iter_mut().rev().find(|r| r.0 == *entry) {
+                    r.2.clone_from(&payment.reference);
+                }
+            }
+            SeatingEvent::Unregistered { entry, .. } => {
+                if let Some(r) = redeemed.iter_mut().rev().find(|r| r.0 == *entry) {
+                    r.3 = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    redeemed.retain(|r| !r.2.is_empty());
     count += envs.len() as u64;
     let Some(seating) = fold(
         &format!("{t}.seating"),
@@ -850,6 +882,90 @@ fn check_counts(t: &str, counts: &[(TableNo, String, u64, u64)], report: &mut Au
 /// Bag and tag: each day's sealed bags, and every player a new day's draw
 /// moved arriving with exactly the chips of their sealed bag (a table
 /// correction after the seal would show here).
+/// Every entry bought with a satellite's ticket names a seat that
+/// satellite awarded to that player, bound to this event and worth its
+/// price of an entry; no ticket buys two entries that stayed in.
+async fn check_tickets<L: EventLog>(
+    log: &L,
+    t: &str,
+    redeemed: &[Redeemed],
+    report: &mut Audit,
+) -> Result<()> {
+    if redeemed.is_empty() {
+        return Ok(());
+    }
+    let mut read = PerStream(log);
+    let payout = |envs: Vec<Envelope>| -> Vec<felt_payout::PayoutEvent> {
+        envs.iter().filter_map(|e| e.decode().ok()).collect()
+    };
+    let price = payout(read.read(&payout_stream(t)?).await?)
+        .iter()
+        .find_map(|e| match e {
+            felt_payout::PayoutEvent::Configured { settings, .. } => Some(settings.entry_price()),
+            _ => None,
+        });
+    let mut satellites: BTreeMap<String, Vec<felt_payout::PayoutEvent>> = BTreeMap::new();
+    let mut live: BTreeMap<&str, u32> = BTreeMap::new();
+    for (entry, player, reference, refunded) in redeemed {
+        if !refunded {
+            *live.entry(reference).or_default() += 1;
+        }
+        let found = match reference.rsplit_once('/') {
+            Some((sat, won)) => match (won.parse::<u64>(), payout_stream(sat)) {
+                (Ok(won), Ok(stream)) => {
+                    if !satellites.contains_key(sat) {
+                        let events = payout(read.read(&stream).await?);
+                        satellites.insert(sat.to_string(), events);
+                    }
+                    satellites[sat].iter().find_map(|e| match e {
+                        felt_payout::PayoutEvent::TicketAwarded {
+                            entry,
+                            player,
+                            target,
+                            value,
+                        } if entry.get() == won => Some((player.clone(), target.clone(), *value)),
+                        _ => None,
+                    })
+                }
+                _ => None,
+            },
+            None => None,
+        };
+        report.check(
+            &format!("{t}: entry {entry}'s ticket {reference}"),
+            match found {
+                None => Err("no such seat was awarded".into()),
+                Some((holder, target, _)) if target != t || holder != *player => Err(format!(
+                    "the seat was {holder}'s in {target}, not {player}'s in {t}"
+                )),
+                Some((_, _, value)) if Some(value) != price => Err(format!(
+                    "worth {value}, an entry costs {}",
+                    price.unwrap_or_default()
+                )),
+                Some(_) => Ok(()),
+            },
+        );
+    }
+    let twice: Vec<&str> = live
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|(r, _)| *r)
+        .collect();
+    report.check(
+        &format!("{t}: each ticket buys one entry"),
+        if twice.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("redeemed twice: {}", twice.join(", ")))
+        },
+    );
+    report.note(format!(
+        "{t}: {} entries bought with satellites' tickets",
+        live.values().sum::<u32>()
+    ));
+    Ok(())
+}
+
 fn check_bags(t: &str, seating_events: &[SeatingEvent], report: &mut Audit) {
     let mut bags: BTreeMap<EntryId, u64> = BTreeMap::new();
     let mut sealed: BTreeMap<EntryId, u64> = BTreeMap::new();

@@ -4187,5 +4187,9 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
     up.stop();
     let data = data.to_str().unwrap();
     audit_passes(&["--data", data, "--tournament", sat]);
-    audit_passes(&["--data", data, "--tournament", main]);
+    let audit = audit_passes(&["--data", data, "--tournament", main]);
+    assert!(
+        audit.contains("main-event: 2 entries bought with satellites' tickets"),
+        "{audit}"
+    );
 }
