@@ -73,6 +73,12 @@ pub enum Command {
     },
     /// A player refused, or the floor withdrew the proposal.
     WithdrawDeal,
+    /// A satellite's play is over: the players left, no more than its
+    /// seats, each win one (seating's word once every hand being played
+    /// has ended). Placed together, first to last of them.
+    AwardSeats {
+        entries: Vec<EntryId>,
+    },
     /// The cage pays a placed entry's prize to its winner, having checked
     /// their identity document; the house's withholding applies.
     PayPrize {
@@ -316,6 +322,7 @@ fn decide_places(state: &PayoutState, command: &Command) -> Decided {
         Command::ProposeDeal { terms } => propose_deal(state, terms),
         Command::ConsentToDeal { entry } => consent_to_deal(state, entry),
         Command::WithdrawDeal => withdraw_deal(state),
+        Command::AwardSeats { entries } => award_seats(state, entries),
     }
 }
 
@@ -545,6 +552,50 @@ fn record_busts(state: &PayoutState, busts: &[Bust]) -> Decided {
     settings(state)?;
     check_not_held(state, busts)?;
     place_busts(state, busts)
+}
+
+/// The players left in a satellite, no more than its seats, each win
+/// one: placed together in places 1 to their number, sharing those
+/// places' prizes (a seat each, and the remainder's shares where the
+/// house splits it among the seats).
+fn award_seats(state: &PayoutState, entries: &[EntryId]) -> Decided {
+    let s = settings(state)?;
+    let terms = s.structure.satellite().ok_or(PayoutError::NotASatellite)?;
+    let sheet = state.sheet.as_ref().ok_or(PayoutError::RegistrationOpen)?;
+    let seats = terms.seats_on(sheet);
+    let mut group: Vec<EntryId> = entries.to_vec();
+    group.sort_unstable();
+    group.dedup();
+    if group.is_empty() || group.len() != entries.len() {
+        return Err(PayoutError::NoPlayers);
+    }
+    for id in &group {
+        let e = state
+            .entries
+            .get(id)
+            .ok_or(PayoutError::NoSuchEntry { entry: *id })?;
+        if e.busted || e.place.is_some() {
+            return Err(PayoutError::EntryBusted { entry: *id });
+        }
+    }
+    let n = group.len() as u32;
+    if n > seats {
+        return Err(PayoutError::SeatsNotWon { left: n, seats });
+    }
+    let total: Money = (1..=n).map(|p| state.prize(p)).sum();
+    let prizes = group
+        .iter()
+        .copied()
+        .zip(share(total, group.len()))
+        .collect();
+    Ok(vec![PayoutEvent::Placed {
+        group: PlaceGroup {
+            entries: group,
+            first: 1,
+            last: n,
+        },
+        prizes,
+    }])
 }
 
 /// A hand-for-hand hand's busts, held for the end of their round.
@@ -894,7 +945,7 @@ fn first_place(
     let (&id, _) = state
         .entries
         .iter()
-        .find(|(id, e)| !e.busted && !placed.contains(id))?;
+        .find(|(id, e)| !e.busted && e.place.is_none() && !placed.contains(id))?;
     let prize =
         prizes.first().copied().unwrap_or(0) + state.guaranteed.get(&id).copied().unwrap_or(0);
     Some(PayoutEvent::Placed {

@@ -125,6 +125,10 @@ pub enum PayoutError {
     PrizeIsTicket { entry: EntryId },
     #[error("the house makes no deals in this satellite")]
     DealsRefused,
+    #[error("this tournament is not a satellite: it pays no seats")]
+    NotASatellite,
+    #[error("{left} players are left for {seats} seats: play goes on")]
+    SeatsNotWon { left: u32, seats: u32 },
     #[error("entry {entry}'s prize is already paid")]
     PrizeAlreadyPaid { entry: EntryId },
     #[error("{reason}")]
@@ -200,6 +204,8 @@ impl felt_vocabulary::Classified for PayoutError {
             | P::NoPrize { .. }
             | P::PrizeIsTicket { .. }
             | P::DealsRefused
+            | P::NotASatellite
+            | P::SeatsNotWon { .. }
             | P::AddOnAfterMoney
             | P::AddOnChangesPlaces { .. }
             | P::NoBusts

@@ -169,6 +169,17 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         BagStacks { stacks, uncounted } => crate::bags::bag_stacks(state, stacks, uncounted),
         ConfirmBag { entry, by } => crate::bags::confirm_bag(state, *entry, *by),
         SealBags => crate::bags::seal_bags(state),
+        SetSeats { seats } => {
+            if state.room.seats.is_some() {
+                return Err(SeatingError::PaidAlreadySet {
+                    paid: state.room.paid,
+                });
+            }
+            let mut work = Work::on(state);
+            work.emit(SeatingEvent::SeatsSet { seats: *seats });
+            seats_won(state, &mut work);
+            Ok(work.events)
+        }
         CloseRebuys => {
             if settings.rebuy.is_none() {
                 return Err(SeatingError::NoRebuys);
@@ -758,7 +769,38 @@ fn hand_ended(
         });
     }
     tidy(&mut work, rng);
+    seats_won(state, &mut work);
     Ok(work.events)
+}
+
+/// A satellite's play is over once no more players are left than seats
+/// and no table is playing a hand: every player left wins one.
+fn seats_won(state: &SeatingState, work: &mut Work) {
+    let room = &work.room;
+    let Some(seats) = room.seats else { return };
+    if room.seats_won
+        || !state.started
+        || room.players() > seats
+        || room.tables.values().any(|t| t.in_hand)
+    {
+        return;
+    }
+    let out: std::collections::BTreeSet<EntryId> = work
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            SeatingEvent::Busted { entry, .. } => Some(*entry),
+            _ => None,
+        })
+        .chain(room.removals.keys().copied())
+        .collect();
+    let entries: Vec<EntryId> = state
+        .entries
+        .iter()
+        .filter(|(id, e)| matches!(e.status, EntryStatus::Seated { .. }) && !out.contains(id))
+        .map(|(id, _)| *id)
+        .collect();
+    work.emit(SeatingEvent::SeatsWon { entries });
 }
 
 /// The busted players who may rebuy (rule 27): while rebuys are sold and
@@ -1526,6 +1568,23 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
         .get(&table)
         .ok_or(SeatingError::NoSuchTable { table })?;
     let wait = |reason: String| Err(SeatingError::MustWait { table, reason });
+    if settings.satellite && state.registration_closed && room.seats.is_none() {
+        return wait("the satellite's seats are being set from its prize pool".into());
+    }
+    if let Some(seats) = room.seats
+        && (room.seats_won || room.players() <= seats)
+    {
+        return wait(if room.seats_won {
+            format!(
+                "the satellite is over: the {} players left each won a seat",
+                room.players()
+            )
+        } else {
+            format!(
+                "no more players are left than the {seats} seats: the hands being played are the last"
+            )
+        });
+    }
     if let Some(l) = &room.last_hands {
         if l.over {
             return wait("the day is over (rule 77): play resumes when the next day starts".into());

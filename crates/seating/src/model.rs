@@ -102,6 +102,11 @@ pub struct Settings {
     /// once a round leaves this many or fewer.
     #[serde(default)]
     pub play_down_to: Vec<u32>,
+    /// A satellite (its seats come from payout when registration closes):
+    /// once registration is closed no hand begins before they are known,
+    /// and play stops once no more players are left than seats.
+    #[serde(default)]
+    pub satellite: bool,
 }
 
 /// How the cage took a payment.
@@ -235,6 +240,7 @@ impl Settings {
             add_on: None,
             rebuy: None,
             play_down_to: Vec::new(),
+            satellite: false,
         }
     }
 
@@ -539,6 +545,11 @@ pub enum SeatingCommand {
     },
     /// The bags are sealed (every one confirmed by both).
     SealBags,
+    /// A satellite's seats, from payout when registration closed: play
+    /// stops once no more players are left than seats (each wins one).
+    SetSeats {
+        seats: u32,
+    },
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
     HandEnded {
@@ -841,6 +852,15 @@ pub enum SeatingEvent {
     },
     /// The rebuys' window closed with the clock past their last level.
     RebuysClosed,
+    /// A satellite's seats set: play stops once no more players are left.
+    SeatsSet {
+        seats: u32,
+    },
+    /// A satellite's play is over: no more players are left than seats,
+    /// and no hand is being played. Each of `entries` wins a seat.
+    SeatsWon {
+        entries: Vec<EntryId>,
+    },
     /// Every table plays `hands` more hands, then waits for the next day
     /// (rule 77).
     LastHandsDrawn {
@@ -920,6 +940,8 @@ impl SeatingEvent {
             RegistrationClosed => "RegistrationClosed",
             Cancelled { .. } => "Cancelled",
             PaidSet { .. } => "PaidSet",
+            SeatsSet { .. } => "SeatsSet",
+            SeatsWon { .. } => "SeatsWon",
             TableOpened { .. } => "TableOpened",
             SeatsDrawn { .. } => "SeatsDrawn",
             Seated { .. } => "Seated",

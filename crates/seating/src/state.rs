@@ -117,6 +117,13 @@ pub struct Room {
     /// closed).
     #[serde(default)]
     pub paid_set: bool,
+    /// A satellite's seats (from payout's close): play stops once no more
+    /// players are left.
+    #[serde(default)]
+    pub seats: Option<u32>,
+    /// The satellite's seats are won: nothing more is played.
+    #[serde(default)]
+    pub seats_won: bool,
     /// Players when play started (redraw counts above it never apply).
     pub started_with: u32,
     /// The highest table number ever opened: numbers are never reused, so
@@ -265,6 +272,8 @@ impl Room {
                 self.paid = *paid;
                 self.paid_set = true;
             }
+            SeatingEvent::SeatsSet { seats } => self.seats = Some(*seats),
+            SeatingEvent::SeatsWon { .. } => self.seats_won = true,
             SeatingEvent::TableOpened { table, seats } => {
                 self.last_table = self.last_table.max(*table);
                 self.tables.insert(*table, Table::new(*table, *seats));

@@ -3932,7 +3932,8 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
 
 /// Issue 28's satellites through one `felt up`: a satellite of 12 at
 /// 2,200 pays two seats in a full main event (its price 11,000) and the
-/// 2,000 left to third in cash; deals are refused there; the seat winners
+/// 2,000 left to third in cash; deals are refused there; play stops once
+/// no more players are left than seats, each winning one; the seat winners
 /// register in the main event with their tickets outside its cap, each
 /// ticket once and only by its holder; a ticket is no cash at the cage,
 /// and both tournaments' books balance and their audits pass.
@@ -4054,17 +4055,53 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
     }
     let end = common::all_placed(&up.channel, sat, 12, &director).await;
     check_results(&end.results, 12, 24_000);
-    let place = |n: u32| end.results.iter().find(|r| r.first == n).unwrap().clone();
-    for n in [1, 2] {
-        let r = place(n);
+    // Play stopped once no more players were left than the two seats:
+    // each left won one (two sharing places 1 and 2; or, where two went
+    // out in the hand that left one, the one alone, and of those two the
+    // one who started the hand with more chips finished second, a seat).
+    let seated: Vec<pb::ResultRow> = end
+        .results
+        .iter()
+        .filter(|r| r.ticket > 0)
+        .cloned()
+        .collect();
+    assert!((1..=2).contains(&seated.len()), "{:?}", end.results);
+    for r in &seated {
         assert_eq!(
-            (r.prize, r.ticket, r.ticket_target.as_str()),
-            (11_000, 11_000, main),
+            (r.first, r.last, r.prize, r.ticket, r.ticket_target.as_str()),
+            (1, seated.len() as u32, 11_000, 11_000, main),
             "{r:?}"
         );
     }
-    let third = place(3);
-    assert_eq!((third.prize, third.ticket), (2_000, 0), "{third:?}");
+    let standings = up
+        .seating()
+        .get_standings(with(
+            pb::GetStandingsRequest {
+                tournament_id: sat.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("standings")
+        .into_inner();
+    assert!(
+        standings.finished
+            && standings.players_left as usize == seated.len()
+            && standings.seats == 2,
+        "{standings:?}"
+    );
+    // The rest of the pool is cash: 2,000 to third, or shared at the bubble.
+    let cash: Vec<&pb::ResultRow> = end
+        .results
+        .iter()
+        .filter(|r| r.ticket == 0 && r.prize > 0)
+        .collect();
+    assert_eq!(
+        cash.iter().map(|r| r.prize).sum::<u64>(),
+        24_000 - 11_000 * seated.len() as u64,
+        "{cash:?}"
+    );
+    let third = cash[0].clone();
     // The cage pays third in cash; a seat is no cash.
     let mut payout = up.payout();
     let pay = |entry: u64| {
@@ -4086,7 +4123,7 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         .pay_prize(pay(third.entry))
         .await
         .expect("third paid");
-    let e = payout.pay_prize(pay(place(1).entry)).await.unwrap_err();
+    let e = payout.pay_prize(pay(seated[0].entry)).await.unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
     assert!(e.message().contains("is a seat"), "{e:?}");
     let books = payout
@@ -4101,14 +4138,18 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         .into_inner();
     assert!(books.balances, "{:?}", books.checks);
     let totals = books.totals.unwrap();
-    assert_eq!(totals.tickets_issued, 22_000, "{totals:?}");
+    assert_eq!(
+        totals.tickets_issued,
+        11_000 * seated.len() as u64,
+        "{totals:?}"
+    );
     assert_eq!(totals.prizes_unpaid, 0, "{totals:?}");
     let issued = books
         .lines
         .iter()
         .filter(|l| l.kind == i32::from(pb::CageLineKind::TicketIssued))
         .count();
-    assert_eq!(issued, 2);
+    assert_eq!(issued, seated.len());
     // The seat winners redeem their tickets in the full main event.
     let ticket = |entry: u64| {
         Some(pb::Ticket {
@@ -4116,7 +4157,7 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
             entry,
         })
     };
-    let (first, second) = (place(1), place(2));
+    let first = seated[0].clone();
     let e = register(main, "thief", "thief", ticket(first.entry))
         .await
         .unwrap_err();
@@ -4130,8 +4171,8 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         .await
         .unwrap_err();
     assert!(e.message().contains("not in sat-1"), "{e:?}");
-    for (id, r) in [("t1", &first), ("t2", &second)] {
-        let entry = register(main, id, &r.player_id, ticket(r.entry))
+    for (i, r) in seated.iter().enumerate() {
+        let entry = register(main, &format!("t{i}"), &r.player_id, ticket(r.entry))
             .await
             .expect("a ticket redeemed")
             .into_inner()
@@ -4147,7 +4188,7 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         .await
         .unwrap_err();
     assert!(e.message().contains("already"), "{e:?}");
-    // Its value is in the main event's pool: four entries at 10,000.
+    // Its value is in the main event's pool: an entry at 10,000 each.
     let pool = payout
         .get_payouts(with(
             pb::GetPayoutsRequest {
@@ -4158,7 +4199,7 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         .await
         .expect("the main event's payouts")
         .into_inner();
-    assert_eq!(pool.entries, 4, "{pool:?}");
+    assert_eq!(pool.entries as usize, 2 + seated.len(), "{pool:?}");
     let books = payout
         .get_cage(with(
             pb::GetCageRequest {
@@ -4179,17 +4220,20 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         .collect();
     assert_eq!(
         tickets,
-        vec![
-            format!("sat-1/{}", first.entry),
-            format!("sat-1/{}", second.entry)
-        ]
+        seated
+            .iter()
+            .map(|r| format!("sat-1/{}", r.entry))
+            .collect::<Vec<_>>()
     );
     up.stop();
     let data = data.to_str().unwrap();
     audit_passes(&["--data", data, "--tournament", sat]);
     let audit = audit_passes(&["--data", data, "--tournament", main]);
     assert!(
-        audit.contains("main-event: 2 entries bought with satellites' tickets"),
+        audit.contains(&format!(
+            "main-event: {} entries bought with satellites' tickets",
+            seated.len()
+        )),
         "{audit}"
     );
 }

@@ -241,10 +241,14 @@ impl<L: EventLog + 'static> Conductor<L> {
                 self.pay_order(t, cause, order).await?;
             }
         }
-        if self.hosts.seating
-            && let Some(order) = reactions::registration::paid(cause)
-        {
-            self.seat_order(t, cause, order).await?;
+        if self.hosts.seating {
+            let orders = [
+                reactions::registration::paid(cause),
+                reactions::registration::seats(cause),
+            ];
+            for order in orders.into_iter().flatten() {
+                self.seat_order(t, cause, order).await?;
+            }
         }
         Ok(())
     }
@@ -275,6 +279,9 @@ impl<L: EventLog + 'static> Conductor<L> {
                 self.pay_order(t, cause, order).await?;
             }
             for order in reactions::hand_end::rounds_over(cause) {
+                self.pay_order(t, cause, order).await?;
+            }
+            if let Some(order) = reactions::hand_end::seats_won(cause) {
                 self.pay_order(t, cause, order).await?;
             }
         }

@@ -327,3 +327,17 @@ pub fn rounds_over(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
         })
         .collect()
 }
+
+/// A satellite's play is over (seating's `SeatsWon`): payout places the
+/// players left in the seats, each winning one. Sent after the decision's
+/// busts and rounds, so every player out is placed below them.
+pub fn seats_won(cause: &Cause<Seating>) -> Option<Order<felt_payout::Command>> {
+    let entries = cause.events.iter().find_map(|e| match e {
+        SeatingEvent::SeatsWon { entries } => Some(entries.clone()),
+        _ => None,
+    })?;
+    Some(Order::new(
+        cause.id("seats-won"),
+        felt_payout::Command::AwardSeats { entries },
+    ))
+}

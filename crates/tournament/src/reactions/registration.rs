@@ -99,11 +99,32 @@ pub fn place_waiting(cause: &Cause<Payout>) -> Vec<Order<felt_payout::Command>> 
 /// table's seats when it decides).
 pub fn paid(cause: &Cause<Payout>) -> Option<Order<SeatingCommand>> {
     let paid = cause.events.iter().find_map(|e| match e {
-        PayoutEvent::RegistrationClosed { sheet, .. } => Some(sheet.paid()),
+        // A satellite's hand-for-hand is played down to its seats.
+        PayoutEvent::RegistrationClosed { sheet, .. } => {
+            Some(satellite(cause).map_or_else(|| sheet.paid(), |t| t.seats_on(sheet)))
+        }
         _ => None,
     })?;
     Some(Order::new(
         cause.id("paid"),
         SeatingCommand::SetPaid { paid },
+    ))
+}
+
+fn satellite(cause: &Cause<Payout>) -> Option<&felt_payout::SatelliteTerms> {
+    cause.state.settings()?.structure.satellite()
+}
+
+/// A satellite's close fixed its seats: seating stops play once no more
+/// players are left (each wins one).
+pub fn seats(cause: &Cause<Payout>) -> Option<Order<SeatingCommand>> {
+    let terms = satellite(cause)?;
+    let seats = cause.events.iter().find_map(|e| match e {
+        PayoutEvent::RegistrationClosed { sheet, .. } => Some(terms.seats_on(sheet)),
+        _ => None,
+    })?;
+    Some(Order::new(
+        cause.id("seats"),
+        SeatingCommand::SetSeats { seats },
     ))
 }

@@ -530,6 +530,7 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
                 Err(_) => return Err(invalid("money.satellite.second_seat: not a SecondSeat")),
             },
         });
+        seating.satellite = true;
         if sat.target_tournament_id == req.tournament_id {
             return Err(invalid(
                 "money.satellite.target_tournament_id: a satellite's seats are in another event",
@@ -1531,6 +1532,8 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 .values()
                 .filter(|e| e.status == EntryStatus::Alternate)
                 .count() as u32,
+            finished: state.room().seats_won || (state.started() && left <= 1),
+            seats: state.room().seats.unwrap_or(0),
         }))
     }
 

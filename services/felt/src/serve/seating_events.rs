@@ -258,6 +258,10 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             bags: *bags,
             chips: *chips,
         }),
+        SeatingEvent::SeatsSet { seats } => se::Kind::SeatsSet(se::SeatsSet { seats: *seats }),
+        SeatingEvent::SeatsWon { entries } => se::Kind::SeatsWon(se::SeatsWon {
+            entries: entries.iter().map(|e| e.get()).collect(),
+        }),
         SeatingEvent::TableNamed {
             table,
             name,

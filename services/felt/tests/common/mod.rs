@@ -506,7 +506,8 @@ pub(crate) async fn add_entropy(
 }
 
 /// A dealer and bots at one table ([`play_hand`]) until the table closes
-/// or one player is left; returns the hands dealt.
+/// or play is over (one player left, a satellite's seats won); returns the
+/// hands dealt.
 pub(crate) async fn deal_table(
     seating: Channel,
     tables: Channel,
@@ -551,7 +552,7 @@ pub(crate) async fn deal_table_paced(
                 .await
                 .expect("standings")
                 .into_inner();
-                if standings.players_left <= 1 {
+                if standings.players_left <= 1 || standings.finished {
                     return hands;
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;

@@ -751,7 +751,8 @@ async fn play(
         // The last player is the winner only once registration has closed:
         // until then late entrants may still come, and payout places
         // nobody before the prize pool is fixed.
-        if standings.players_left <= 1 && standings.registration_closed {
+        // (A satellite is over once its seats are won.)
+        if (standings.players_left <= 1 && standings.registration_closed) || standings.finished {
             sim.over.store(true, Ordering::Relaxed);
             break;
         }
