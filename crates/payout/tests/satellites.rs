@@ -269,3 +269,79 @@ fn a_satellite_names_its_target_and_a_seat_worth_something() {
     );
     assert!(bad(100, "main").is_ok());
 }
+
+#[test]
+fn the_players_left_in_the_seats_each_win_one_at_seatings_word() {
+    // Given 23 entries at 1,500 (three seats, 4,500 to fourth) played down
+    // to three,
+    let mut state = PayoutState::default();
+    run(
+        &mut state,
+        &satellite(1_500, Remainder::NextPlace, SecondSeat::Cash),
+    );
+    run(&mut state, &field(23, |i| format!("p{i}")));
+    run(&mut state, &Command::CloseRegistration);
+    for e in (4..=23).rev() {
+        run(
+            &mut state,
+            &Command::RecordBusts {
+                busts: vec![Bust {
+                    entry: EntryId(e),
+                    table: 1,
+                    starting_stack: 100,
+                    by: vec![EntryId(1)],
+                    out: None,
+                    forfeit: false,
+                }],
+            },
+        );
+    }
+    let award = |entries: &[u64]| Command::AwardSeats {
+        entries: entries.iter().map(|&e| EntryId(e)).collect(),
+    };
+    // when seating says play is over, then the three share places 1 to 3,
+    // a seat each, and each gets a ticket.
+    let events = run(&mut state, &award(&[3, 1, 2]));
+    assert_eq!(
+        events.first(),
+        Some(&PayoutEvent::Placed {
+            group: felt_payout::PlaceGroup {
+                entries: vec![EntryId(1), EntryId(2), EntryId(3)],
+                first: 1,
+                last: 3,
+            },
+            prizes: vec![
+                (EntryId(1), 10_000),
+                (EntryId(2), 10_000),
+                (EntryId(3), 10_000)
+            ],
+        })
+    );
+    assert_eq!(tickets(&events).len(), 3);
+    assert_eq!(state.entry(EntryId(4)).unwrap().prize, 4_500);
+    // More players than seats win nothing yet; a tournament that is not a
+    // satellite awards no seats.
+    let mut early = PayoutState::default();
+    run(
+        &mut early,
+        &satellite(1_500, Remainder::NextPlace, SecondSeat::Cash),
+    );
+    run(&mut early, &field(23, |i| format!("p{i}")));
+    run(&mut early, &Command::CloseRegistration);
+    assert_eq!(
+        decide(&early, &award(&[1, 2, 3, 4])),
+        Err(PayoutError::SeatsNotWon { left: 4, seats: 3 })
+    );
+    let mut club = PayoutState::default();
+    run(
+        &mut club,
+        &Command::Configure {
+            name: "Thursday".into(),
+            settings: MoneySettings::club(),
+            busts: SimultaneousBusts::ShareAcrossTables,
+        },
+    );
+    run(&mut club, &field(3, |i| format!("p{i}")));
+    run(&mut club, &Command::CloseRegistration);
+    assert_eq!(decide(&club, &award(&[1])), Err(PayoutError::NotASatellite));
+}

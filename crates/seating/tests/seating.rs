@@ -330,6 +330,38 @@ fn a_satellites_ticket_buys_an_entry_outside_the_cap_once_and_only_for_its_holde
 }
 
 #[test]
+fn a_satellite_stops_once_no_more_players_are_left_than_seats() {
+    // Given a satellite of 6 at one table, registration closed,
+    let mut settings = Settings::tda(9, 10_000);
+    settings.satellite = true;
+    let mut state = started(settings, 6);
+    run_with(&mut state, SeatingCommand::CloseRegistration, seed(1));
+    // when its seats are not yet known, then no hand begins;
+    let e = decide(&state, &SeatingCommand::BeginHand { table: 1 }, &NO_DRAW).unwrap_err();
+    assert!(e.to_string().contains("seats are being set"), "{e}");
+    // given payout's three seats,
+    run(&mut state, SeatingCommand::SetSeats { seats: 3 });
+    // when a hand leaves four, play goes on;
+    let events = hand(&mut state, 1, 2, vec![1, 2]);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, SeatingEvent::SeatsWon { .. }))
+    );
+    // when the next leaves three, then they each win a seat (and nobody
+    // is dealt another hand).
+    let events = hand(&mut state, 1, 3, vec![3]);
+    assert_eq!(
+        events.last(),
+        Some(&SeatingEvent::SeatsWon {
+            entries: vec![EntryId(4), EntryId(5), EntryId(6)]
+        })
+    );
+    let e = decide(&state, &SeatingCommand::BeginHand { table: 1 }, &NO_DRAW).unwrap_err();
+    assert!(e.to_string().contains("the satellite is over"), "{e}");
+}
+
+#[test]
 fn late_entries_open_a_table_when_every_table_is_full() {
     let mut settings = Settings::tda(6, 5_000);
     settings.late_registration_level = 4;
