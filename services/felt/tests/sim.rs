@@ -651,6 +651,49 @@ fn a_sim_over_two_days_bags_the_stacks_and_starts_day_2_from_them() {
     );
 }
 
+#[test]
+fn satellites_played_first_feed_their_seat_winners_into_the_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (ok, out, err) = felt(&[
+        "sim",
+        "--entrants",
+        "100",
+        "--seed",
+        "8",
+        "--quiet",
+        "--tournament",
+        "fed",
+        "--data",
+        data,
+        "--satellites",
+        "2",
+    ]);
+    assert!(ok, "{out}{err}");
+    // Each satellite stops at its seats: every one of them a ticket to
+    // the event, the winners named.
+    let seats: Vec<u32> = out
+        .lines()
+        .filter_map(|l| l.split_once(" seats in fed won: "))
+        .map(|(n, _)| n.parse().unwrap())
+        .collect();
+    assert_eq!(seats.len(), 2, "{out}");
+    assert!(seats.iter().all(|&n| n >= 2), "{out}");
+    // The event: 100 entrants, their re-entries and the seat winners.
+    assert!(out.contains("winner: Player"), "{out}");
+    let (ok, audit) = audit(&["--data", data]);
+    assert!(ok && audit.contains(" 0 failed"), "{audit}");
+    let redeemed: u32 = seats.iter().sum();
+    assert!(
+        audit.contains(&format!(
+            "fed: {redeemed} entries bought with satellites' tickets"
+        )),
+        "{audit}"
+    );
+    // Every seat's ticket came from its satellite, to this event.
+    assert!(audit.contains("3 tournament(s)"), "{audit}");
+}
+
 /// The README's main job run again and again on one data folder (its
 /// default, `felt-data`): each run plays its tournament to a winner. A
 /// process starting on a log whose earlier tournaments its reaction

@@ -39,7 +39,7 @@ use dealer::*;
 use report::report;
 use results::Unrecorded;
 
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub(crate) struct SimArgs {
     /// Players registered (late entries and re-entries come on top).
     #[arg(long, default_value_t = 200)]
@@ -133,7 +133,19 @@ pub(crate) struct SimArgs {
     /// and day 2 starts from them with every seat drawn afresh.
     #[arg(long, conflicts_with = "results_only", value_parser = clap::value_parser!(u32).range(1..))]
     day_level: Option<u32>,
+    /// N satellites are played first (each of 30 entrants at a tenth of
+    /// the price, late entries and re-entries as the event's, into seats
+    /// worth one entry, the rest to the next place); their seat winners
+    /// register in the event with their tickets, outside its cap.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    satellites: Option<u32>,
+    /// (Set for a satellite the sim plays: the event its seats are in.)
+    #[arg(skip)]
+    satellite_of: Option<String>,
 }
+
+/// Entrants in each of `--satellites`' satellites.
+const SATELLITE_ENTRANTS: u32 = 30;
 
 /// `felt sim --deal`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -143,6 +155,7 @@ enum DealArg {
 }
 
 /// Where the services are, as the simulation reaches them.
+#[derive(Clone)]
 struct Upstream {
     seating: Channel,
     /// Table service replicas: table `n` is dealt through `tables[n % len]`.
@@ -268,6 +281,9 @@ fn sim_seeds(master: u64) -> felt::serve::Seeds {
 /// The simulation: the services' client.
 struct Sim {
     tournament: String,
+    /// Before each player's number in their id ("" in the event; a
+    /// satellite's players are its own).
+    players: String,
     clock: Arc<SimClock>,
     master: u64,
     hands: AtomicU64,
@@ -316,6 +332,14 @@ struct Sim {
 }
 
 impl Sim {
+    /// Before each player's name: "" in the event, "Sat k " in satellite k.
+    fn names(&self) -> String {
+        match self.tournament.rsplit_once("-sat-") {
+            Some((_, k)) if !self.players.is_empty() => format!("Sat {k} "),
+            _ => String::new(),
+        }
+    }
+
     fn request<T>(&self, message: T) -> Request<T> {
         self.request_as(message, &self.token)
     }
@@ -580,6 +604,52 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
     Ok(())
 }
 
+/// Satellite `k` of the event `sim` plays, to its seats: the seat
+/// winners' player ids, names and entries there.
+async fn play_satellite(
+    sim: &Sim,
+    args: &SimArgs,
+    k: u32,
+) -> anyhow::Result<Vec<(String, String, u64)>> {
+    let target = sim.tournament.clone();
+    let of = SimArgs {
+        entrants: SATELLITE_ENTRANTS,
+        seed: args.seed.wrapping_add(u64::from(k)),
+        tournament: Some(format!("{target}-sat-{k}")),
+        satellites: None,
+        satellite_of: Some(target),
+        add_on: false,
+        rebuys: None,
+        day_level: None,
+        results_only: None,
+        bounty: args.bounty,
+        progressive: false,
+        ..args.clone()
+    };
+    let played = Box::pin(play(
+        sim.up.clone(),
+        sim.token.clone(),
+        sim.clock.clone(),
+        sim.simulated,
+        &of,
+    ))
+    .await?;
+    let results = again("the satellite's results", || {
+        let mut c = played.payout();
+        let req = played.request(pb::GetResultsRequest {
+            tournament_id: played.tournament.clone(),
+        });
+        async move { c.get_results(req).await }
+    })
+    .await?;
+    Ok(results
+        .results
+        .into_iter()
+        .filter(|r| r.ticket > 0)
+        .map(|r| (r.player_id, r.name, r.entry))
+        .collect())
+}
+
 /// Plays the tournament against the services at `up`, reports the results
 /// and the figures.
 async fn play(
@@ -611,6 +681,11 @@ async fn play(
     let rebuys = args.rebuys.map(|limit| (limit, window, starting_stack / 2));
     let add_on_level = args.add_on.then_some(window);
     let sim = Arc::new(Sim {
+        players: if args.satellite_of.is_some() {
+            format!("{tournament}-")
+        } else {
+            String::new()
+        },
         tournament: tournament.clone(),
         clock,
         master: args.seed,
@@ -637,11 +712,21 @@ async fn play(
     });
     let began = Instant::now();
     let t = tournament.as_str();
+    // A satellite: a tenth of the price, into seats worth one entry.
+    let satellite = args.satellite_of.as_ref().map(|target| pb::Satellite {
+        target_tournament_id: target.clone(),
+        seat: 11_000 + args.bounty * 100,
+        remainder: pb::SatelliteRemainder::NextPlace.into(),
+        deals_allowed: false,
+        second_seat: pb::SecondSeat::Cash.into(),
+    });
+    let tenth = if satellite.is_some() { 10 } else { 1 };
     let money = pb::MoneySettings {
         currency: "USD".into(),
-        buy_in: 10_000,
-        fee: 1_000,
-        bounty: args.bounty * 100,
+        buy_in: 10_000 / tenth,
+        fee: 1_000 / tenth,
+        satellite,
+        bounty: if tenth == 1 { args.bounty * 100 } else { 0 },
         progressive: args.progressive,
         add_on: if add_on_level.is_some() { 10_000 } else { 0 },
         rebuy: if rebuys.is_some() { 10_000 } else { 0 },
@@ -685,6 +770,31 @@ async fn play(
         async move { c.create_tournament(req).await }
     })
     .await?;
+    // The satellites are played first; their seats are redeemed here.
+    for k in 1..=args.satellites.unwrap_or(0) {
+        let won = play_satellite(&sim, args, k).await?;
+        for (player, name, entry) in won {
+            let ticket = pb::RegisterRequest {
+                tournament_id: t.into(),
+                command_id: format!("ticket-{k}-{entry}"),
+                player_id: player,
+                name,
+                give_up_chips: false,
+                payment: None,
+                ticket: Some(pb::Ticket {
+                    satellite_tournament_id: format!("{t}-sat-{k}"),
+                    entry,
+                }),
+            };
+            let registered = again("redeem a satellite's ticket", || {
+                let mut c = sim.seating();
+                let req = sim.request(ticket.clone());
+                async move { c.register(req).await }
+            })
+            .await?;
+            sim.remember(registered.entry.as_slice());
+        }
+    }
     // Nine in ten register before the start (as presales, in lists), the
     // rest during late registration.
     let early = (args.entrants * 9 / 10).max(2);
@@ -701,8 +811,8 @@ async fn play(
             command_id: format!("presales-{from}"),
             players: (from..=to)
                 .map(|i| pb::Registrant {
-                    player_id: format!("player-{i}"),
-                    name: format!("Player {i}"),
+                    player_id: format!("{}player-{i}", sim.players),
+                    name: format!("{}Player {i}", sim.names()),
                 })
                 .collect(),
         };
@@ -797,8 +907,8 @@ async fn play(
                 let registered = sim
                     .register(
                         format!("register-{i}"),
-                        format!("player-{i}"),
-                        format!("Player {i}"),
+                        format!("{}player-{i}", sim.players),
+                        format!("{}Player {i}", sim.names()),
                     )
                     .await;
                 match registered {

@@ -58,7 +58,20 @@ pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
         known.len() - players.len()
     };
     let pool = payouts.prize_pool;
-    println!("winner: {winner}");
+    let seats: Vec<String> = results
+        .iter()
+        .filter(|r| r.ticket > 0)
+        .map(|r| format!("{} (entry {})", r.name, r.entry))
+        .collect();
+    match results.iter().find(|r| r.ticket > 0) {
+        Some(r) => println!(
+            "{} seats in {} won: {}",
+            seats.len(),
+            r.ticket_target,
+            seats.join(", ")
+        ),
+        None => println!("winner: {winner}"),
+    }
     println!(
         "{} entries ({re_entries} re-entries), prize pool {} {}, {} paid",
         standings.entries,
