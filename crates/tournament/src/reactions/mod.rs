@@ -17,13 +17,14 @@
 //! | [`hand_end::to_seating`] | a table's `HandEnded` | seating | the follower |
 //! | [`hand_end::busts`] | seating's `Busted`, `Disqualified` | payout (placed, or held for a hand-for-hand round) | seating's runner |
 //! | [`hand_end::rounds_over`] | seating's `HandEnded`, payout's `BustsHeld` | payout | seating's runner |
+//! | [`hand_end::seats_won`] | seating's `SeatsWon` (a satellite's play over) | payout (`AwardSeats`) | seating's runner |
 //! | [`hand_for_hand::to_clock`] | seating's hand-for-hand facts, `TableClosed` | the clock | seating's runner |
 //! | [`registration::level_closes`] | the clock's `Started`, `PeriodStarted`, `JumpedToLevel` past late registration | seating | the clock's runner |
 //! | [`registration::rebuys_close`] | the same, past the rebuys' last level | seating | the clock's runner |
 //! | [`day::to_seating`] | the clock's `EndOfDayDrawn`, `DayStarted` (rule 77) | seating (`PlayLastHands`, `ResumeDay`) | the clock's runner |
 //! | [`day::to_clock`] | seating's `LastHandsPlayed` | the clock (`EndDay`) | seating's runner |
 //! | [`registration::to_payout`] | seating's `RegistrationClosed` | payout | seating's runner |
-//! | [`registration::place_waiting`], [`registration::paid`] | payout's `RegistrationClosed` | payout, seating | payout's runner |
+//! | [`registration::place_waiting`], [`registration::paid`], [`registration::seats`] | payout's `RegistrationClosed` | payout, seating (places paid; a satellite's seats) | payout's runner |
 //! | [`seats::carry`]: [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's `TableOpened`, `SeatsDrawn`, `Seated`, `MoveStarted` | a table | seating's carrier (a runner) |
 //! | [`seats::seated`], [`seats::move_done`] | the table's answer: the seat taken | seating | seating's carrier |
 
