@@ -170,10 +170,8 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         ConfirmBag { entry, by } => crate::bags::confirm_bag(state, *entry, *by),
         SealBags => crate::bags::seal_bags(state),
         SetSeats { seats } => {
-            if state.room.seats.is_some() {
-                return Err(SeatingError::PaidAlreadySet {
-                    paid: state.room.paid,
-                });
+            if let Some(seats) = state.room.seats {
+                return Err(SeatingError::SeatsAlreadySet { seats });
             }
             let mut work = Work::on(state);
             work.emit(SeatingEvent::SeatsSet { seats: *seats });
@@ -383,10 +381,11 @@ fn register(
             limit: settings.re_entries,
         });
     }
-    let alternate = !outside_cap
-        && settings
-            .max_entries
-            .is_some_and(|max| state.entries_in() >= max);
+    // Tickets' entries are outside the cap.
+    let capped = state
+        .entries_in()
+        .saturating_sub(u32::try_from(state.tickets.len()).unwrap_or(u32::MAX));
+    let alternate = !outside_cap && settings.max_entries.is_some_and(|max| capped >= max);
     if !alternate && state.entries_in() >= crate::MAX_ENTRIES {
         return Err(SeatingError::FieldFull {
             max: crate::MAX_ENTRIES,

@@ -64,6 +64,8 @@ pub enum SeatingError {
         holder: PlayerId,
         player: PlayerId,
     },
+    #[error("the satellite's seats are already set ({seats})")]
+    SeatsAlreadySet { seats: u32 },
     #[error("ticket {reference} is already redeemed (entry {entry})")]
     TicketRedeemed { reference: String, entry: EntryId },
     #[error("player {player} has used the {limit} re-entries allowed")]
@@ -297,6 +299,7 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::AlreadyRegistered { .. }
             | S::TicketNotTheirs { .. }
             | S::TicketRedeemed { .. }
+            | S::SeatsAlreadySet { .. }
             | S::ReEntryLimit { .. }
             | S::AlreadyPlaying { .. }
             | S::AlreadyStarted

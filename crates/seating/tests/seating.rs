@@ -282,6 +282,29 @@ fn a_satellites_ticket_buys_an_entry_outside_the_cap_once_and_only_for_its_holde
         ]
     );
     assert_eq!(state.entries()[&EntryId(6)].status, EntryStatus::Registered);
+    // the ticket's entry takes no place under the cap;
+    let mut under = Settings::club();
+    under.max_entries = Some(3);
+    let mut under = registered(under, 2);
+    run(&mut under, redeem("winner"));
+    let cash = run(
+        &mut under,
+        SeatingCommand::Register {
+            player: "cash".parse().unwrap(),
+            name: "Cash".into(),
+            level: 0,
+        },
+    );
+    assert!(
+        matches!(
+            &cash[..],
+            [SeatingEvent::Registered {
+                alternate: false,
+                ..
+            }]
+        ),
+        "{cash:?}"
+    );
     // the ticket is redeemed once;
     let mut again = state.clone();
     let left = run(

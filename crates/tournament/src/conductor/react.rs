@@ -392,7 +392,9 @@ impl<L: EventLog + 'static> Conductor<L> {
             // A close or places paid seating had already (from the floor,
             // or the chain run before under other ids).
             Err(TournamentError::Seating(
-                SeatingError::RegistrationClosed | SeatingError::PaidAlreadySet { .. },
+                SeatingError::RegistrationClosed
+                | SeatingError::PaidAlreadySet { .. }
+                | SeatingError::SeatsAlreadySet { .. },
             )) => Ok(()),
             Err(TournamentError::Seating(e)) => {
                 tracing::warn!(%e, id = order.id, t, "seating refused a reaction's command");
