@@ -4102,6 +4102,33 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         "{cash:?}"
     );
     let third = cash[0].clone();
+    // The room display's pay page shows each seat as a seat in the event.
+    let board = {
+        use std::io::{BufRead, Write};
+        let mut s = std::net::TcpStream::connect(&up.addr).expect("the display");
+        s.set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        write!(
+            s,
+            "GET /api/t/sat-1/events HTTP/1.0\r\nAuthorization: Bearer {}\r\n\r\n",
+            up.token("partner")
+        )
+        .expect("send");
+        std::io::BufReader::new(s)
+            .lines()
+            .map_while(Result::ok)
+            .filter_map(|l| l.strip_prefix("data: ").map(str::to_string))
+            .map(|d| serde_json::from_str::<serde_json::Value>(&d).expect("a board"))
+            .find(|b| b["finished"].as_u64() == Some(12))
+            .expect("the board with every result")
+    };
+    let on_board = board["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["ticket_target"] == main && r["ticket"] == 11_000)
+        .count();
+    assert_eq!(on_board, seated.len(), "{board}");
     // The cage pays third in cash; a seat is no cash.
     let mut payout = up.payout();
     let pay = |entry: u64| {

@@ -147,6 +147,9 @@ struct ResultJson {
     name: String,
     prize: u64,
     bounties: u64,
+    /// Of `prize`, a satellite's seat in `ticket_target` (0: none).
+    ticket: u64,
+    ticket_target: String,
 }
 
 #[derive(Clone, Serialize, Default)]
@@ -553,6 +556,8 @@ async fn refresh_payout(d: Arc<Display>, b: Arc<Board>) {
                         name: r.name,
                         prize: r.prize,
                         bounties: r.bounties,
+                        ticket: r.ticket,
+                        ticket_target: r.ticket_target,
                     })
                     .collect();
                 b.update(|board| {

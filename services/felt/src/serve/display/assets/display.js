@@ -298,7 +298,9 @@
     fill($('results'), b.results.map((r) => {
       const tr = el('tr');
       tr.append(el('td', places(r)), el('td', r.name + ' (#' + r.entry + ')'),
-        el('td', r.prize ? money(r.prize, p) : '–'));
+        el('td', r.ticket
+          ? 'a seat in ' + r.ticket_target + (r.prize > r.ticket ? ' + ' + money(r.prize - r.ticket, p) : '')
+          : r.prize ? money(r.prize, p) : '–'));
       return tr;
     }));
   }
