@@ -4264,3 +4264,84 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         "{audit}"
     );
 }
+
+/// The last player left while late registration is open is no winner
+/// yet: play is not `finished` (a late entrant may still come, and payout
+/// places nobody before the pool is fixed) until registration closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_player_is_no_winner_while_late_registration_is_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let t = "late-open";
+    let mut seating = up.seating();
+    let mut request = create();
+    request.tournament_id = t.into();
+    request.late_registration_level = 9;
+    seating
+        .create_tournament(with(request, &director))
+        .await
+        .expect("create");
+    for p in ["a", "b"] {
+        seating
+            .register(with(
+                pb::RegisterRequest {
+                    tournament_id: t.into(),
+                    command_id: p.into(),
+                    player_id: p.into(),
+                    name: format!("Player {p}"),
+                    give_up_chips: false,
+                    payment: None,
+                    ticket: None,
+                },
+                &director,
+            ))
+            .await
+            .expect("register");
+    }
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("start");
+    for d in common::dealers(&up.channel, "late-open", 1..=1, &director) {
+        d.await.expect("a dealer");
+    }
+    let standings = |seating: &mut pb::seating_service_client::SeatingServiceClient<_>| {
+        let req = with(
+            pb::GetStandingsRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        );
+        let mut seating = seating.clone();
+        async move {
+            seating
+                .get_standings(req)
+                .await
+                .expect("standings")
+                .into_inner()
+        }
+    };
+    let open = standings(&mut seating).await;
+    assert!(
+        open.players_left == 1 && !open.registration_closed && !open.finished,
+        "{open:?}"
+    );
+    seating
+        .close_registration(with(
+            pb::CloseRegistrationRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("close");
+    let closed = standings(&mut seating).await;
+    assert!(closed.finished, "{closed:?}");
+}

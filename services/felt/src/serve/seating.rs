@@ -1532,7 +1532,10 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
                 .values()
                 .filter(|e| e.status == EntryStatus::Alternate)
                 .count() as u32,
-            finished: state.room().seats_won || (state.started() && left <= 1),
+            // (One player left while late registration is open is no
+            // winner yet: a late entrant may still come.)
+            finished: state.room().seats_won
+                || (state.started() && state.registration_closed() && left <= 1),
             seats: state.room().seats.unwrap_or(0),
         }))
     }
