@@ -169,6 +169,7 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         BagStacks { stacks, uncounted } => crate::bags::bag_stacks(state, stacks, uncounted),
         ConfirmBag { entry, by } => crate::bags::confirm_bag(state, *entry, *by),
         SealBags => crate::bags::seal_bags(state),
+        AdvanceFlights { bags, out } => crate::flights::advance(state, bags, *out),
         SetSeats { seats } => {
             if let Some(seats) = state.room.seats {
                 return Err(SeatingError::SeatsAlreadySet { seats });
@@ -391,7 +392,10 @@ fn register(
             max: crate::MAX_ENTRIES,
         });
     }
-    let entry = EntryId(state.entries.len() as u64 + 1);
+    // A flight's entries keep their numbers in its event.
+    let entry = EntryId(
+        u64::from(settings.flight) * crate::FLIGHT_ENTRIES + state.entries.len() as u64 + 1,
+    );
     work.emit(SeatingEvent::Registered {
         entry,
         player: player.clone(),

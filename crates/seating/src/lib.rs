@@ -12,6 +12,7 @@
 
 mod bags;
 mod decide;
+mod flights;
 mod model;
 mod order;
 mod state;
@@ -19,7 +20,8 @@ mod state;
 pub use bags::{Bag, BagState, BagWitness, Bags};
 pub use decide::{decide, gate};
 pub use model::{
-    AddOnTerms, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId, LateGroup,
+    AddOnTerms, AdvancedStack, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId,
+    FLIGHT_ENTRIES, FlightBag, FlightStacks, LateGroup,
     Move, MoveReason, Payment, PaymentMethod, PlayerId, Purchase, RebuyCondition, RebuyTerms, Seat,
     SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, Ticket, redraws_for_field,
 };
@@ -66,6 +68,16 @@ pub enum SeatingError {
     },
     #[error("the satellite's seats are already set ({seats})")]
     SeatsAlreadySet { seats: u32 },
+    #[error("this tournament is not an event fed by flights")]
+    NotAnEvent,
+    #[error("the flights have already advanced to this event")]
+    FlightsAlreadyAdvanced,
+    #[error("flight {flight}'s bag of entry {entry}: {reason}")]
+    InvalidFlightBag {
+        flight: u32,
+        entry: EntryId,
+        reason: String,
+    },
     #[error("ticket {reference} is already redeemed (entry {entry})")]
     TicketRedeemed { reference: String, entry: EntryId },
     #[error("player {player} has used the {limit} re-entries allowed")]
@@ -300,6 +312,9 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::TicketNotTheirs { .. }
             | S::TicketRedeemed { .. }
             | S::SeatsAlreadySet { .. }
+            | S::NotAnEvent
+            | S::FlightsAlreadyAdvanced
+            | S::InvalidFlightBag { .. }
             | S::ReEntryLimit { .. }
             | S::AlreadyPlaying { .. }
             | S::AlreadyStarted

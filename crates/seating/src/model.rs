@@ -107,6 +107,58 @@ pub struct Settings {
     /// and play stops once no more players are left than seats.
     #[serde(default)]
     pub satellite: bool,
+    /// A Day 1 flight of an event (issue 28): its number, from 1 (0: not
+    /// a flight). Its entries are numbered from `flight × FLIGHT_ENTRIES +
+    /// 1`, so every flight's entries keep their numbers in the event.
+    #[serde(default)]
+    pub flight: u32,
+    /// An event fed by Day 1 flights (`None`: not one): its Day 2 starts
+    /// from the flights' sealed bags, a player's stacks taken by this
+    /// policy.
+    #[serde(default)]
+    pub flights: Option<FlightStacks>,
+}
+
+/// The span of entry numbers each flight of an event has: flight n's are
+/// numbered from n × this + 1 (the event's own from 1).
+pub const FLIGHT_ENTRIES: u64 = 10_000_000;
+
+/// Which stacks advance to Day 2 when a player bagged in more than one
+/// flight (issue 28): every bagged chip reaches Day 2 or is forfeited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FlightStacks {
+    /// The largest bag (the earliest flight's of equal bags); the others
+    /// are forfeited.
+    #[default]
+    Best,
+    /// The bag of the earliest flight; the later ones are forfeited.
+    First,
+    /// All of them, added into one stack (the earliest flight's entry).
+    Added,
+}
+
+/// A flight's sealed bag, handed to its event's Day 2.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlightBag {
+    /// The flight's number.
+    pub flight: u32,
+    pub entry: EntryId,
+    pub player: PlayerId,
+    pub name: String,
+    /// The bag's number in its flight.
+    pub bag: u32,
+    pub chips: Chips,
+}
+
+/// A stack that reached the event's Day 2: the entry that plays it, and
+/// the bags whose chips it holds (one, or several where they are added).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdvancedStack {
+    pub entry: EntryId,
+    pub player: PlayerId,
+    pub name: String,
+    pub chips: Chips,
+    pub bags: Vec<EntryId>,
 }
 
 /// How the cage took a payment.
@@ -241,6 +293,8 @@ impl Settings {
             rebuy: None,
             play_down_to: Vec::new(),
             satellite: false,
+            flight: 0,
+            flights: None,
         }
     }
 
@@ -549,6 +603,13 @@ pub enum SeatingCommand {
     /// stops once no more players are left than seats (each wins one).
     SetSeats {
         seats: u32,
+    },
+    /// An event's Day 2 from its flights' sealed bags (read by the
+    /// service); `out` of the flights' entries bagged nothing (busted on
+    /// Day 1), and finish below every bag.
+    AdvanceFlights {
+        bags: Vec<FlightBag>,
+        out: u32,
     },
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
@@ -861,6 +922,16 @@ pub enum SeatingEvent {
     SeatsWon {
         entries: Vec<EntryId>,
     },
+    /// The flights' bags reached the event (issue 28): each `advanced`
+    /// stack is an entry here, seated at the start with its chips; the
+    /// `forfeited` bags' chips left play under the policy. `out_before`
+    /// of the flights' entries are out before the first bust here (busted
+    /// on Day 1, or a bag that did not advance as its own entry).
+    FlightsAdvanced {
+        advanced: Vec<AdvancedStack>,
+        forfeited: Vec<FlightBag>,
+        out_before: u32,
+    },
     /// Every table plays `hands` more hands, then waits for the next day
     /// (rule 77).
     LastHandsDrawn {
@@ -942,6 +1013,7 @@ impl SeatingEvent {
             PaidSet { .. } => "PaidSet",
             SeatsSet { .. } => "SeatsSet",
             SeatsWon { .. } => "SeatsWon",
+            FlightsAdvanced { .. } => "FlightsAdvanced",
             TableOpened { .. } => "TableOpened",
             SeatsDrawn { .. } => "SeatsDrawn",
             Seated { .. } => "Seated",

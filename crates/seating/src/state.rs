@@ -550,7 +550,8 @@ impl Room {
             | SeatingEvent::PaymentTaken { .. }
             | SeatingEvent::Cancelled { .. }
             | SeatingEvent::RebuysClosed
-            | SeatingEvent::Drawn { .. } => {}
+            | SeatingEvent::Drawn { .. }
+            | SeatingEvent::FlightsAdvanced { .. } => {}
             SeatingEvent::LastHandsDrawn { hands } => {
                 self.last_hands = Some(LastHands {
                     hands: *hands,
@@ -698,6 +699,17 @@ pub struct SeatingState {
     /// bought (a refunded entry's ticket is free again).
     #[serde(default)]
     pub(crate) tickets: OrdMap<String, EntryId>,
+    /// An event's stacks from its flights' bags (issue 28), by entry:
+    /// each seated with these chips instead of the starting stack.
+    #[serde(default)]
+    pub(crate) stacks: OrdMap<EntryId, Chips>,
+    /// The flights' entries out before this event's first bust (its
+    /// numbers in the order players went out follow theirs).
+    #[serde(default)]
+    pub(crate) out_base: u32,
+    /// The flights have advanced to this event.
+    #[serde(default)]
+    pub(crate) flights_advanced: bool,
 }
 
 /// The floor's late entries: why they were opened, and the busts held
@@ -782,6 +794,29 @@ impl SeatingState {
 
     /// Each busted entry's number in the order players went out (1: the
     /// first).
+    /// The chips `entry` is seated with: its flights' bags in an event,
+    /// else the starting stack.
+    pub fn stack_of(&self, entry: EntryId) -> Chips {
+        self.stacks.get(&entry).copied().unwrap_or_else(|| {
+            self.room.settings.as_ref().map_or(0, |s| s.starting_stack)
+        })
+    }
+
+    /// An event's stacks from its flights' bags, by entry.
+    pub fn flight_stacks(&self) -> &OrdMap<EntryId, Chips> {
+        &self.stacks
+    }
+
+    /// Whether the flights have advanced to this event.
+    pub fn flights_advanced(&self) -> bool {
+        self.flights_advanced
+    }
+
+    /// The next bust's number in the order players went out.
+    fn next_out(&self) -> u32 {
+        self.out_base + self.out.len() as u32 + 1
+    }
+
     pub fn out(&self) -> &OrdMap<EntryId, u32> {
         &self.out
     }
@@ -810,6 +845,33 @@ impl SeatingState {
         self.room.apply(event);
         match event {
             SeatingEvent::Created { name, .. } => self.name.clone_from(name),
+            SeatingEvent::FlightsAdvanced {
+                advanced,
+                out_before,
+                ..
+            } => {
+                for a in advanced {
+                    self.field += 1;
+                    self.entries.insert(
+                        a.entry,
+                        EntryInfo {
+                            player: a.player.clone(),
+                            name: a.name.clone(),
+                            re_entry: false,
+                            status: EntryStatus::Registered,
+                            confirmed: false,
+                            moving: None,
+                        },
+                    );
+                    self.by_player
+                        .entry(a.player.clone())
+                        .or_default()
+                        .push(a.entry);
+                    self.stacks.insert(a.entry, a.chips);
+                }
+                self.out_base = *out_before;
+                self.flights_advanced = true;
+            }
             SeatingEvent::AddOnSold { entry, chips, .. } => {
                 self.add_ons.insert(*entry, *chips);
             }
@@ -957,7 +1019,7 @@ impl SeatingState {
                         }
                     }
                     _ => {
-                        let k = self.out.len() as u32 + 1;
+                        let k = self.next_out();
                         self.out.entry(*entry).or_insert(k);
                     }
                 }
@@ -983,7 +1045,7 @@ impl SeatingState {
             }
             SeatingEvent::LateEntriesClosed { groups } => {
                 for b in groups.iter().flat_map(|g| &g.busts) {
-                    let k = self.out.len() as u32 + 1;
+                    let k = self.next_out();
                     self.out.entry(b.entry).or_insert(k);
                 }
                 self.late = None;
@@ -996,7 +1058,7 @@ impl SeatingState {
                     self.field = (self.field + u32::from(in_field(&e.status)))
                         .saturating_sub(u32::from(before));
                 }
-                let k = self.out.len() as u32 + 1;
+                let k = self.next_out();
                 self.out.entry(*entry).or_insert(k);
             }
             // Gave up their chips: out like a bust, placed as they stand.
@@ -1007,7 +1069,7 @@ impl SeatingState {
                     self.field = (self.field + u32::from(in_field(&e.status)))
                         .saturating_sub(u32::from(before));
                 }
-                let k = self.out.len() as u32 + 1;
+                let k = self.next_out();
                 self.out.entry(*entry).or_insert(k);
             }
             SeatingEvent::MoveStarted { r#move, detail } => {

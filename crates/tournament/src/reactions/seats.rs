@@ -129,10 +129,14 @@ pub fn carry(cause: &Cause<Seating>, rules: HouseRules) -> Carry {
 
 /// Every seat and move seating's state leaves pending (no table to open).
 pub fn pending(state: &SeatingState) -> Carry {
-    let stack = state.settings().map_or(0, |s| s.starting_stack);
     let seats = unconfirmed(state)
         .into_iter()
-        .map(|(entry, table, at)| (seat(entry, table, at, stack), seated(entry)))
+        .map(|(entry, table, at)| {
+            (
+                seat(entry, table, at, state.stack_of(entry)),
+                seated(entry),
+            )
+        })
         .collect();
     Carry {
         open: Vec::new(),
