@@ -29,6 +29,13 @@ pub enum Command {
     RecordEntries {
         entries: Vec<(EntryId, PlayerId)>,
     },
+    /// An event's Day 1 flights, once they have all bagged (issue 28):
+    /// their entries, add-ons and rebuys go into the event's one pool, and
+    /// the entries that did not reach Day 2 wait for the close, placed
+    /// below every stack that did.
+    RecordFlights {
+        flights: Vec<crate::FlightRecord>,
+    },
     RecordAddOn {
         entry: EntryId,
     },
@@ -136,6 +143,11 @@ pub enum PayoutEvent {
         pool: Pool,
         sheet: PaySheet,
     },
+    /// An event's Day 1 flights are recorded (their entries, add-ons,
+    /// rebuys and busts are the events before this one in the decision).
+    FlightsRecorded {
+        flights: Vec<u32>,
+    },
     /// Busts as reported, before places can be given (during registration).
     Busted {
         busts: Vec<Bust>,
@@ -218,6 +230,7 @@ impl PayoutEvent {
             PayoutEvent::EntryRemoved { .. } => "EntryRemoved",
             PayoutEvent::RegistrationClosed { .. } => "RegistrationClosed",
             PayoutEvent::Busted { .. } => "Busted",
+            PayoutEvent::FlightsRecorded { .. } => "FlightsRecorded",
             PayoutEvent::BustsHeld { .. } => "BustsHeld",
             PayoutEvent::RoundReleased { .. } => "RoundReleased",
             PayoutEvent::Placed { .. } => "Placed",
@@ -306,6 +319,7 @@ fn decide_places(state: &PayoutState, command: &Command) -> Decided {
         } => configure(state, name, settings, busts),
         Command::RecordEntry { entry, player } => record_entry(state, entry, player),
         Command::RecordEntries { entries } => record_entries(state, entries),
+        Command::RecordFlights { flights } => crate::flights::record_flights(state, flights),
         Command::RemoveEntry { entry } => remove_entry(state, entry),
         Command::RecordAddOn { entry } => record_bought(state, entry, false),
         Command::RecordRebuy { entry } => record_bought(state, entry, true),

@@ -10,6 +10,7 @@
 
 mod deal;
 mod decide;
+mod flights;
 pub mod icm;
 mod places;
 mod pool;
@@ -19,6 +20,7 @@ mod state;
 
 pub use deal::{DealMethod, DealResult, DealTerms, deal};
 pub use decide::{Command, IdDocument, IdDocumentKind, PLACED_PER_DECISION, PayoutEvent, decide};
+pub use flights::FlightRecord;
 pub use places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
 pub use pool::{MoneySettings, Pool, Withholding};
 pub use rankings::{EventResult, PointsTable, Standing, leaderboard};
@@ -125,6 +127,8 @@ pub enum PayoutError {
     PrizeIsTicket { entry: EntryId },
     #[error("the house makes no deals in this satellite")]
     DealsRefused,
+    #[error("flights cannot be recorded here: {reason}")]
+    FlightsRefused { reason: String },
     #[error("this tournament is not a satellite: it pays no seats")]
     NotASatellite,
     #[error("{left} players are left for {seats} seats: play goes on")]
@@ -205,6 +209,7 @@ impl felt_vocabulary::Classified for PayoutError {
             | P::PrizeIsTicket { .. }
             | P::DealsRefused
             | P::NotASatellite
+            | P::FlightsRefused { .. }
             | P::SeatsNotWon { .. }
             | P::AddOnAfterMoney
             | P::AddOnChangesPlaces { .. }

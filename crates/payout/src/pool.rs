@@ -163,6 +163,20 @@ impl MoneySettings {
             Structure::Percentages(t) => t.check(),
             Structure::Generated(c) => c.check(),
             Structure::Satellite(t) => t.check(),
+            Structure::Flight { event } => {
+                if event.is_empty()
+                    || event.len() > crate::MAX_TARGET
+                    || !event.bytes().all(|b| b.is_ascii_graphic())
+                {
+                    return Err(PayoutError::InvalidStructure {
+                        reason: format!(
+                            "a flight names its event: 1 to {} printable characters",
+                            crate::MAX_TARGET
+                        ),
+                    });
+                }
+                Ok(())
+            }
         }
     }
 

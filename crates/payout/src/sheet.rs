@@ -145,6 +145,9 @@ pub enum Structure {
     Generated(Curve),
     /// A satellite: its prizes are seats in another event.
     Satellite(SatelliteTerms),
+    /// A Day 1 flight of `event` (issue 28): it pays no place of its own;
+    /// its entries, their money and their places are the event's.
+    Flight { event: String },
 }
 
 impl Structure {
@@ -155,6 +158,18 @@ impl Structure {
             Structure::Percentages(table) => table.sheet(pool, entries),
             Structure::Generated(curve) => curve.sheet(pool, entries, buy_in),
             Structure::Satellite(terms) => Ok(terms.sheet(pool)),
+            Structure::Flight { .. } => Ok(PaySheet {
+                pool,
+                bands: Vec::new(),
+            }),
+        }
+    }
+
+    /// The event a flight's pool goes to, where this is a flight.
+    pub fn flight_of(&self) -> Option<&str> {
+        match self {
+            Structure::Flight { event } => Some(event),
+            _ => None,
         }
     }
 

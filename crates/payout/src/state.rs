@@ -70,6 +70,9 @@ pub struct PayoutState {
     #[serde(default)]
     pub(crate) held: BTreeMap<u64, Vec<Bust>>,
     pub(crate) busted: u32,
+    /// An event's flights are recorded (issue 28).
+    #[serde(default)]
+    pub(crate) flights_recorded: bool,
     /// Prizes by place still to be won (from the sheet, or a deal).
     pub(crate) prizes: Vec<Money>,
     /// Amounts the last deal guarantees each player still in.
@@ -271,6 +274,7 @@ impl PayoutState {
                 self.prizes = sheet.prizes();
                 self.sheet = Some(sheet.clone());
             }
+            PayoutEvent::FlightsRecorded { .. } => self.flights_recorded = true,
             PayoutEvent::Busted { busts } => {
                 for b in busts {
                     if let Some(e) = self.entries.get_mut(&b.entry) {
