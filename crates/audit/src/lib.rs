@@ -699,9 +699,17 @@ async fn verify_tournament(
     }
     // Chips bought in (entries, add-ons and rebuys), and what the floor's
     // corrections put in or took out.
-    let bought =
-        (entries * u128::from(settings.starting_stack) + add_on_chips + rebuy_chips + corrected_in)
-            .saturating_sub(corrected_out);
+    // An event's stacks from its flights' bags came in with their chips
+    // (issue 28), every other entry with the starting stack.
+    let from_flights = seating.flight_stacks();
+    let flight_chips: u128 = from_flights.values().map(|&c| u128::from(c)).sum();
+    let bought = (entries.saturating_sub(from_flights.len() as u128)
+        * u128::from(settings.starting_stack)
+        + flight_chips
+        + add_on_chips
+        + rebuy_chips
+        + corrected_in)
+        .saturating_sub(corrected_out);
     check_counts(t, &counts, report);
     let (found, missed) = counts.iter().fold((0u128, 0u128), |(f, m), c| {
         (
@@ -967,6 +975,23 @@ async fn check_tickets<L: EventLog>(
 }
 
 fn check_bags(t: &str, seating_events: &[SeatingEvent], report: &mut Audit) {
+    for e in seating_events {
+        if let SeatingEvent::FlightsAdvanced {
+            advanced,
+            forfeited,
+            out_before,
+        } = e
+        {
+            let kept: u128 = advanced.iter().map(|a| u128::from(a.chips)).sum();
+            let lost: u128 = forfeited.iter().map(|b| u128::from(b.chips)).sum();
+            let bags: usize = advanced.iter().map(|a| a.bags.len()).sum();
+            report.note(format!(
+                "{t}: Day 2 from the flights: {} stacks of {kept} chips from {bags} bags, {} bags of {lost} chips forfeited, {out_before} flight entries out before",
+                advanced.len(),
+                forfeited.len()
+            ));
+        }
+    }
     let mut bags: BTreeMap<EntryId, u64> = BTreeMap::new();
     let mut sealed: BTreeMap<EntryId, u64> = BTreeMap::new();
     let mut moving: BTreeMap<u64, EntryId> = BTreeMap::new();
@@ -1055,8 +1080,11 @@ fn check_places(
     // they close, hand by hand in the order they happened.
     let mut held: Vec<(EntryId, Option<i64>)> = Vec::new();
     let mut wrong = Vec::new();
+    // An event's flights' entries out before its first bust (issue 28).
+    let mut out_before = 0u32;
     for (i, e) in seating_events.iter().enumerate() {
         match e {
+            SeatingEvent::FlightsAdvanced { out_before: n, .. } => out_before = *n,
             SeatingEvent::HandEnded { .. } => hand = i,
             SeatingEvent::Busted {
                 entry,
@@ -1113,7 +1141,7 @@ fn check_places(
         return;
     };
     let field = pool.entries;
-    let mut out = 0u32;
+    let mut out = out_before;
     for (_, group) in &groups {
         let n = u32::try_from(group.len()).unwrap_or(u32::MAX);
         // (A log altered by hand may hold more busts than entries.)

@@ -41,7 +41,9 @@ pub(crate) fn record_flights(state: &PayoutState, flights: &[FlightRecord]) -> D
     };
     let s = state.settings.as_ref().ok_or(PayoutError::NotConfigured)?;
     if s.structure.flight_of().is_some() || s.structure.satellite().is_some() {
-        return Err(refused("a flight or a satellite is not an event fed by flights"));
+        return Err(refused(
+            "a flight or a satellite is not an event fed by flights",
+        ));
     }
     if s.bounty > 0 {
         return Err(refused(

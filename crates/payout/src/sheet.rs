@@ -147,7 +147,9 @@ pub enum Structure {
     Satellite(SatelliteTerms),
     /// A Day 1 flight of `event` (issue 28): it pays no place of its own;
     /// its entries, their money and their places are the event's.
-    Flight { event: String },
+    Flight {
+        event: String,
+    },
 }
 
 impl Structure {

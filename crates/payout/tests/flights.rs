@@ -114,7 +114,12 @@ fn flights_are_recorded_once_by_their_event() {
     );
     let before = state.clone();
     assert!(matches!(
-        decide(&state, &Command::RecordFlights { flights: flights.clone() }),
+        decide(
+            &state,
+            &Command::RecordFlights {
+                flights: flights.clone()
+            }
+        ),
         Err(PayoutError::FlightsRefused { .. })
     ));
     assert_eq!(state, before);

@@ -42,7 +42,10 @@ pub(crate) fn advance(state: &SeatingState, bags: &[FlightBag], out: u32) -> Dec
             return Err(invalid(b, "flights are numbered from 1"));
         }
         if b.chips == 0 || b.chips > MAX_CHIPS {
-            return Err(invalid(b, "a bag holds from 1 chip to the most a table holds"));
+            return Err(invalid(
+                b,
+                "a bag holds from 1 chip to the most a table holds",
+            ));
         }
         if b.name.chars().count() > MAX_NAME || b.name.chars().any(char::is_control) {
             return Err(invalid(b, "the player's name is too long or not printable"));
@@ -77,7 +80,9 @@ pub(crate) fn advance(state: &SeatingState, bags: &[FlightBag], out: u32) -> Dec
                     .iter()
                     .try_fold(0u64, |sum, b| sum.checked_add(b.chips))
                     .filter(|&c| c <= MAX_CHIPS)
-                    .ok_or_else(|| invalid(own[0], "the stacks added hold more than a table can"))?;
+                    .ok_or_else(|| {
+                        invalid(own[0], "the stacks added hold more than a table can")
+                    })?;
                 (sum, own.clone())
             }
         };

@@ -797,9 +797,10 @@ impl SeatingState {
     /// The chips `entry` is seated with: its flights' bags in an event,
     /// else the starting stack.
     pub fn stack_of(&self, entry: EntryId) -> Chips {
-        self.stacks.get(&entry).copied().unwrap_or_else(|| {
-            self.room.settings.as_ref().map_or(0, |s| s.starting_stack)
-        })
+        self.stacks
+            .get(&entry)
+            .copied()
+            .unwrap_or_else(|| self.room.settings.as_ref().map_or(0, |s| s.starting_stack))
     }
 
     /// An event's stacks from its flights' bags, by entry.

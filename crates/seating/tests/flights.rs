@@ -8,8 +8,8 @@ mod common;
 
 use common::*;
 use felt_seating::{
-    AdvancedStack, Elimination, EntryId, EntryStatus, FLIGHT_ENTRIES, FlightBag, FlightStacks, SeatingCommand,
-    SeatingError, SeatingEvent, SeatingState, Settings,
+    AdvancedStack, Elimination, EntryId, EntryStatus, FLIGHT_ENTRIES, FlightBag, FlightStacks,
+    SeatingCommand, SeatingError, SeatingEvent, SeatingState, Settings,
 };
 
 fn event(policy: FlightStacks) -> SeatingState {
@@ -59,7 +59,10 @@ fn advanced(events: &[SeatingEvent]) -> (Vec<AdvancedStack>, Vec<FlightBag>, u32
 }
 
 fn ana(advanced: &[AdvancedStack]) -> &AdvancedStack {
-    advanced.iter().find(|a| a.player.as_str() == "ana").unwrap()
+    advanced
+        .iter()
+        .find(|a| a.player.as_str() == "ana")
+        .unwrap()
 }
 
 /// Every bagged chip reaches Day 2 or is forfeited.
@@ -168,10 +171,7 @@ fn the_events_start_draws_the_stacks_and_numbers_busts_after_the_flights() {
     run_with(&mut state, SeatingCommand::Start, seed(7));
     for b in bags().iter().skip(1) {
         assert!(
-            matches!(
-                state.entries()[&b.entry].status,
-                EntryStatus::Seated { .. }
-            ),
+            matches!(state.entries()[&b.entry].status, EntryStatus::Seated { .. }),
             "{b:?}"
         );
         assert_eq!(state.stack_of(b.entry), b.chips);

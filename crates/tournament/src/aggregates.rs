@@ -87,6 +87,7 @@ impl Aggregate for Seating {
             | BagStacks { .. }
             | ConfirmBag { .. }
             | SealBags
+            | AdvanceFlights { .. }
             | SetSeats { .. }
             | NameTable { .. }
             | OpenLateEntries { .. }

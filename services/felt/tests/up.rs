@@ -4345,3 +4345,201 @@ async fn the_last_player_is_no_winner_while_late_registration_is_open() {
     let closed = standings(&mut seating).await;
     assert!(closed.finished, "{closed:?}");
 }
+
+/// Issue 28's flights through one `felt up`: an event of two Day 1
+/// flights, each with its own tables, clock and registration, the same
+/// 18 players in both; each flight plays down to 6, bags, confirms and
+/// seals; the event takes every flight's bags (a player who bagged in
+/// both plays the larger stack, the other forfeited), its start draws
+/// the survivors of both flights together, and Day 2 is played to a
+/// winner: all 36 entries of both flights are placed from one pool, and
+/// the audit passes, every bagged chip on Day 2's tables or forfeited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let mut up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let mut seating = up.seating();
+    let event = "big";
+    let mut big = create();
+    big.tournament_id = event.into();
+    big.table_size = 9;
+    big.money = Some(pb::MoneySettings {
+        currency: "BRL".into(),
+        buy_in: 4_000,
+        fee: 1_000,
+        ..Default::default()
+    });
+    big.flights = Some(pb::FlightsSettings {
+        stacks: pb::FlightStacks::Best.into(),
+    });
+    seating
+        .create_tournament(with(big.clone(), &director))
+        .await
+        .expect("the event");
+    let flights = ["big-1a", "big-1b"];
+    for (n, f) in (1..).zip(flights) {
+        let mut flight = big.clone();
+        flight.tournament_id = f.into();
+        flight.flights = None;
+        flight.flight = Some(pb::FlightOf {
+            event_tournament_id: event.into(),
+            number: n,
+        });
+        flight.day_end = Some(pb::DayEndSettings {
+            players_left: vec![6],
+            ..Default::default()
+        });
+        seating
+            .create_tournament(with(flight, &director))
+            .await
+            .expect("a flight");
+        common::presales(&mut seating, f, 18, &director).await;
+        seating
+            .start_tournament(with(
+                pb::StartTournamentRequest {
+                    tournament_id: f.into(),
+                },
+                &director,
+            ))
+            .await
+            .expect("a flight's start");
+    }
+    // Not before every flight has sealed its bags.
+    let floor = |t: &str, id: &str, command: pb::floor_request::Command| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                command: Some(command),
+            },
+            &director,
+        );
+        async move { seating.floor(req).await.map(tonic::Response::into_inner) }
+    };
+    use pb::floor_request::Command as F;
+    let early = floor(event, "too-soon", F::AdvanceFlights(pb::AdvanceFlights {}))
+        .await
+        .unwrap_err();
+    assert!(
+        early.message().contains("has not sealed its bags"),
+        "{early:?}"
+    );
+    let mut bagged = Vec::new();
+    for f in flights {
+        let f: &'static str = f;
+        let dealers = common::dealers(&up.channel, f, 1..=2, &director);
+        tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                let view = up
+                    .clock()
+                    .get_clock(with(
+                        pb::GetClockRequest {
+                            tournament_id: f.into(),
+                        },
+                        &director,
+                    ))
+                    .await
+                    .expect("the clock")
+                    .into_inner()
+                    .clock
+                    .expect("a view");
+                if view.status() == pb::ClockStatus::DayOver {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{f}: the day never ended"));
+        for d in dealers {
+            d.abort();
+        }
+        floor(f, "bag", F::BagStacks(pb::BagStacks {}))
+            .await
+            .expect("the stacks bagged");
+        let list = up
+            .seating()
+            .get_bags(with(
+                pb::GetBagsRequest {
+                    tournament_id: f.into(),
+                },
+                &director,
+            ))
+            .await
+            .expect("the bags")
+            .into_inner();
+        assert!((1..=6).contains(&list.bags.len()), "{list:?}");
+        assert_eq!(list.chips, 18 * 20_000, "{list:?}");
+        for b in &list.bags {
+            assert!(b.entry > u64::from(if f == "big-1a" { 1u32 } else { 2 }) * 10_000_000);
+            for by in [pb::BagWitness::Player, pb::BagWitness::Staff] {
+                floor(
+                    f,
+                    &format!("confirm-{}-{by:?}", b.entry),
+                    F::ConfirmBag(pb::ConfirmBag {
+                        entry: b.entry,
+                        by: by.into(),
+                    }),
+                )
+                .await
+                .expect("confirmed");
+            }
+        }
+        floor(f, "seal", F::SealBags(pb::SealBags {}))
+            .await
+            .expect("sealed");
+        bagged.extend(list.bags);
+    }
+    floor(event, "day-2", F::AdvanceFlights(pb::AdvanceFlights {}))
+        .await
+        .expect("the flights advanced");
+    let again = floor(event, "day-2", F::AdvanceFlights(pb::AdvanceFlights {}))
+        .await
+        .expect("a repeat");
+    assert!(again.duplicate);
+    // One stack a player: the larger of two bags.
+    let mut best: std::collections::BTreeMap<String, u64> = Default::default();
+    for b in &bagged {
+        let chips = best.entry(b.name.clone()).or_default();
+        *chips = (*chips).max(b.chips);
+    }
+    seating
+        .start_tournament(with(
+            pb::StartTournamentRequest {
+                tournament_id: event.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("day 2's start");
+    let standings = up
+        .seating()
+        .get_standings(with(
+            pb::GetStandingsRequest {
+                tournament_id: event.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the standings")
+        .into_inner();
+    assert_eq!(standings.players_left as usize, best.len(), "{standings:?}");
+    let dealers = common::dealers(&up.channel, event, 1..=2, &director);
+    for d in dealers {
+        d.await.expect("a dealer");
+    }
+    let results = common::all_placed(&up.channel, event, 36, &director).await;
+    let first = results
+        .results
+        .iter()
+        .find(|r| r.first == 1)
+        .expect("a winner");
+    assert!(first.prize > 0, "{first:?}");
+    up.stop();
+    let text = audit_passes(&["--data", data.to_str().unwrap()]);
+    assert!(text.contains("big: Day 2 from the flights: "), "{text}");
+    assert!(text.contains(" 0 failed"), "{text}");
+}

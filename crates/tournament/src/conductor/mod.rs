@@ -28,6 +28,7 @@ use crate::aggregates::{
 pub use crate::reactions::hand_end::HandSummary;
 
 mod carry;
+mod flights;
 mod hands;
 pub use hands::RACE_SEEDS;
 mod react;
@@ -104,6 +105,9 @@ pub enum TournamentError {
     /// A ticket named at registration that is not a seat in this event.
     #[error("ticket {reference}: {reason}")]
     TicketInvalid { reference: String, reason: String },
+    /// An event's flights cannot advance to its Day 2 yet.
+    #[error("the flights cannot advance: {reason}")]
+    FlightsNotReady { reason: String },
 }
 
 impl Classified for TournamentError {
@@ -126,7 +130,8 @@ impl Classified for TournamentError {
             T::ClockElsewhere
             | T::StillInTime { .. }
             | T::NoClockRunning { .. }
-            | T::TicketInvalid { .. } => ErrorKind::Refused,
+            | T::TicketInvalid { .. }
+            | T::FlightsNotReady { .. } => ErrorKind::Refused,
         }
     }
 

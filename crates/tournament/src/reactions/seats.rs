@@ -131,12 +131,7 @@ pub fn carry(cause: &Cause<Seating>, rules: HouseRules) -> Carry {
 pub fn pending(state: &SeatingState) -> Carry {
     let seats = unconfirmed(state)
         .into_iter()
-        .map(|(entry, table, at)| {
-            (
-                seat(entry, table, at, state.stack_of(entry)),
-                seated(entry),
-            )
-        })
+        .map(|(entry, table, at)| (seat(entry, table, at, state.stack_of(entry)), seated(entry)))
         .collect();
     Carry {
         open: Vec::new(),

@@ -201,7 +201,8 @@ impl Bounded for pb::FloorRequest {
                 | C::DeclineRebuy(_)
                 | C::BagStacks(_)
                 | C::ConfirmBag(_)
-                | C::SealBags(_),
+                | C::SealBags(_)
+                | C::AdvanceFlights(_),
             ) => Ok(()),
             None => Ok(()),
         }
@@ -295,6 +296,9 @@ impl Bounded for pb::CreateTournamentRequest {
         use pb::create_tournament_request::Structure;
         id("tournament_id", &self.tournament_id)?;
         text("name", &self.name, NAME)?;
+        if let Some(f) = &self.flight {
+            id("flight.event_tournament_id", &f.event_tournament_id)?;
+        }
         match &self.structure {
             Some(Structure::StructurePeriods(s)) => {
                 text("structure_periods.name", &s.name, NAME)?;

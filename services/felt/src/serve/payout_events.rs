@@ -95,6 +95,9 @@ fn structure(s: &Structure) -> pb::PayStructure {
             }
             .into(),
         }),
+        Structure::Flight { event } => pb::pay_structure::Kind::Flight(pb::FlightPay {
+            event_tournament_id: event.clone(),
+        }),
     };
     pb::PayStructure { kind: Some(kind) }
 }
@@ -266,6 +269,11 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
             target_tournament_id: target.clone(),
             value: *value,
         }),
+        PayoutEvent::FlightsRecorded { flights } => {
+            pe::Kind::FlightsRecorded(pe::FlightsRecorded {
+                flights: flights.clone(),
+            })
+        }
     }
 }
 

@@ -537,6 +537,43 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
             ));
         }
     }
+    if let Some(f) = &req.flight {
+        if m.satellite.is_some() {
+            return Err(invalid("flight: a satellite is not a flight of an event"));
+        }
+        if !(1..=99).contains(&f.number) {
+            return Err(invalid("flight.number: 1 to 99"));
+        }
+        if f.event_tournament_id == req.tournament_id {
+            return Err(invalid(
+                "flight.event_tournament_id: a flight's event is another tournament",
+            ));
+        }
+        money.structure = PayStructure::Flight {
+            event: f.event_tournament_id.clone(),
+        };
+        seating.flight = f.number;
+    }
+    if let Some(f) = &req.flights {
+        if req.flight.is_some() || m.satellite.is_some() {
+            return Err(invalid(
+                "flights: an event fed by flights is neither a flight nor a satellite",
+            ));
+        }
+        if m.bounty > 0 {
+            return Err(invalid(
+                "flights: bounties are collected in each flight, and an event fed by flights carries none",
+            ));
+        }
+        seating.flights = Some(match pb::FlightStacks::try_from(f.stacks) {
+            Ok(pb::FlightStacks::Unspecified | pb::FlightStacks::Best) => {
+                felt_seating::FlightStacks::Best
+            }
+            Ok(pb::FlightStacks::First) => felt_seating::FlightStacks::First,
+            Ok(pb::FlightStacks::Added) => felt_seating::FlightStacks::Added,
+            Err(_) => return Err(invalid("flights.stacks: not a FlightStacks")),
+        });
+    }
     if m.buy_in == 0 && m.guarantee == 0 {
         return Err(invalid("money.buy_in: a tournament needs a prize pool"));
     }
@@ -1265,6 +1302,22 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
             Some(C::SealBags(_)) => {
                 super::shared::floor_or_director(&role, "sealing the bags")?;
                 felt_seating::SeatingCommand::SealBags
+            }
+            Some(C::AdvanceFlights(_)) => {
+                super::shared::director(&role, "advancing the flights to Day 2")?;
+                let t = &req.tournament_id;
+                self.ctx.known(t).await?;
+                let from = felt_service::Provenance {
+                    request: super::shared::fingerprint(&req),
+                    ..Default::default()
+                };
+                let (duplicate, version) = self
+                    .ctx
+                    .conductor
+                    .advance_flights(t, &req.command_id, self.ctx.now(), &from)
+                    .await
+                    .map_err(tournament_status)?;
+                return Ok(Response::new(pb::FloorResponse { duplicate, version }));
             }
             Some(C::LateEntries(l)) => {
                 super::shared::floor_or_director(&role, "entering facts late")?;

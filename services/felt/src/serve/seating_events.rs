@@ -262,6 +262,34 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
         SeatingEvent::SeatsWon { entries } => se::Kind::SeatsWon(se::SeatsWon {
             entries: entries.iter().map(|e| e.get()).collect(),
         }),
+        SeatingEvent::FlightsAdvanced {
+            advanced,
+            forfeited,
+            out_before,
+        } => se::Kind::FlightsAdvanced(se::FlightsAdvanced {
+            advanced: advanced
+                .iter()
+                .map(|a| se::AdvancedStack {
+                    entry: a.entry.get(),
+                    player_id: a.player.to_string(),
+                    name: a.name.clone(),
+                    chips: a.chips,
+                    bags: a.bags.iter().map(|e| e.get()).collect(),
+                })
+                .collect(),
+            forfeited: forfeited
+                .iter()
+                .map(|b| se::FlightBag {
+                    flight: b.flight,
+                    entry: b.entry.get(),
+                    player_id: b.player.to_string(),
+                    name: b.name.clone(),
+                    bag: b.bag,
+                    chips: b.chips,
+                })
+                .collect(),
+            out_before: *out_before,
+        }),
         SeatingEvent::TableNamed {
             table,
             name,

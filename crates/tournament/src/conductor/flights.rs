@@ -1,0 +1,134 @@
+//! An event's Day 2 from its Day 1 flights (issue 28). The front door
+//! reads every flight of the event (read only, as a ticket is read from
+//! its satellite): its sealed bags, its entries and how each went out.
+//! Seating decides which stacks advance (the event's policy); payout then
+//! records every flight's entries in the event's one pool, with the bags
+//! that did not advance and Day 1's busts below the stacks that did.
+
+use super::*;
+
+impl<L: EventLog + 'static> Conductor<L> {
+    /// The flights of event `t` (their tournament ids, by flight number).
+    pub async fn flights_of(&self, t: &str) -> Result<Vec<(u32, String)>> {
+        let log = self.seating.log().clone();
+        let mut flights = Vec::new();
+        for created in crate::aggregates::tournaments(log.as_ref()).await? {
+            let Some(d) = &created.definition else {
+                continue;
+            };
+            if d.money.structure.flight_of() != Some(t) {
+                continue;
+            }
+            let id = created.tournament.to_string();
+            let number = self
+                .seating_state(&id)
+                .await?
+                .settings()
+                .map_or(0, |s| s.flight);
+            flights.push((number, id));
+        }
+        flights.sort();
+        Ok(flights)
+    }
+
+    /// Advances every flight's sealed bags to event `t` (the director's,
+    /// once every flight has sealed them). Whether the request was a
+    /// repeat, and seating's version after it.
+    pub async fn advance_flights(
+        &self,
+        t: &str,
+        command_id: &str,
+        now: Millis,
+        from: &Provenance,
+    ) -> Result<(bool, u64)> {
+        let not_ready = |reason: String| TournamentError::FlightsNotReady { reason };
+        let flights = self.flights_of(t).await?;
+        if flights.is_empty() {
+            return Err(not_ready(format!("no tournament is a flight of {t}")));
+        }
+        let mut bags = Vec::new();
+        let mut records = Vec::new();
+        let mut out = 0u32;
+        for (number, f) in &flights {
+            let seating = self.seating_state(f).await?;
+            let payout = self.payout_state(f).await?;
+            let sealed = seating
+                .room()
+                .bags
+                .as_ref()
+                .filter(|b| b.sealed && !b.resumed)
+                .ok_or_else(|| not_ready(format!("flight {f} has not sealed its bags")))?;
+            for (&entry, b) in &sealed.bags {
+                let e = seating
+                    .entry(entry)
+                    .ok_or(felt_seating::SeatingError::NoSuchEntry { entry })?;
+                bags.push(felt_seating::FlightBag {
+                    flight: *number,
+                    entry,
+                    player: e.player.clone(),
+                    name: e.name.clone(),
+                    bag: b.number,
+                    chips: b.chips,
+                });
+            }
+            let entries: Vec<(EntryId, felt_vocabulary::PlayerId)> = payout
+                .entries()
+                .iter()
+                .map(|(&e, en)| (e, en.player.clone()))
+                .collect();
+            out += (entries.len() - sealed.bags.len()) as u32;
+            records.push(felt_payout::FlightRecord {
+                flight: *number,
+                add_ons: payout
+                    .entries()
+                    .iter()
+                    .filter(|(_, e)| e.add_ons > 0)
+                    .map(|(&e, _)| e)
+                    .collect(),
+                rebuys: payout
+                    .entries()
+                    .iter()
+                    .flat_map(|(&e, en)| std::iter::repeat_n(e, en.rebuys as usize))
+                    .collect(),
+                out: seating
+                    .out()
+                    .iter()
+                    .filter(|(e, _)| payout.entry(**e).is_some())
+                    .map(|(&e, &k)| (e, k))
+                    .collect(),
+                not_advanced: Vec::new(),
+                entries,
+            });
+        }
+        let advanced = self
+            .seat_from(
+                t,
+                &format!("flights-{command_id}"),
+                now,
+                SeatingCommand::AdvanceFlights {
+                    bags: bags.clone(),
+                    out,
+                },
+                from,
+            )
+            .await?;
+        // The bags that are no entry here: forfeited, or added into one.
+        let event = advanced.state.clone();
+        for r in &mut records {
+            r.not_advanced = bags
+                .iter()
+                .filter(|b| b.flight == r.flight && event.entry(b.entry).is_none())
+                .map(|b| b.entry)
+                .collect();
+        }
+        self.pay_from(
+            t,
+            &format!("flights-pay-{command_id}"),
+            now,
+            felt_payout::Command::RecordFlights { flights: records },
+            from,
+        )
+        .await?;
+        Ok((advanced.duplicate, advanced.version))
+    }
+}
