@@ -208,9 +208,14 @@ async fn verify_all<L: EventLog>(
             continue;
         }
         let mut redeemed = Vec::new();
-        let events = verify_tournament(streams, t, &mut report, &mut redeemed).await?;
+        let mut advanced = None;
+        let events =
+            verify_tournament(streams, t, &mut report, &mut redeemed, &mut advanced).await?;
         report.events += events;
         check_tickets(log, t, &redeemed, &mut report).await?;
+        if let Some(advanced) = advanced {
+            check_flights(log, t, &advanced, &mut report).await?;
+        }
     }
     Ok(report)
 }
@@ -286,11 +291,18 @@ fn fold<S: Default, E>(
 /// the ticket's reference, and whether the entry was refunded since.
 type Redeemed = (EntryId, felt_seating::PlayerId, String, bool);
 
+/// An event's stacks from its flights' bags, and the bags forfeited.
+type Advanced = (
+    Vec<felt_seating::AdvancedStack>,
+    Vec<felt_seating::FlightBag>,
+);
+
 async fn verify_tournament(
     streams: &mut impl Streams,
     t: &str,
     report: &mut Audit,
     redeemed: &mut Vec<Redeemed>,
+    advanced: &mut Option<Advanced>,
 ) -> Result<u64> {
     let mut count = 0u64;
     let Some((seating_events, envs)) =
@@ -315,6 +327,11 @@ async fn verify_tournament(
                     r.3 = true;
                 }
             }
+            SeatingEvent::FlightsAdvanced {
+                advanced: stacks,
+                forfeited,
+                ..
+            } => *advanced = Some((stacks.clone(), forfeited.clone())),
             _ => {}
         }
     }
@@ -971,6 +988,91 @@ async fn check_tickets<L: EventLog>(
         "{t}: {} entries bought with satellites' tickets",
         live.values().sum::<u32>()
     ));
+    Ok(())
+}
+
+/// An event's Day 2 against its flights' sealed bags (issue 28): every
+/// bag of every flight of `t` either makes one of its stacks (a stack
+/// holds exactly its bags' chips) or is forfeited with its chips, and
+/// nothing else reached Day 2.
+async fn check_flights<L: EventLog>(
+    log: &L,
+    t: &str,
+    (stacks, forfeited): &Advanced,
+    report: &mut Audit,
+) -> Result<()> {
+    let mut read = PerStream(log);
+    // Every flight's sealed bags, by entry (flight entries are numbered
+    // apart, so one map holds them all).
+    let mut sealed: BTreeMap<EntryId, u64> = BTreeMap::new();
+    let mut flights = 0u32;
+    for created in aggregates::tournaments(log).await? {
+        let of_t = created
+            .definition
+            .as_ref()
+            .is_some_and(|d| d.money.structure.flight_of() == Some(t));
+        if !of_t {
+            continue;
+        }
+        flights += 1;
+        let events: Vec<SeatingEvent> = read
+            .read(&seating_stream(created.tournament.as_str())?)
+            .await?
+            .iter()
+            .filter_map(|e| e.decode().ok())
+            .collect();
+        let mut bags: BTreeMap<EntryId, u64> = BTreeMap::new();
+        for e in &events {
+            match e {
+                SeatingEvent::StacksBagged { bags: list } => {
+                    bags = list.iter().map(|b| (b.entry, b.chips)).collect();
+                }
+                SeatingEvent::BagRecounted { entry, chips } => {
+                    bags.insert(*entry, *chips);
+                }
+                SeatingEvent::BagsSealed { .. } => sealed.append(&mut bags),
+                _ => {}
+            }
+        }
+    }
+    let mut wrong = Vec::new();
+    let mut left = sealed.clone();
+    for s in stacks {
+        let chips: Option<u64> = s
+            .bags
+            .iter()
+            .map(|b| left.remove(b))
+            .try_fold(0u64, |sum, c| sum.checked_add(c?));
+        if chips != Some(s.chips) {
+            wrong.push(format!(
+                "entry {} plays {} chips from bags {:?}, which held {chips:?}",
+                s.entry, s.chips, s.bags
+            ));
+        }
+    }
+    for f in forfeited {
+        if left.remove(&f.entry) != Some(f.chips) {
+            wrong.push(format!(
+                "entry {}'s bag of {} chips forfeited is not a sealed bag of flight {}",
+                f.entry, f.chips, f.flight
+            ));
+        }
+    }
+    if !left.is_empty() {
+        wrong.push(format!(
+            "{} sealed bags reached neither Day 2 nor the forfeits: {:?}",
+            left.len(),
+            left.keys().take(5).collect::<Vec<_>>()
+        ));
+    }
+    report.check(
+        &format!("{t}: every bag of its {flights} flights reached Day 2 or was forfeited"),
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(wrong.join(", "))
+        },
+    );
     Ok(())
 }
 

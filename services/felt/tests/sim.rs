@@ -694,6 +694,61 @@ fn satellites_played_first_feed_their_seat_winners_into_the_event() {
     assert!(audit.contains("3 tournament(s)"), "{audit}");
 }
 
+/// Issue 28's main job in flights: `--flights 3` plays three Day 1
+/// flights one after another, each down to a sixth of its field and its
+/// bags sealed, then the event's Day 2 from all of them, redrawn
+/// together at the level the flights reached, to a winner from one pool
+/// of every flight's entries; the audit checks every bag reached Day 2
+/// or was forfeited.
+#[test]
+fn an_event_in_three_flights_plays_day_2_from_their_bags_to_a_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (ok, out, err) = felt(&[
+        "sim",
+        "--entrants",
+        "150",
+        "--seed",
+        "5",
+        "--quiet",
+        "--tournament",
+        "big",
+        "--data",
+        data,
+        "--flights",
+        "3",
+    ]);
+    assert!(ok, "{out}{err}");
+    let bagged: Vec<u32> = out
+        .lines()
+        .filter_map(|l| l.split_once(" day 1 over, "))
+        .map(|(_, rest)| rest.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(bagged.len(), 3, "{out}");
+    // Day 2: one stack a player, at most every bag.
+    let stacks: u32 = out
+        .lines()
+        .find_map(|l| l.split_once("event big day 2, "))
+        .and_then(|(_, rest)| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(stacks >= 2 && stacks <= bagged.iter().sum(), "{out}");
+    assert!(out.contains("winner: Player"), "{out}");
+    // One pool: every flight's entries (the 150 and their re-entries).
+    let entries: u32 = out
+        .lines()
+        .find_map(|l| l.split_once(" entries ("))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(entries >= 150, "{out}");
+    let (ok, audit) = audit(&["--data", data]);
+    assert!(ok && audit.contains(" 0 failed"), "{audit}");
+    assert!(audit.contains("4 tournament(s)"), "{audit}");
+    assert!(
+        audit.contains(&format!("big: Day 2 from the flights: {stacks} stacks")),
+        "{audit}"
+    );
+}
+
 /// The README's main job run again and again on one data folder (its
 /// default, `felt-data`): each run plays its tournament to a winner. A
 /// process starting on a log whose earlier tournaments its reaction

@@ -623,6 +623,9 @@ impl Sim {
     /// dealer to see the day over does it; the others find it done).
     async fn next_day(&self) -> anyhow::Result<()> {
         let mut days = self.days.lock().await;
+        if self.flight && *days > 0 {
+            return Ok(());
+        }
         let day = *days + 1;
         let bag = |id: String, command: pb::floor_request::Command| pb::FloorRequest {
             tournament_id: self.tournament.to_string(),
@@ -674,6 +677,18 @@ impl Sim {
             )
             .await?;
         }
+        if self.flight {
+            // A flight's day is its play: its bags go to the event.
+            println!(
+                "felt sim: {} day 1 over, {} bags sealed ({} chips)",
+                self.tournament,
+                bags.bags.len(),
+                bags.chips
+            );
+            *days = day;
+            self.over.store(true, Ordering::Relaxed);
+            return Ok(());
+        }
         // The clock ends the day once seating's last hand is in: until
         // then the next day is refused.
         let start = pb::ControlClockRequest {
@@ -720,7 +735,11 @@ impl Sim {
     }
 
     /// A floor command, sent again while the services are unreachable.
-    async fn floor(&self, request: pb::FloorRequest, what: &str) -> Result<(), tonic::Status> {
+    pub(super) async fn floor(
+        &self,
+        request: pb::FloorRequest,
+        what: &str,
+    ) -> Result<(), tonic::Status> {
         again(what, || {
             let mut c = self.seating();
             let req = self.request(request.clone());

@@ -142,6 +142,30 @@ pub(crate) struct SimArgs {
     /// (Set for a satellite the sim plays: the event its seats are in.)
     #[arg(skip)]
     satellite_of: Option<String>,
+    /// The event is played in N Day 1 flights (issue 28), one after
+    /// another, the entrants shared among them (a tenth of each flight's
+    /// players played the flight before too: a bust there re-enters, a
+    /// survivor bags twice and takes the larger stack forward). Each
+    /// flight plays down to a sixth of its field, bags every stack
+    /// (confirmed by the player and the staff) and seals them; the event's
+    /// Day 2 starts from all the flights' bags, redrawn together, and is
+    /// played to a winner from one prize pool.
+    #[arg(long, conflicts_with_all = ["results_only", "satellites", "day_level", "seating"], value_parser = clap::value_parser!(u32).range(2..=20))]
+    flights: Option<u32>,
+    /// (Set for a flight the sim plays: its event and number.)
+    #[arg(skip)]
+    flight_of: Option<(String, u32)>,
+    /// (Set for the event's Day 2 the sim plays after its flights: created
+    /// and advanced already, nobody to register.)
+    #[arg(skip)]
+    day_2: bool,
+    /// (The number before a flight's first player's.)
+    #[arg(skip)]
+    first_player: u32,
+    /// (The event's Day 2 resumes the structure at this level: the last
+    /// the flights' Day 1 reached.)
+    #[arg(skip)]
+    resume_level: u32,
 }
 
 /// Entrants in each of `--satellites`' satellites.
@@ -329,6 +353,10 @@ struct Sim {
     /// `--day-level`: the days ended so far (one dealer bags and starts
     /// the next day; the others wait for it).
     days: tokio::sync::Mutex<u32>,
+    /// A flight: its day ends with its bags sealed, and so does its play.
+    flight: bool,
+    /// The number before this tournament's first player's.
+    first_player: u32,
 }
 
 impl Sim {
@@ -659,6 +687,9 @@ async fn play(
     simulated: bool,
     args: &SimArgs,
 ) -> anyhow::Result<Arc<Sim>> {
+    if let Some(n) = args.flights {
+        return Box::pin(play_flights(up, token, clock, simulated, args, n)).await;
+    }
     anyhow::ensure!(args.entrants >= 2, "a tournament needs at least 2 entrants");
     let structure = structure(&args.structure)?;
     let tournament = args.tournament.clone().unwrap_or_else(|| {
@@ -709,6 +740,8 @@ async fn play(
         add_on_level,
         rebuys,
         days: tokio::sync::Mutex::new(0),
+        flight: args.flight_of.is_some(),
+        first_player: args.first_player,
     });
     let began = Instant::now();
     let t = tournament.as_str();
@@ -758,9 +791,23 @@ async fn play(
             DealArg::Physical => pb::DealMode::Physical,
         }
         .into(),
-        day_end: args.day_level.map(|level| pb::DayEndSettings {
-            last_levels: vec![level],
-            ..Default::default()
+        day_end: match &args.flight_of {
+            // A flight plays down to a sixth of its field.
+            Some(_) => Some(pb::DayEndSettings {
+                players_left: vec![(args.entrants / 6).max(2)],
+                ..Default::default()
+            }),
+            None => args.day_level.map(|level| pb::DayEndSettings {
+                last_levels: vec![level],
+                ..Default::default()
+            }),
+        },
+        flight: args.flight_of.as_ref().map(|(event, number)| pb::FlightOf {
+            event_tournament_id: event.clone(),
+            number: *number,
+        }),
+        flights: args.day_2.then(|| pb::FlightsSettings {
+            stacks: pb::FlightStacks::Best.into(),
         }),
         ..Default::default()
     };
@@ -796,10 +843,28 @@ async fn play(
         }
     }
     // Nine in ten register before the start (as presales, in lists), the
-    // rest during late registration.
-    let early = (args.entrants * 9 / 10).max(2);
+    // rest during late registration; an event's Day 2 has the flights'
+    // bags instead.
+    let early = if args.day_2 {
+        args.entrants
+    } else {
+        (args.entrants * 9 / 10).max(2)
+    };
+    if args.day_2 {
+        sim.floor(
+            pb::FloorRequest {
+                tournament_id: t.into(),
+                command_id: "advance-flights".into(),
+                command: Some(pb::floor_request::Command::AdvanceFlights(
+                    pb::AdvanceFlights {},
+                )),
+            },
+            "advance the flights",
+        )
+        .await?;
+    }
     let mut from = 1;
-    while from <= early {
+    while from <= early && !args.day_2 {
         let to = (from + PRESALES_PER_CALL - 1).min(early);
         let list = pb::RegisterManyRequest {
             tournament_id: t.into(),
@@ -811,8 +876,8 @@ async fn play(
             command_id: format!("presales-{from}"),
             players: (from..=to)
                 .map(|i| pb::Registrant {
-                    player_id: format!("{}player-{i}", sim.players),
-                    name: format!("{}Player {i}", sim.names()),
+                    player_id: format!("{}player-{}", sim.players, sim.first_player + i),
+                    name: format!("{}Player {}", sim.names(), sim.first_player + i),
                 })
                 .collect(),
         };
@@ -833,10 +898,44 @@ async fn play(
         async move { c.start_tournament(req).await }
     })
     .await?;
-    println!(
-        "felt sim: tournament {tournament}, {} entrants, {} structure, tables of {}",
-        args.entrants, args.structure, args.table_size
-    );
+    if args.resume_level > 1 {
+        // Day 2 resumes the structure where the flights' Day 1 ended.
+        once_more("resume the structure's level", || {
+            let mut c = ClockServiceClient::new(sim.up.clock.clone());
+            let req = sim.request(pb::ControlClockRequest {
+                tournament_id: t.into(),
+                command_id: "resume-level".into(),
+                command: Some(pb::control_clock_request::Command::JumpToLevel(
+                    pb::JumpToLevel {
+                        level: args.resume_level,
+                    },
+                )),
+            });
+            async move { c.control_clock(req).await }
+        })
+        .await?;
+    }
+    if args.day_2 {
+        let standings = sim.standings().await?;
+        println!(
+            "felt sim: event {tournament} day 2, {} stacks from the flights' bags, redrawn at {} tables, level {}",
+            standings.players_left,
+            standings.tables,
+            args.resume_level.max(1)
+        );
+    } else {
+        println!(
+            "felt sim: {} {tournament}, {} entrants, {} structure, tables of {}",
+            if args.flight_of.is_some() {
+                "flight"
+            } else {
+                "tournament"
+            },
+            args.entrants,
+            args.structure,
+            args.table_size
+        );
+    }
     let progress = if args.quiet {
         indicatif::ProgressBar::hidden()
     } else {
@@ -864,6 +963,10 @@ async fn play(
         // (A satellite is over once its seats are won.)
         if (standings.players_left <= 1 && standings.registration_closed) || standings.finished {
             sim.over.store(true, Ordering::Relaxed);
+            break;
+        }
+        // A flight is over once its bags are sealed.
+        if sim.flight && sim.over.load(Ordering::Relaxed) {
             break;
         }
         let alone = standings.players_left <= 1;
@@ -907,8 +1010,8 @@ async fn play(
                 let registered = sim
                     .register(
                         format!("register-{i}"),
-                        format!("{}player-{i}", sim.players),
-                        format!("{}Player {i}", sim.names()),
+                        format!("{}player-{}", sim.players, sim.first_player + i),
+                        format!("{}Player {}", sim.names(), sim.first_player + i),
                     )
                     .await;
                 match registered {
@@ -949,6 +1052,74 @@ async fn play(
         handle.await??;
     }
     progress.finish_and_clear();
-    report(&sim, began.elapsed()).await?;
+    if !sim.flight {
+        report(&sim, began.elapsed()).await?;
+    }
     Ok(sim)
+}
+
+/// `--flights N`: the event's Day 1 flights one after another, each to
+/// its sealed bags, then the event's Day 2 from all of them to a winner.
+async fn play_flights(
+    up: Upstream,
+    token: String,
+    clock: Arc<SimClock>,
+    simulated: bool,
+    args: &SimArgs,
+    n: u32,
+) -> anyhow::Result<Arc<Sim>> {
+    anyhow::ensure!(
+        args.entrants >= 2 * n,
+        "{n} flights need at least {} entrants",
+        2 * n
+    );
+    let event = args.tournament.clone().unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        format!("sim-{}-{secs}", args.seed)
+    });
+    let began = Instant::now();
+    let each = args.entrants / n;
+    // A tenth of each flight's players played the flight before.
+    let overlap = each / 10;
+    let mut level = 1;
+    for k in 1..=n {
+        let of = SimArgs {
+            entrants: if k == n {
+                args.entrants - each * (n - 1)
+            } else {
+                each
+            },
+            seed: args.seed.wrapping_add(u64::from(k) * 7_919),
+            tournament: Some(format!("{event}-{k}")),
+            flights: None,
+            flight_of: Some((event.clone(), k)),
+            first_player: (k - 1) * (each - overlap),
+            ..args.clone()
+        };
+        let flight = Box::pin(play(
+            up.clone(),
+            token.clone(),
+            clock.clone(),
+            simulated,
+            &of,
+        ))
+        .await?;
+        level = level.max(flight.level.load(Ordering::Relaxed));
+        println!(
+            "felt sim: flight {k} of {n} over after {:.1} s, to level {}, {} hands",
+            began.elapsed().as_secs_f64(),
+            flight.level.load(Ordering::Relaxed),
+            flight.hands.load(Ordering::Relaxed)
+        );
+    }
+    let day_2 = SimArgs {
+        tournament: Some(event),
+        flights: None,
+        day_2: true,
+        resume_level: level,
+        ..args.clone()
+    };
+    Box::pin(play(up, token, clock, simulated, &day_2)).await
 }

@@ -49,13 +49,11 @@ pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
         .find(|r| r.first == 1)
         .map(|r| format!("{} (entry {})", r.name, r.entry))
         .unwrap_or_default();
+    // Every entry, the flights' too in an event played in flights.
     let re_entries = {
-        let known = sim
-            .entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let players: std::collections::HashSet<&String> = known.values().map(|v| &v.0).collect();
-        known.len() - players.len()
+        let players: std::collections::HashSet<&String> =
+            results.iter().map(|r| &r.player_id).collect();
+        results.len() - players.len()
     };
     let pool = payouts.prize_pool;
     let seats: Vec<String> = results
@@ -74,7 +72,7 @@ pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
     }
     println!(
         "{} entries ({re_entries} re-entries), prize pool {} {}, {} paid",
-        standings.entries,
+        results.len(),
         money(pool),
         payouts.currency,
         payouts.paid,
