@@ -1605,6 +1605,24 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
             ));
         }
     }
+    // A day played down to a count: once the count is reached (in one
+    // hand, before hand-for-hand could start), the hands being played are
+    // the day's last; the day ends as they end.
+    let target = settings
+        .play_down_to
+        .get(room.days_resumed as usize)
+        .copied()
+        .unwrap_or(0);
+    if room.last_hands.is_none()
+        && room.hand_for_hand.is_none()
+        && target > 0
+        && room.players() <= target
+    {
+        return wait(format!(
+            "{} players are left, the day's count of {target}: the hands being played are the day's last",
+            room.players()
+        ));
+    }
     if let Some(o) = room.offers.get(&table) {
         let who: Vec<String> = o.waiting.iter().map(ToString::to_string).collect();
         return wait(format!(

@@ -803,6 +803,11 @@ impl SeatingState {
             .unwrap_or_else(|| self.room.settings.as_ref().map_or(0, |s| s.starting_stack))
     }
 
+    /// The entry a satellite's ticket (by its reference) bought here.
+    pub fn ticket(&self, reference: &str) -> Option<EntryId> {
+        self.tickets.get(reference).copied()
+    }
+
     /// An event's stacks from its flights' bags, by entry.
     pub fn flight_stacks(&self) -> &OrdMap<EntryId, Chips> {
         &self.stacks

@@ -3309,6 +3309,66 @@ fn a_day_played_down_to_a_count_ends_hand_for_hand_when_a_round_reaches_it() {
     assert!(state.room().hand_for_hand.is_none());
 }
 
+/// A count passed in one hand, before hand-for-hand could start: given
+/// 18 players at two tables playing down to 15, when table 1's hand busts
+/// three (18 to 15) while table 2 still plays its hand, then table 1 deals
+/// no further hand (the hands being played are the day's last), and the
+/// day is over once table 2's hand ends. (Found by `felt sim --flights`:
+/// with a thousand tables some table is always in a hand, so the day ran
+/// on far past its count.)
+#[test]
+fn a_count_passed_in_one_hand_stops_every_table_at_its_hand_end() {
+    let mut settings = Settings::tda(9, 10_000);
+    settings.play_down_to = vec![15];
+    let mut state = started(settings, 18);
+    let seated = |state: &SeatingState, table: u32| -> Vec<EntryId> {
+        state.room().tables[&table]
+            .seats
+            .iter()
+            .flatten()
+            .copied()
+            .collect()
+    };
+    let ended = |state: &mut SeatingState, table: u32, busted: &[EntryId]| {
+        let events = run(
+            state,
+            SeatingCommand::HandEnded {
+                table,
+                button: 1,
+                big_blind: 3,
+                busted: busted.iter().map(|&e| Elimination::of(e)).collect(),
+            },
+        );
+        carry_out(state);
+        events
+    };
+    run(&mut state, SeatingCommand::BeginHand { table: 1 });
+    run(&mut state, SeatingCommand::BeginHand { table: 2 });
+    // Table 2: one out (17 left, not yet near the count).
+    let at_2 = seated(&state, 2);
+    ended(&mut state, 2, &at_2[..1]);
+    run(&mut state, SeatingCommand::BeginHand { table: 2 });
+    // Table 1: two out in one hand, 15 left, table 2 still playing.
+    let at_1 = seated(&state, 1);
+    let events = ended(&mut state, 1, &at_1[..2]);
+    assert!(
+        !events.contains(&SeatingEvent::LastHandsPlayed),
+        "{events:?}"
+    );
+    assert_eq!(state.room().players(), 15);
+    let wait = gate(&state, 1).unwrap_err().to_string();
+    assert!(wait.contains("15"), "{wait}");
+    let events = ended(&mut state, 2, &[]);
+    assert!(
+        events.contains(&SeatingEvent::LastHandsPlayed),
+        "{events:?}"
+    );
+    for table in [1, 2] {
+        let wait = gate(&state, table).unwrap_err().to_string();
+        assert!(wait.contains("the day is over"), "{wait}");
+    }
+}
+
 /// Late registration that spans days: given the bags taken at day 1's
 /// end, when a new player registers before day 2, then they are seated
 /// with the starting stack and have no bag: counted again, no bag is
