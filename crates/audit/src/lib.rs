@@ -923,12 +923,21 @@ async fn check_tickets<L: EventLog>(
     let payout = |envs: Vec<Envelope>| -> Vec<felt_payout::PayoutEvent> {
         envs.iter().filter_map(|e| e.decode().ok()).collect()
     };
-    let price = payout(read.read(&payout_stream(t)?).await?)
-        .iter()
+    let configured = payout(read.read(&payout_stream(t)?).await?)
+        .into_iter()
         .find_map(|e| match e {
-            felt_payout::PayoutEvent::Configured { settings, .. } => Some(settings.entry_price()),
+            felt_payout::PayoutEvent::Configured { settings, .. } => Some(settings),
             _ => None,
         });
+    let price = configured
+        .as_ref()
+        .map(felt_payout::MoneySettings::entry_price);
+    // A flight's tickets are seats in its event.
+    let event = configured
+        .as_ref()
+        .and_then(|s| s.structure.flight_of())
+        .unwrap_or(t)
+        .to_string();
     let mut satellites: BTreeMap<String, Vec<felt_payout::PayoutEvent>> = BTreeMap::new();
     let mut live: BTreeMap<&str, u32> = BTreeMap::new();
     for (entry, player, reference, refunded) in redeemed {
@@ -960,8 +969,8 @@ async fn check_tickets<L: EventLog>(
             &format!("{t}: entry {entry}'s ticket {reference}"),
             match found {
                 None => Err("no such seat was awarded".into()),
-                Some((holder, target, _)) if target != t || holder != *player => Err(format!(
-                    "the seat was {holder}'s in {target}, not {player}'s in {t}"
+                Some((holder, target, _)) if target != event || holder != *player => Err(format!(
+                    "the seat was {holder}'s in {target}, not {player}'s in {event}"
                 )),
                 Some((_, _, value)) if Some(value) != price => Err(format!(
                     "worth {value}, an entry costs {}",

@@ -302,3 +302,47 @@ async fn a_bust_deciding_on_a_rebuy_is_not_a_seat_the_tables_disagree_on() {
     let audit = felt_audit::verify(log.as_ref(), Some(t)).await.unwrap();
     assert!(audit.clean(), "{:?}", audit.lines);
 }
+
+/// An event's Day 2 must come from its flights' sealed bags (issue 28):
+/// stacks advanced by a floor command that no flight bagged fail the
+/// audit's flights check, naming the entries.
+#[tokio::test]
+async fn stacks_no_flight_bagged_fail_the_flights_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = Conductor::new(log.clone());
+    let mut event = spec();
+    event.seating.flights = Some(felt_seating::FlightStacks::Best);
+    c.create(&"event".parse().unwrap(), &event, T0)
+        .await
+        .unwrap();
+    let bag = |k: u64, chips: u64| felt_seating::FlightBag {
+        flight: 1,
+        entry: felt_seating::EntryId(felt_seating::FLIGHT_ENTRIES + k),
+        player: format!("p{k}").parse().unwrap(),
+        name: format!("Player {k}"),
+        bag: k as u32,
+        chips,
+    };
+    c.floor(
+        "event",
+        felt_seating::SeatingCommand::AdvanceFlights {
+            bags: vec![bag(1, 9_000), bag(2, 3_000)],
+            out: 0,
+        },
+        "made-up",
+        T0,
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    let audit = felt_audit::verify(log.as_ref(), Some("event"))
+        .await
+        .unwrap();
+    let failed: Vec<&str> = audit.failures().collect();
+    assert!(
+        failed.contains(&"event: every bag of its 0 flights reached Day 2 or was forfeited"),
+        "{:?}",
+        audit.lines
+    );
+}

@@ -120,13 +120,51 @@ pub async fn from_log<L: felt_eventlog::EventLog>(log: &L, t: &str) -> Result<Ca
             })
             .collect()
     }
-    let seating_events: Vec<Recorded<SeatingEvent>> =
+    let mut seating_events: Vec<Recorded<SeatingEvent>> =
         recorded(&log.read(&seating_stream(t)?, 1).await?)?;
     let payout_events: Vec<Recorded<PayoutEvent>> =
         recorded(&log.read(&payout_stream(t)?, 1).await?)?;
     let mut seating = SeatingState::default();
     for r in &seating_events {
         seating.apply(&r.event);
+    }
+    // An event fed by flights (issue 28): its pool is every flight's
+    // entries, so its books take in what each flight's cage took for them
+    // (each flight's own books list the same money, collected for here).
+    let mut names = std::collections::HashMap::new();
+    if seating.settings().is_some_and(|s| s.flights.is_some()) {
+        for created in felt_tournament::aggregates::tournaments(log).await? {
+            let of_t = created
+                .definition
+                .as_ref()
+                .is_some_and(|d| d.money.structure.flight_of() == Some(t));
+            if !of_t {
+                continue;
+            }
+            let flight: Vec<Recorded<SeatingEvent>> = recorded(
+                &log.read(&seating_stream(created.tournament.as_str())?, 1)
+                    .await?,
+            )?;
+            for r in flight {
+                match &r.event {
+                    SeatingEvent::Registered {
+                        entry,
+                        player,
+                        name,
+                        ..
+                    } => {
+                        names.insert(*entry, (player.to_string(), name.clone()));
+                    }
+                    SeatingEvent::PaymentTaken { .. }
+                    | SeatingEvent::AddOnSold { .. }
+                    | SeatingEvent::RebuySold { .. }
+                    | SeatingEvent::Unregistered { .. }
+                    | SeatingEvent::NoShowReplaced { .. } => {}
+                    _ => continue,
+                }
+                seating_events.push(r);
+            }
+        }
     }
     let mut payout = PayoutState::default();
     for r in &payout_events {
@@ -136,13 +174,20 @@ pub async fn from_log<L: felt_eventlog::EventLog>(log: &L, t: &str) -> Result<Ca
         .settings()
         .ok_or_else(|| CageError::NoSettings(t.to_string()))?
         .clone();
-    Ok(books(
+    let mut cage = books(
         &settings,
         &seating_events,
         &payout_events,
         &seating,
         &payout,
-    ))
+    );
+    for l in cage.lines.iter_mut().filter(|l| l.player.is_empty()) {
+        if let Some((player, name)) = names.get(&l.entry) {
+            l.player.clone_from(player);
+            l.name.clone_from(name);
+        }
+    }
+    Ok(cage)
 }
 
 /// A recorded event with when and by whom.

@@ -694,8 +694,9 @@ fn satellites_played_first_feed_their_seat_winners_into_the_event() {
     assert!(audit.contains("3 tournament(s)"), "{audit}");
 }
 
-/// Issue 28's main job in flights: `--flights 3` plays three Day 1
-/// flights one after another, each down to a sixth of its field and its
+/// Issue 28's main job in flights: `--flights 3 --satellites 1` plays a
+/// satellite whose seats in the event are redeemed into its first flight,
+/// then three Day 1 flights one after another, each down to a sixth of its field and its
 /// bags sealed, then the event's Day 2 from all of them, redrawn
 /// together at the level the flights reached, to a winner from one pool
 /// of every flight's entries; the audit checks every bag reached Day 2
@@ -717,8 +718,16 @@ fn an_event_in_three_flights_plays_day_2_from_their_bags_to_a_winner() {
         data,
         "--flights",
         "3",
+        "--satellites",
+        "1",
     ]);
     assert!(ok, "{out}{err}");
+    // A satellite's seats in the event are redeemed into its first flight.
+    let seats: u32 = out
+        .lines()
+        .find_map(|l| l.split_once(" seats in big won: "))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
     let bagged: Vec<u32> = out
         .lines()
         .filter_map(|l| l.split_once(" day 1 over, "))
@@ -733,16 +742,24 @@ fn an_event_in_three_flights_plays_day_2_from_their_bags_to_a_winner() {
         .unwrap_or_else(|| panic!("{out}"));
     assert!(stacks >= 2 && stacks <= bagged.iter().sum(), "{out}");
     assert!(out.contains("winner: Player"), "{out}");
-    // One pool: every flight's entries (the 150 and their re-entries).
+    // One pool: every flight's entries (the 150, their re-entries and
+    // the seats), the event's report the last.
     let entries: u32 = out
         .lines()
-        .find_map(|l| l.split_once(" entries ("))
+        .filter_map(|l| l.split_once(" entries ("))
+        .last()
         .and_then(|(n, _)| n.parse().ok())
         .unwrap_or_else(|| panic!("{out}"));
-    assert!(entries >= 150, "{out}");
+    assert!(entries >= 150 + seats, "{out}");
     let (ok, audit) = audit(&["--data", data]);
     assert!(ok && audit.contains(" 0 failed"), "{audit}");
-    assert!(audit.contains("4 tournament(s)"), "{audit}");
+    assert!(audit.contains("5 tournament(s)"), "{audit}");
+    assert!(
+        audit.contains(&format!(
+            "big-1: {seats} entries bought with satellites' tickets"
+        )),
+        "{audit}"
+    );
     assert!(
         audit.contains(&format!("big: Day 2 from the flights: {stacks} stacks")),
         "{audit}"

@@ -4538,6 +4538,29 @@ async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
         .find(|r| r.first == 1)
         .expect("a winner");
     assert!(first.prize > 0, "{first:?}");
+    // The event's books take in every flight's buy-ins for its pool, and
+    // award it whole; each flight's balance with nothing awarded there.
+    let cage = |t: &'static str| {
+        let mut payout = up.payout();
+        let req = with(
+            pb::GetCageRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        );
+        async move { payout.get_cage(req).await.expect("the books").into_inner() }
+    };
+    let books = cage(event).await;
+    assert!(books.balances, "{:?}", books.checks);
+    let totals = books.totals.unwrap();
+    assert_eq!(totals.taken_in, 36 * 5_000, "{totals:?}");
+    assert_eq!(totals.collected, 36 * 4_000, "{totals:?}");
+    assert_eq!(totals.prizes_awarded, 36 * 4_000, "{totals:?}");
+    for f in flights {
+        let books = cage(f).await;
+        assert!(books.balances, "{:?}", books.checks);
+        assert_eq!(books.totals.unwrap().prizes_awarded, 0);
+    }
     up.stop();
     let text = audit_passes(&["--data", data.to_str().unwrap()]);
     assert!(text.contains("big: Day 2 from the flights: "), "{text}");

@@ -160,9 +160,16 @@ impl<L: EventLog + 'static> Conductor<L> {
             .settings()
             .and_then(|s| s.structure.satellite())
             .ok_or_else(|| invalid(format!("tournament {satellite} is not a satellite")))?;
-        if terms.target != t {
+        // A seat in an event is redeemed into the event or any of its
+        // Day 1 flights.
+        let here = self.payout_state(t).await?;
+        let event = here
+            .settings()
+            .and_then(|s| s.structure.flight_of())
+            .unwrap_or(t);
+        if terms.target != event {
             return Err(invalid(format!(
-                "its seats are in {}, not in {t}",
+                "its seats are in {}, not in {event}",
                 terms.target
             )));
         }
@@ -170,9 +177,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             .entry(entry)
             .filter(|e| e.ticket > 0)
             .ok_or_else(|| invalid(format!("entry {entry} of {satellite} won no seat")))?;
-        let price = self
-            .payout_state(t)
-            .await?
+        let price = here
             .settings()
             .map(felt_payout::MoneySettings::entry_price)
             .ok_or(felt_payout::PayoutError::NotConfigured)?;
@@ -181,6 +186,19 @@ impl<L: EventLog + 'static> Conductor<L> {
                 "it is worth {}, and an entry here costs {price}",
                 holder.ticket
             )));
+        }
+        if event != t {
+            // Once across the event: not in another of its flights.
+            for (_, flight) in self.flights_of(event).await? {
+                if flight == t {
+                    continue;
+                }
+                if let Some(there) = self.seating_state(&flight).await?.ticket(&reference) {
+                    return Err(invalid(format!(
+                        "it is already redeemed in flight {flight} (entry {there})"
+                    )));
+                }
+            }
         }
         let ticket = felt_seating::Ticket {
             satellite: satellite.to_string(),

@@ -150,7 +150,7 @@ pub(crate) struct SimArgs {
     /// (confirmed by the player and the staff) and seals them; the event's
     /// Day 2 starts from all the flights' bags, redrawn together, and is
     /// played to a winner from one prize pool.
-    #[arg(long, conflicts_with_all = ["results_only", "satellites", "day_level", "seating"], value_parser = clap::value_parser!(u32).range(2..=20))]
+    #[arg(long, conflicts_with_all = ["results_only", "day_level", "seating"], value_parser = clap::value_parser!(u32).range(2..=20))]
     flights: Option<u32>,
     /// (Set for a flight the sim plays: its event and number.)
     #[arg(skip)]
@@ -638,13 +638,17 @@ async fn play_satellite(
     sim: &Sim,
     args: &SimArgs,
     k: u32,
+    target: &str,
 ) -> anyhow::Result<Vec<(String, String, u64)>> {
-    let target = sim.tournament.clone();
+    let target = target.to_string();
     let of = SimArgs {
         entrants: SATELLITE_ENTRANTS,
         seed: args.seed.wrapping_add(u64::from(k)),
         tournament: Some(format!("{target}-sat-{k}")),
         satellites: None,
+        flights: None,
+        flight_of: None,
+        first_player: 0,
         satellite_of: Some(target),
         add_on: false,
         rebuys: None,
@@ -818,8 +822,13 @@ async fn play(
     })
     .await?;
     // The satellites are played first; their seats are redeemed here.
+    // (A flight's are seats in its event, redeemed into the flight.)
+    let target = args
+        .flight_of
+        .as_ref()
+        .map_or(t, |(event, _)| event.as_str());
     for k in 1..=args.satellites.unwrap_or(0) {
-        let won = play_satellite(&sim, args, k).await?;
+        let won = play_satellite(&sim, args, k, target).await?;
         for (player, name, entry) in won {
             let ticket = pb::RegisterRequest {
                 tournament_id: t.into(),
@@ -829,7 +838,7 @@ async fn play(
                 give_up_chips: false,
                 payment: None,
                 ticket: Some(pb::Ticket {
-                    satellite_tournament_id: format!("{t}-sat-{k}"),
+                    satellite_tournament_id: format!("{target}-sat-{k}"),
                     entry,
                 }),
             };
@@ -1096,6 +1105,8 @@ async fn play_flights(
             flights: None,
             flight_of: Some((event.clone(), k)),
             first_player: (k - 1) * (each - overlap),
+            // The satellites' seat winners play the first flight.
+            satellites: if k == 1 { args.satellites } else { None },
             ..args.clone()
         };
         let flight = Box::pin(play(
@@ -1117,6 +1128,7 @@ async fn play_flights(
     let day_2 = SimArgs {
         tournament: Some(event),
         flights: None,
+        satellites: None,
         day_2: true,
         resume_level: level,
         ..args.clone()
