@@ -746,8 +746,8 @@ fn an_event_in_three_flights_plays_day_2_from_their_bags_to_a_winner() {
     // the seats), the event's report the last.
     let entries: u32 = out
         .lines()
-        .filter_map(|l| l.split_once(" entries ("))
-        .last()
+        .rev()
+        .find_map(|l| l.split_once(" entries ("))
         .and_then(|(n, _)| n.parse().ok())
         .unwrap_or_else(|| panic!("{out}"));
     assert!(entries >= 150 + seats, "{out}");
