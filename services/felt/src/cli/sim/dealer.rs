@@ -283,13 +283,15 @@ impl Sim {
             };
             // (Asked again after a restart, seating gives back the hand it
             // dealt, or deals the one it granted.)
-            let begun = match again("begin a hand", || {
+            let asked = Instant::now();
+            let begun = again("begin a hand", || {
                 let mut c = self.seating();
                 let req = self.request(begin.clone());
                 async move { c.begin_hand(req).await }
             })
-            .await
-            {
+            .await;
+            self.time(true, asked.elapsed());
+            let begun = match begun {
                 Ok(begun) => {
                     look = false;
                     begun
@@ -440,7 +442,10 @@ impl Sim {
                         async move { c.execute(req).await }
                     })
                 };
-                let answer = match send(credential.clone()).await {
+                let asked = Instant::now();
+                let sent = send(credential.clone()).await;
+                self.time(false, asked.elapsed());
+                let answer = match sent {
                     // A restarted table service issues new credentials.
                     Err(status)
                         if status.code() == Code::Unauthenticated && credential.is_some() =>

@@ -357,6 +357,32 @@ struct Sim {
     flight: bool,
     /// The number before this tournament's first player's.
     first_player: u32,
+    /// BeginHand's and Execute's answers, in microseconds, timed while
+    /// at least [`TIMED_TABLES`] tables are in play.
+    timed: std::sync::Mutex<(Vec<u32>, Vec<u32>)>,
+}
+
+/// The tables in play from which the sim times BeginHand and Execute (a
+/// 10,000-entry flight's start: issue 28's 1,100).
+pub(super) const TIMED_TABLES: u32 = 1_100;
+
+impl Sim {
+    /// Records one call's time when enough tables are in play.
+    fn time(&self, begin: bool, took: Duration) {
+        if self.clock.tables.load(Ordering::Relaxed) < TIMED_TABLES {
+            return;
+        }
+        let micros = u32::try_from(took.as_micros()).unwrap_or(u32::MAX);
+        let mut timed = self
+            .timed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if begin {
+            timed.0.push(micros);
+        } else {
+            timed.1.push(micros);
+        }
+    }
 }
 
 impl Sim {
@@ -746,6 +772,7 @@ async fn play(
         days: tokio::sync::Mutex::new(0),
         flight: args.flight_of.is_some(),
         first_player: args.first_player,
+        timed: std::sync::Mutex::new((Vec::new(), Vec::new())),
     });
     let began = Instant::now();
     let t = tournament.as_str();
@@ -1061,7 +1088,11 @@ async fn play(
         handle.await??;
     }
     progress.finish_and_clear();
-    if !sim.flight {
+    if sim.flight {
+        if let Some(line) = report::timed(&sim) {
+            println!("felt sim: {tournament} {line}");
+        }
+    } else {
         report(&sim, began.elapsed()).await?;
     }
     Ok(sim)

@@ -124,10 +124,52 @@ pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
         hands as f64 / secs,
         SENT_AGAIN.load(Ordering::Relaxed),
     );
+    if let Some(line) = timed(sim) {
+        println!("{line}");
+    }
     println!("tournament id: {t} (felt audit verify --tournament {t})");
     anyhow::ensure!(
         paid == pool,
         "prizes paid {paid} differ from the pool {pool}"
     );
     Ok(())
+}
+
+/// BeginHand's and Execute's answers while at least `TIMED_TABLES` tables
+/// were in play, as the dealers saw them (a call sent again after its
+/// service was away counts once, with its wait).
+pub(super) fn timed(sim: &Sim) -> Option<String> {
+    let (begin, execute) = {
+        let timed = sim
+            .timed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (timed.0.clone(), timed.1.clone())
+    };
+    if begin.is_empty() {
+        return None;
+    }
+    let quantiles = |mut v: Vec<u32>| {
+        v.sort_unstable();
+        let at = |q: f64| {
+            let i = ((v.len() as f64 * q).ceil() as usize).clamp(1, v.len()) - 1;
+            f64::from(v[i]) / 1_000.0
+        };
+        format!(
+            "p50 {:.2} ms, p99 {:.2} ms over {} calls",
+            at(0.5),
+            at(0.99),
+            v.len()
+        )
+    };
+    Some(format!(
+        "with {}+ tables in play: BeginHand {}; Execute {}",
+        super::TIMED_TABLES,
+        quantiles(begin),
+        if execute.is_empty() {
+            "not called".to_string()
+        } else {
+            quantiles(execute)
+        }
+    ))
 }
