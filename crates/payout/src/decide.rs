@@ -29,13 +29,15 @@ pub enum Command {
     RecordEntries {
         entries: Vec<(EntryId, PlayerId)>,
     },
-    /// An event's Day 1 flights, once they have all bagged (issue 28):
-    /// their entries, add-ons and rebuys go into the event's one pool, and
-    /// the entries that did not reach Day 2 wait for the close, placed
-    /// below every stack that did.
-    RecordFlights {
-        flights: Vec<crate::FlightRecord>,
+    /// A part of an event's Day 1 flight, once every flight has bagged
+    /// (issue 28): its entries, add-ons and rebuys go into the event's one
+    /// pool, its entries out wait for `CloseFlights`.
+    RecordFlight {
+        record: crate::FlightRecord,
     },
+    /// Every flight is recorded: the entries that did not reach Day 2
+    /// wait for the close, placed below every stack that did.
+    CloseFlights,
     RecordAddOn {
         entry: EntryId,
     },
@@ -143,8 +145,14 @@ pub enum PayoutEvent {
         pool: Pool,
         sheet: PaySheet,
     },
-    /// An event's Day 1 flights are recorded (their entries, add-ons,
-    /// rebuys and busts are the events before this one in the decision).
+    /// A part of an event's Day 1 flight recorded: its entries, add-ons
+    /// and rebuys are the event's, its entries out wait for the close.
+    FlightRecorded {
+        record: crate::FlightRecord,
+    },
+    /// An event's Day 1 flights are all recorded: their entries out wait
+    /// for the close (bags not advanced first, then Day 1's busts
+    /// interleaved by flight), numbered in the order they went out.
     FlightsRecorded {
         flights: Vec<u32>,
     },
@@ -231,6 +239,7 @@ impl PayoutEvent {
             PayoutEvent::RegistrationClosed { .. } => "RegistrationClosed",
             PayoutEvent::Busted { .. } => "Busted",
             PayoutEvent::FlightsRecorded { .. } => "FlightsRecorded",
+            PayoutEvent::FlightRecorded { .. } => "FlightRecorded",
             PayoutEvent::BustsHeld { .. } => "BustsHeld",
             PayoutEvent::RoundReleased { .. } => "RoundReleased",
             PayoutEvent::Placed { .. } => "Placed",
@@ -319,7 +328,8 @@ fn decide_places(state: &PayoutState, command: &Command) -> Decided {
         } => configure(state, name, settings, busts),
         Command::RecordEntry { entry, player } => record_entry(state, entry, player),
         Command::RecordEntries { entries } => record_entries(state, entries),
-        Command::RecordFlights { flights } => crate::flights::record_flights(state, flights),
+        Command::RecordFlight { record } => crate::flights::record_flight(state, record),
+        Command::CloseFlights => crate::flights::close_flights(state),
         Command::RemoveEntry { entry } => remove_entry(state, entry),
         Command::RecordAddOn { entry } => record_bought(state, entry, false),
         Command::RecordRebuy { entry } => record_bought(state, entry, true),

@@ -20,7 +20,7 @@ mod state;
 
 pub use deal::{DealMethod, DealResult, DealTerms, deal};
 pub use decide::{Command, IdDocument, IdDocumentKind, PLACED_PER_DECISION, PayoutEvent, decide};
-pub use flights::FlightRecord;
+pub use flights::{FLIGHT_PART, FlightRecord};
 pub use places::{Bust, PlaceGroup, SimultaneousBusts, place, share};
 pub use pool::{MoneySettings, Pool, Withholding};
 pub use rankings::{EventResult, PointsTable, Standing, leaderboard};

@@ -73,6 +73,9 @@ pub struct PayoutState {
     /// An event's flights are recorded (issue 28).
     #[serde(default)]
     pub(crate) flights_recorded: bool,
+    /// An event's flights' entries out, until the flights are closed.
+    #[serde(default)]
+    pub(crate) flight_outs: crate::flights::FlightOuts,
     /// Prizes by place still to be won (from the sheet, or a deal).
     pub(crate) prizes: Vec<Money>,
     /// Amounts the last deal guarantees each player still in.
@@ -274,7 +277,8 @@ impl PayoutState {
                 self.prizes = sheet.prizes();
                 self.sheet = Some(sheet.clone());
             }
-            PayoutEvent::FlightsRecorded { .. } => self.flights_recorded = true,
+            PayoutEvent::FlightRecorded { record } => self.flight_recorded(record),
+            PayoutEvent::FlightsRecorded { .. } => self.flights_closed(),
             PayoutEvent::Busted { busts } => {
                 for b in busts {
                     if let Some(e) = self.entries.get_mut(&b.entry) {

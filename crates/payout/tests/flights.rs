@@ -36,6 +36,7 @@ fn flight(n: u32, size: u64, left: u64, not_advanced: &[u64]) -> FlightRecord {
     let id = |k: u64| EntryId(u64::from(n) * 10_000_000 + k);
     FlightRecord {
         flight: n,
+        field: size as u32,
         entries: (1..=size)
             .map(|k| (id(k), format!("f{n}p{k}").parse().unwrap()))
             .collect(),
@@ -55,20 +56,18 @@ fn the_flights_make_one_pool_and_share_the_lowest_places_by_their_size() {
     let mut settings = MoneySettings::club();
     settings.rebuy = 4_000;
     let mut state = configured(settings.clone());
-    run(
+    record(
         &mut state,
-        &Command::RecordFlights {
-            flights: vec![
-                FlightRecord {
-                    rebuys: vec![EntryId(10_000_001)],
-                    ..flight(1, 40, 10, &[])
-                },
-                FlightRecord {
-                    rebuys: vec![EntryId(20_000_001)],
-                    ..flight(2, 20, 5, &[18])
-                },
-            ],
-        },
+        vec![
+            FlightRecord {
+                rebuys: vec![EntryId(10_000_001)],
+                ..flight(1, 40, 10, &[])
+            },
+            FlightRecord {
+                rebuys: vec![EntryId(20_000_001)],
+                ..flight(2, 20, 5, &[18])
+            },
+        ],
     );
     let events = run(&mut state, &Command::CloseRegistration);
     let PayoutEvent::RegistrationClosed { pool, .. } = &events[0] else {
@@ -101,37 +100,54 @@ fn the_flights_make_one_pool_and_share_the_lowest_places_by_their_size() {
     assert_eq!(state.remaining(), 14);
 }
 
-/// Refused, changing nothing: recorded twice, or a flight's own payout.
+/// Refused, changing nothing: a flight recorded after the close, an
+/// entry twice, an out number beyond the flight's field, a close with no
+/// flight, or a flight's own payout.
 #[test]
 fn flights_are_recorded_once_by_their_event() {
     let mut state = configured(MoneySettings::club());
-    let flights = vec![flight(1, 10, 4, &[])];
-    run(
-        &mut state,
-        &Command::RecordFlights {
-            flights: flights.clone(),
+    let refused = |state: &PayoutState, command: &Command| {
+        let error = decide(state, command).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                PayoutError::FlightsRefused { .. }
+                    | PayoutError::DuplicateEntry { .. }
+                    | PayoutError::OutOfField { .. }
+                    | PayoutError::NoEntries
+            ),
+            "{error}"
+        );
+    };
+    refused(&state, &Command::CloseFlights);
+    let one = flight(1, 10, 4, &[]);
+    let mut beyond = one.clone();
+    beyond.out[0].1 = 11;
+    refused(&state, &Command::RecordFlight { record: beyond });
+    record(&mut state, vec![one.clone()]);
+    let before = state.clone();
+    refused(
+        &state,
+        &Command::RecordFlight {
+            record: one.clone(),
         },
     );
-    let before = state.clone();
-    assert!(matches!(
-        decide(
-            &state,
-            &Command::RecordFlights {
-                flights: flights.clone()
-            }
-        ),
-        Err(PayoutError::FlightsRefused { .. })
-    ));
+    refused(&state, &Command::CloseFlights);
     assert_eq!(state, before);
     let mut of_a_flight = MoneySettings::club();
     of_a_flight.structure = Structure::Flight {
         event: "big50".into(),
     };
     let flight_state = configured(of_a_flight);
-    assert!(matches!(
-        decide(&flight_state, &Command::RecordFlights { flights }),
-        Err(PayoutError::FlightsRefused { .. })
-    ));
+    refused(&flight_state, &Command::RecordFlight { record: one });
+}
+
+/// Every flight recorded a part at a time, then closed.
+fn record(state: &mut PayoutState, flights: Vec<FlightRecord>) {
+    for f in flights {
+        run(state, &Command::RecordFlight { record: f });
+    }
+    run(state, &Command::CloseFlights);
 }
 
 /// A flight pays no place of its own: its sheet is empty, its pool the

@@ -79,6 +79,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             out += (entries.len() - sealed.bags.len()) as u32;
             records.push(felt_payout::FlightRecord {
                 flight: *number,
+                field: entries.len() as u32,
                 add_ons: payout
                     .entries()
                     .iter()
@@ -121,11 +122,53 @@ impl<L: EventLog + 'static> Conductor<L> {
                 .map(|b| b.entry)
                 .collect();
         }
+        // A part at a time (each decision one log message), then closed.
+        for r in records {
+            // Each entry's add-ons, rebuys and bust go with its part.
+            let part_of: std::collections::HashMap<EntryId, usize> = r
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(i, (e, _))| (*e, i / felt_payout::FLIGHT_PART))
+                .collect();
+            let parts = r.entries.len().div_ceil(felt_payout::FLIGHT_PART).max(1);
+            let of = |e: &EntryId, k: usize| part_of.get(e).copied().unwrap_or(0) == k;
+            for k in 0..parts {
+                let part = felt_payout::FlightRecord {
+                    flight: r.flight,
+                    field: r.field,
+                    entries: r
+                        .entries
+                        .iter()
+                        .skip(k * felt_payout::FLIGHT_PART)
+                        .take(felt_payout::FLIGHT_PART)
+                        .cloned()
+                        .collect(),
+                    add_ons: r.add_ons.iter().filter(|e| of(e, k)).copied().collect(),
+                    rebuys: r.rebuys.iter().filter(|e| of(e, k)).copied().collect(),
+                    out: r.out.iter().filter(|(e, _)| of(e, k)).copied().collect(),
+                    not_advanced: r
+                        .not_advanced
+                        .iter()
+                        .filter(|e| of(e, k))
+                        .copied()
+                        .collect(),
+                };
+                self.pay_from(
+                    t,
+                    &format!("flights-pay-{command_id}-{}-{k}", r.flight),
+                    now,
+                    felt_payout::Command::RecordFlight { record: part },
+                    from,
+                )
+                .await?;
+            }
+        }
         self.pay_from(
             t,
-            &format!("flights-pay-{command_id}"),
+            &format!("flights-close-{command_id}"),
             now,
-            felt_payout::Command::RecordFlights { flights: records },
+            felt_payout::Command::CloseFlights,
             from,
         )
         .await?;

@@ -269,6 +269,15 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
             target_tournament_id: target.clone(),
             value: *value,
         }),
+        PayoutEvent::FlightRecorded { record: r } => pe::Kind::FlightRecorded(pe::FlightRecorded {
+            flight: r.flight,
+            field: r.field,
+            entries: r.entries.iter().map(|(e, _)| e.get()).collect(),
+            add_ons: r.add_ons.len() as u32,
+            rebuys: r.rebuys.len() as u32,
+            out: r.out.len() as u32,
+            not_advanced: r.not_advanced.iter().map(|e| e.get()).collect(),
+        }),
         PayoutEvent::FlightsRecorded { flights } => {
             pe::Kind::FlightsRecorded(pe::FlightsRecorded {
                 flights: flights.clone(),

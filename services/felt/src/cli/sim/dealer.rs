@@ -480,9 +480,7 @@ impl Sim {
                 add_ons_sold = true;
                 self.sell_add_ons(table).await?;
             }
-            if !self.pace.is_zero() {
-                tokio::time::sleep(self.pace).await;
-            }
+            self.rest(table, hands).await;
         }
     }
 

@@ -77,6 +77,12 @@ pub(crate) struct SimArgs {
     /// table does), to watch a run on the room display or to fault it.
     #[arg(long, default_value_t = 0)]
     pace_ms: u64,
+    /// `--pace-ms` only while at least this many tables are in play (the
+    /// rest of the run at full speed): a room of that size dealing at a
+    /// live pace, its services timed (BeginHand and Execute, reported
+    /// with 1,100 or more tables in play).
+    #[arg(long, requires = "pace_ms")]
+    pace_while_tables: Option<u32>,
     /// Play against running services instead of bringing them: seating's
     /// address (with --table, --clock, --payout and --token). The clock is
     /// then the services' real one.
@@ -323,6 +329,8 @@ struct Sim {
     simulated: bool,
     /// A dealer's rest after each hand.
     pace: Duration,
+    /// The pace applies only while this many tables are in play.
+    pace_while_tables: u32,
     /// The dealers deal real cards (from the simulation's own decks).
     physical: bool,
     /// Entries by number: the player's id and name (for re-entries), and
@@ -367,6 +375,22 @@ struct Sim {
 pub(super) const TIMED_TABLES: u32 = 1_100;
 
 impl Sim {
+    /// A dealer's rest after hand `hand` at `table`, where the pace
+    /// applies now: half to one and a half times the pace, spread by the
+    /// table and the hand (live tables do not end their hands together;
+    /// no random draw, so a run plays the same however it is paced).
+    async fn rest(&self, table: u32, hand: u64) {
+        if !self.pace.is_zero()
+            && self.clock.tables.load(Ordering::Relaxed) >= self.pace_while_tables
+        {
+            let spread = (u64::from(table).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ hand)
+                .wrapping_mul(0xbf58_476d_1ce4_e5b9)
+                % 1_000;
+            let millis = self.pace.as_millis() as u64;
+            tokio::time::sleep(Duration::from_millis(millis / 2 + millis * spread / 1_000)).await;
+        }
+    }
+
     /// Records one call's time when enough tables are in play.
     fn time(&self, begin: bool, took: Duration) {
         if self.clock.tables.load(Ordering::Relaxed) < TIMED_TABLES {
@@ -758,6 +782,7 @@ async fn play(
         token,
         simulated,
         pace: Duration::from_millis(args.pace_ms),
+        pace_while_tables: args.pace_while_tables.unwrap_or(0),
         physical: args.deal == DealArg::Physical,
         entries: std::sync::Mutex::new(std::collections::HashMap::new()),
         rebought: std::sync::Mutex::new(std::collections::HashMap::new()),
