@@ -174,3 +174,45 @@ fn a_flight_pays_nothing_itself() {
     assert_eq!(sheet.paid(), 0);
     assert_eq!(pool.collected, 12 * 4_000);
 }
+
+/// A flight is recorded a part at a time: a part of more than
+/// `FLIGHT_PART` entries is refused (one decision is one log message, and
+/// a JetStream server takes at most 1 MB in one: 30,000 entries in one
+/// decision made 12 MB), and a flight of 5,000 recorded in three parts
+/// is the same pool as in one go.
+#[test]
+fn a_flight_is_recorded_in_parts_each_a_small_decision() {
+    let mut state = configured(MoneySettings::generated(4_000, 1_000));
+    let whole = flight(1, 5_000, 500, &[]);
+    let error = decide(
+        &state,
+        &Command::RecordFlight {
+            record: whole.clone(),
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(error, PayoutError::TooMuch { .. }), "{error}");
+    for part in whole.entries.chunks(felt_payout::FLIGHT_PART) {
+        let ids: std::collections::BTreeSet<EntryId> = part.iter().map(|(e, _)| *e).collect();
+        let record = FlightRecord {
+            entries: part.to_vec(),
+            out: whole
+                .out
+                .iter()
+                .filter(|(e, _)| ids.contains(e))
+                .copied()
+                .collect(),
+            ..whole.clone()
+        };
+        let events = run(&mut state, &Command::RecordFlight { record });
+        let bytes = rmp_serde::to_vec(&events).unwrap().len();
+        assert!(bytes < 512 * 1024, "a part of {bytes} bytes");
+    }
+    run(&mut state, &Command::CloseFlights);
+    let events = run(&mut state, &Command::CloseRegistration);
+    let PayoutEvent::RegistrationClosed { pool, .. } = &events[0] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(pool.entries, 5_000);
+    assert_eq!(state.remaining(), 500);
+}
