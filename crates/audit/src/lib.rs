@@ -1013,39 +1013,20 @@ async fn check_flights<L: EventLog>(
     let mut read = PerStream(log);
     // Every flight's sealed bags, by entry (flight entries are numbered
     // apart, so one map holds them all).
-    let mut sealed: BTreeMap<EntryId, u64> = BTreeMap::new();
-    let mut flights = 0u32;
-    for created in aggregates::tournaments(log).await? {
-        let of_t = created
-            .definition
-            .as_ref()
-            .is_some_and(|d| d.money.structure.flight_of() == Some(t));
-        if !of_t {
-            continue;
-        }
-        flights += 1;
-        let events: Vec<SeatingEvent> = read
-            .read(&seating_stream(created.tournament.as_str())?)
-            .await?
-            .iter()
-            .filter_map(|e| e.decode().ok())
-            .collect();
-        let mut bags: BTreeMap<EntryId, u64> = BTreeMap::new();
-        for e in &events {
-            match e {
-                SeatingEvent::StacksBagged { bags: list } => {
-                    bags = list.iter().map(|b| (b.entry, b.chips)).collect();
-                }
-                SeatingEvent::BagRecounted { entry, chips } => {
-                    bags.insert(*entry, *chips);
-                }
-                SeatingEvent::BagsSealed { .. } => sealed.append(&mut bags),
-                _ => {}
+    let mut left: BTreeMap<EntryId, u64> = BTreeMap::new();
+    let flights = aggregates::flights_of(log, t).await?;
+    for f in &flights {
+        let mut seating = SeatingState::default();
+        for e in read.read(&seating_stream(f.as_str())?).await? {
+            if let Ok(e) = e.decode::<SeatingEvent>() {
+                seating.apply(&e);
             }
+        }
+        if let Some(bags) = seating.room().bags.as_ref().filter(|b| b.sealed) {
+            left.extend(bags.bags.iter().map(|(&e, b)| (e, b.chips)));
         }
     }
     let mut wrong = Vec::new();
-    let mut left = sealed.clone();
     for s in stacks {
         let chips: Option<u64> = s
             .bags
@@ -1075,7 +1056,10 @@ async fn check_flights<L: EventLog>(
         ));
     }
     report.check(
-        &format!("{t}: every bag of its {flights} flights reached Day 2 or was forfeited"),
+        &format!(
+            "{t}: every bag of its {} flights reached Day 2 or was forfeited",
+            flights.len()
+        ),
         if wrong.is_empty() {
             Ok(())
         } else {

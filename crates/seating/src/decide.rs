@@ -1608,11 +1608,7 @@ pub fn gate(state: &SeatingState, table: TableNo) -> Result<(), SeatingError> {
     // A day played down to a count: once the count is reached (in one
     // hand, before hand-for-hand could start), the hands being played are
     // the day's last; the day ends as they end.
-    let target = settings
-        .play_down_to
-        .get(room.days_resumed as usize)
-        .copied()
-        .unwrap_or(0);
+    let target = settings.play_down_on(room.days_resumed);
     if room.last_hands.is_none()
         && room.hand_for_hand.is_none()
         && target > 0

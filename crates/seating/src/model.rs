@@ -298,6 +298,11 @@ impl Settings {
         }
     }
 
+    /// The count day `day` (0: day 1) is played down to (0: none).
+    pub fn play_down_on(&self, day: u32) -> u32 {
+        self.play_down_to.get(day as usize).copied().unwrap_or(0)
+    }
+
     /// Seed 003: tables of 9, 6,000 chips, at most 27 players, play on
     /// down to 6.
     pub fn club() -> Settings {

@@ -197,8 +197,7 @@ fn play_down(work: &mut Work) {
     if room.last_hands.is_some() {
         return;
     }
-    let day = room.days_resumed as usize;
-    let target = work.settings().play_down_to.get(day).copied().unwrap_or(0);
+    let target = work.settings().play_down_on(room.days_resumed);
     if target == 0 {
         return;
     }

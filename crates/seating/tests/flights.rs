@@ -58,6 +58,11 @@ fn advanced(events: &[SeatingEvent]) -> (Vec<AdvancedStack>, Vec<FlightBag>, u32
     }
 }
 
+/// The event takes the two flights' bags, `out` of their entries out.
+fn advance(state: &mut SeatingState, out: u32) -> Vec<SeatingEvent> {
+    run(state, SeatingCommand::AdvanceFlights { bags: bags(), out })
+}
+
 fn ana(advanced: &[AdvancedStack]) -> &AdvancedStack {
     advanced
         .iter()
@@ -94,13 +99,7 @@ fn a_flights_entries_keep_numbers_of_their_own_span() {
 #[test]
 fn best_stack_forward_forfeits_the_smaller_bag() {
     let mut state = event(FlightStacks::Best);
-    let events = run(
-        &mut state,
-        SeatingCommand::AdvanceFlights {
-            bags: bags(),
-            out: 40,
-        },
-    );
+    let events = advance(&mut state, 40);
     let (advanced, forfeited, out_before) = advanced(&events);
     assert_eq!(advanced.len(), 4);
     let a = ana(&advanced);
@@ -119,13 +118,7 @@ fn best_stack_forward_forfeits_the_smaller_bag() {
 #[test]
 fn first_stack_forward_keeps_the_earliest_flights_bag() {
     let mut state = event(FlightStacks::First);
-    let events = run(
-        &mut state,
-        SeatingCommand::AdvanceFlights {
-            bags: bags(),
-            out: 0,
-        },
-    );
+    let events = advance(&mut state, 0);
     let (advanced, forfeited, out_before) = advanced(&events);
     let a = ana(&advanced);
     assert_eq!((a.entry, a.chips), (bags()[0].entry, 30_000));
@@ -139,13 +132,7 @@ fn first_stack_forward_keeps_the_earliest_flights_bag() {
 #[test]
 fn stacks_added_play_as_one_on_the_first_entry() {
     let mut state = event(FlightStacks::Added);
-    let events = run(
-        &mut state,
-        SeatingCommand::AdvanceFlights {
-            bags: bags(),
-            out: 0,
-        },
-    );
+    let events = advance(&mut state, 0);
     let (advanced, forfeited, out_before) = advanced(&events);
     let a = ana(&advanced);
     assert_eq!((a.entry, a.chips), (bags()[0].entry, 75_000));
@@ -161,13 +148,7 @@ fn stacks_added_play_as_one_on_the_first_entry() {
 #[test]
 fn the_events_start_draws_the_stacks_and_numbers_busts_after_the_flights() {
     let mut state = event(FlightStacks::Best);
-    run(
-        &mut state,
-        SeatingCommand::AdvanceFlights {
-            bags: bags(),
-            out: 40,
-        },
-    );
+    advance(&mut state, 40);
     run_with(&mut state, SeatingCommand::Start, seed(7));
     for b in bags().iter().skip(1) {
         assert!(
@@ -234,13 +215,7 @@ fn bad_advances_are_refused() {
         ),
         Err(SeatingError::InvalidFlightBag { .. })
     ));
-    run(
-        &mut state,
-        SeatingCommand::AdvanceFlights {
-            bags: bags(),
-            out: 0,
-        },
-    );
+    advance(&mut state, 0);
     refused(
         &mut state,
         SeatingCommand::AdvanceFlights {

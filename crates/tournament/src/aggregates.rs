@@ -345,6 +345,24 @@ pub async fn tournaments<L: felt_eventlog::EventLog>(
         .collect()
 }
 
+/// The Day 1 flights of event `t` (issue 28): the tournaments whose pay
+/// structure names it, in the order they were created.
+pub async fn flights_of<L: felt_eventlog::EventLog>(
+    log: &L,
+    t: &str,
+) -> Result<Vec<felt_vocabulary::TournamentId>, LogError> {
+    Ok(tournaments(log)
+        .await?
+        .into_iter()
+        .filter(|c| {
+            c.definition
+                .as_ref()
+                .is_some_and(|d| d.money.structure.flight_of() == Some(t))
+        })
+        .map(|c| c.tournament)
+        .collect())
+}
+
 /// Which of a tournament's three parts the log holds. A tournament is
 /// whole when all three are; logs written before creation became all or
 /// nothing can hold a registered tournament whose clock or payout refused

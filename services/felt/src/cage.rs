@@ -133,18 +133,9 @@ pub async fn from_log<L: felt_eventlog::EventLog>(log: &L, t: &str) -> Result<Ca
     // (each flight's own books list the same money, collected for here).
     let mut names = std::collections::HashMap::new();
     if seating.settings().is_some_and(|s| s.flights.is_some()) {
-        for created in felt_tournament::aggregates::tournaments(log).await? {
-            let of_t = created
-                .definition
-                .as_ref()
-                .is_some_and(|d| d.money.structure.flight_of() == Some(t));
-            if !of_t {
-                continue;
-            }
-            let flight: Vec<Recorded<SeatingEvent>> = recorded(
-                &log.read(&seating_stream(created.tournament.as_str())?, 1)
-                    .await?,
-            )?;
+        for f in felt_tournament::aggregates::flights_of(log, t).await? {
+            let flight: Vec<Recorded<SeatingEvent>> =
+                recorded(&log.read(&seating_stream(f.as_str())?, 1).await?)?;
             for r in flight {
                 match &r.event {
                     SeatingEvent::Registered {

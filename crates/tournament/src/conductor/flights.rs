@@ -12,14 +12,8 @@ impl<L: EventLog + 'static> Conductor<L> {
     pub async fn flights_of(&self, t: &str) -> Result<Vec<(u32, String)>> {
         let log = self.seating.log().clone();
         let mut flights = Vec::new();
-        for created in crate::aggregates::tournaments(log.as_ref()).await? {
-            let Some(d) = &created.definition else {
-                continue;
-            };
-            if d.money.structure.flight_of() != Some(t) {
-                continue;
-            }
-            let id = created.tournament.to_string();
+        for id in crate::aggregates::flights_of(log.as_ref(), t).await? {
+            let id = id.to_string();
             let number = self
                 .seating_state(&id)
                 .await?
