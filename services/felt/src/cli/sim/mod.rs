@@ -465,23 +465,15 @@ impl Sim {
     /// A rehearsal on the real clock: the director cuts the level or break
     /// `clock` shows to `seconds` (once each, by its command id).
     async fn shorten(&self, clock: &pb::ClockView, seconds: u32) -> anyhow::Result<()> {
-        let limit = i64::from(seconds) * 1_000;
-        if clock.status() != pb::ClockStatus::Running || clock.remaining_ms <= limit {
+        let Some((command_id, limit)) = shortening(clock, seconds) else {
             return Ok(());
-        }
-        let period = if clock.on_break {
-            // (A break is known by the blinds coming after it.)
-            let coming = clock.blinds.as_ref().map_or(0, |b| b.big_blind);
-            format!("break-before-{coming}")
-        } else {
-            format!("level-{}", clock.level)
         };
         use pb::control_clock_request::Command;
         again("shorten the level", || {
             let mut c = ClockServiceClient::new(self.up.clock.clone());
             let req = self.request(pb::ControlClockRequest {
                 tournament_id: self.tournament.clone(),
-                command_id: format!("sim-{seconds}s-{period}"),
+                command_id: command_id.clone(),
                 command: Some(Command::SetRemaining(pb::SetRemaining {
                     remaining_ms: limit,
                 })),
@@ -1190,4 +1182,78 @@ async fn play_flights(
         ..args.clone()
     };
     Box::pin(play(up, token, clock, simulated, &day_2)).await
+}
+
+/// The director's cut of the period `clock` shows to `seconds` in a
+/// rehearsal on the real clock: its command id (one per level or break,
+/// so it is cut once) and the time left, while the period's time runs on
+/// the wall clock and more than that is left. A level runs while the clock
+/// does; a break also in hand-for-hand (seed 002 RP8 stops a level's clock
+/// between hands, never a break's).
+fn shortening(clock: &pb::ClockView, seconds: u32) -> Option<(String, i64)> {
+    let limit = i64::from(seconds) * 1_000;
+    let counting = match clock.status() {
+        pb::ClockStatus::Running => true,
+        pb::ClockStatus::HandForHand => clock.on_break,
+        _ => false,
+    };
+    if !counting || clock.remaining_ms <= limit {
+        return None;
+    }
+    let period = if clock.on_break {
+        // (A break is known by the blinds coming after it.)
+        let coming = clock.blinds.as_ref().map_or(0, |b| b.big_blind);
+        format!("break-before-{coming}")
+    } else {
+        format!("level-{}", clock.level)
+    };
+    Some((format!("sim-{seconds}s-{period}"), limit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock(status: pb::ClockStatus, on_break: bool, remaining_ms: i64) -> pb::ClockView {
+        let mut clock = pb::ClockView {
+            on_break,
+            remaining_ms,
+            level: if on_break { 0 } else { 7 },
+            blinds: Some(pb::Level {
+                big_blind: 1_500,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        clock.set_status(status);
+        clock
+    }
+
+    #[test]
+    fn a_running_level_or_break_is_cut_once_by_its_own_command_id() {
+        let level = shortening(&clock(pb::ClockStatus::Running, false, 900_000), 5);
+        assert_eq!(level, Some(("sim-5s-level-7".to_string(), 5_000)));
+        let pause = shortening(&clock(pb::ClockStatus::Running, true, 600_000), 5);
+        assert_eq!(pause, Some(("sim-5s-break-before-1500".to_string(), 5_000)));
+        // Already short enough, or not running: left alone.
+        assert_eq!(
+            shortening(&clock(pb::ClockStatus::Running, false, 5_000), 5),
+            None
+        );
+        assert_eq!(
+            shortening(&clock(pb::ClockStatus::Paused, false, 900_000), 5),
+            None
+        );
+    }
+
+    /// CI's cluster run: a hand-for-hand round ended with the level, a
+    /// 10-minute break began on the wall clock in hand-for-hand, and the
+    /// sim, cutting only a running clock's periods, waited it out.
+    #[test]
+    fn a_break_taken_in_hand_for_hand_is_cut_but_a_level_stopped_between_hands_is_not() {
+        let pause = shortening(&clock(pb::ClockStatus::HandForHand, true, 600_000), 5);
+        assert_eq!(pause, Some(("sim-5s-break-before-1500".to_string(), 5_000)));
+        let level = shortening(&clock(pb::ClockStatus::HandForHand, false, 900_000), 5);
+        assert_eq!(level, None);
+    }
 }
