@@ -291,10 +291,12 @@ fn fold<S: Default, E>(
 /// the ticket's reference, and whether the entry was refunded since.
 type Redeemed = (EntryId, felt_seating::PlayerId, String, bool);
 
-/// An event's stacks from its flights' bags, and the bags forfeited.
+/// An event's stacks from its flights' bags, the bags forfeited, and
+/// where its day resumed the structure.
 type Advanced = (
     Vec<felt_seating::AdvancedStack>,
     Vec<felt_seating::FlightBag>,
+    Option<felt_seating::DayResume>,
 );
 
 async fn verify_tournament(
@@ -330,8 +332,9 @@ async fn verify_tournament(
             SeatingEvent::FlightsAdvanced {
                 advanced: stacks,
                 forfeited,
+                resume,
                 ..
-            } => *advanced = Some((stacks.clone(), forfeited.clone())),
+            } => *advanced = Some((stacks.clone(), forfeited.clone(), *resume)),
             _ => {}
         }
     }
@@ -1007,13 +1010,15 @@ async fn check_tickets<L: EventLog>(
 async fn check_flights<L: EventLog>(
     log: &L,
     t: &str,
-    (stacks, forfeited): &Advanced,
+    (stacks, forfeited, resume): &Advanced,
     report: &mut Audit,
 ) -> Result<()> {
     let mut read = PerStream(log);
     // Every flight's sealed bags, by entry (flight entries are numbered
     // apart, so one map holds them all).
     let mut left: BTreeMap<EntryId, u64> = BTreeMap::new();
+    // Where the furthest flight's day ended: (day, level, time left).
+    let mut furthest: Option<(u32, u32, i64)> = None;
     let flights = aggregates::flights_of(log, t).await?;
     for f in &flights {
         let mut seating = SeatingState::default();
@@ -1025,6 +1030,36 @@ async fn check_flights<L: EventLog>(
         if let Some(bags) = seating.room().bags.as_ref().filter(|b| b.sealed) {
             left.extend(bags.bags.iter().map(|(&e, b)| (e, b.chips)));
         }
+        let mut clock = ClockState::default();
+        for e in read.read(&clock_stream(f.as_str())?).await? {
+            if let Ok(e) = e.decode::<felt_clock::ClockEvent>() {
+                clock.apply(&e);
+            }
+        }
+        if let Some((level, left)) = clock.resume_point() {
+            let here = (clock.day(), level, left);
+            let later = |a: (u32, u32, i64)| (a.0, a.1, std::cmp::Reverse(a.2));
+            if furthest.is_none_or(|b| later(here) > later(b)) {
+                furthest = Some(here);
+            }
+        }
+    }
+    // Recorded before the resume was kept: nothing to check.
+    if let Some(r) = resume {
+        report.check(
+            &format!("{t}: Day 2 resumed the structure where the furthest flight's day ended"),
+            match furthest {
+                Some((day, level, left))
+                    if r.day == day + 1 && r.level == level && r.remaining_ms <= left =>
+                {
+                    Ok(())
+                }
+                other => Err(format!(
+                    "resumed on day {} at level {} with {} ms left; the flights ended at {other:?} (day, level, ms left)",
+                    r.day, r.level, r.remaining_ms
+                )),
+            },
+        );
     }
     let mut wrong = Vec::new();
     for s in stacks {
@@ -1075,13 +1110,22 @@ fn check_bags(t: &str, seating_events: &[SeatingEvent], report: &mut Audit) {
             advanced,
             forfeited,
             out_before,
+            resume,
         } = e
         {
             let kept: u128 = advanced.iter().map(|a| u128::from(a.chips)).sum();
             let lost: u128 = forfeited.iter().map(|b| u128::from(b.chips)).sum();
             let bags: usize = advanced.iter().map(|a| a.bags.len()).sum();
+            let resumed = resume.map_or(String::new(), |r| {
+                format!(
+                    "; day {} from level {} with {} s left",
+                    r.day,
+                    r.level,
+                    r.remaining_ms / 1_000
+                )
+            });
             report.note(format!(
-                "{t}: Day 2 from the flights: {} stacks of {kept} chips from {bags} bags, {} bags of {lost} chips forfeited, {out_before} flight entries out before",
+                "{t}: Day 2 from the flights: {} stacks of {kept} chips from {bags} bags, {} bags of {lost} chips forfeited, {out_before} flight entries out before{resumed}",
                 advanced.len(),
                 forfeited.len()
             ));

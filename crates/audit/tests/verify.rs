@@ -305,7 +305,8 @@ async fn a_bust_deciding_on_a_rebuy_is_not_a_seat_the_tables_disagree_on() {
 
 /// An event's Day 2 must come from its flights' sealed bags (issue 28):
 /// stacks advanced by a floor command that no flight bagged fail the
-/// audit's flights check, naming the entries.
+/// audit's flights check, naming the entries; a level to resume at that
+/// no flight's day ended in fails the resume check.
 #[tokio::test]
 async fn stacks_no_flight_bagged_fail_the_flights_check() {
     let dir = tempfile::tempdir().unwrap();
@@ -329,6 +330,11 @@ async fn stacks_no_flight_bagged_fail_the_flights_check() {
         felt_seating::SeatingCommand::AdvanceFlights {
             bags: vec![bag(1, 9_000), bag(2, 3_000)],
             out: 0,
+            resume: Some(felt_seating::DayResume {
+                day: 2,
+                level: 9,
+                remaining_ms: 60_000,
+            }),
         },
         "made-up",
         T0,
@@ -342,6 +348,12 @@ async fn stacks_no_flight_bagged_fail_the_flights_check() {
     let failed: Vec<&str> = audit.failures().collect();
     assert!(
         failed.contains(&"event: every bag of its 0 flights reached Day 2 or was forfeited"),
+        "{:?}",
+        audit.lines
+    );
+    assert!(
+        failed
+            .contains(&"event: Day 2 resumed the structure where the furthest flight's day ended"),
         "{:?}",
         audit.lines
     );

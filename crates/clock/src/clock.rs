@@ -165,6 +165,15 @@ pub enum ClockCommand {
     StartDay {
         at: Millis,
     },
+    /// An event's first day played after its Day 1 flights (issue 28)
+    /// starts at the day, the level and the time left in it that the
+    /// flights' day ended with (the structure resumed where they stopped).
+    StartFrom {
+        at: Millis,
+        day: u32,
+        level: u32,
+        remaining: Millis,
+    },
     /// Time-bank cards a player used on the action clock.
     UseTimeBank {
         at: Millis,
@@ -206,6 +215,7 @@ impl ClockCommand {
             | DrawEndOfDay { at }
             | EndDay { at }
             | StartDay { at }
+            | StartFrom { at, .. }
             | UseTimeBank { at, .. }
             | ColourUp { at, .. } => *at = time,
         }
@@ -231,6 +241,7 @@ impl ClockCommand {
             | DrawEndOfDay { at }
             | EndDay { at }
             | StartDay { at }
+            | StartFrom { at, .. }
             | UseTimeBank { at, .. }
             | ColourUp { at, .. } => Some(*at),
         }
@@ -513,6 +524,22 @@ impl ClockState {
                 (0..self.period).rev().find_map(|p| s.level_number(p))
             })
             .unwrap_or(0)
+    }
+
+    /// Where the next day resumes the structure: the level the clock is in
+    /// and the time left in it, or, once that level's time has run out or
+    /// on a break, the next level with its full time. `None` before the
+    /// start or with no level left.
+    pub fn resume_point(&self) -> Option<(u32, Millis)> {
+        let s = self.structure.as_ref()?;
+        if self.status == Status::NotStarted {
+            return None;
+        }
+        if let Some(level) = s.level_number(self.period).filter(|_| self.remaining > 0) {
+            return Some((level, self.remaining));
+        }
+        (self.period + 1..s.periods.len())
+            .find_map(|p| Some((s.level_number(p)?, s.periods[p].millis())))
     }
 
     pub(crate) fn structure(&self) -> Result<&Structure, ClockError> {

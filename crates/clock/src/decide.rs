@@ -47,6 +47,12 @@ pub fn decide(
         DrawEndOfDay { at } => now.end_day_after(*at, card_from(seed), Some(*seed)),
         EndDay { at } => now.end_day(*at),
         StartDay { at } => now.start_day(*at),
+        StartFrom {
+            at,
+            day,
+            level,
+            remaining,
+        } => now.start_from(*at, *day, *level, *remaining),
         UseTimeBank { at, player, cards } => now.use_time_bank(*at, *player, *cards),
         ColourUp {
             at,
@@ -340,6 +346,45 @@ impl<'a> Now<'a> {
             at,
             day: self.s.day + 1,
         }])
+    }
+
+    /// Issue 28: an event fed by flights starts its day where they ended:
+    /// started, on that day, at that level with that time left.
+    fn start_from(
+        &self,
+        at: Millis,
+        day: u32,
+        level: u32,
+        remaining: Millis,
+    ) -> Result<Vec<ClockEvent>, ClockError> {
+        let mut events = self.start(at)?;
+        let structure = self.structure;
+        let period = structure
+            .period_of_level(level)
+            .ok_or(ClockError::NoSuchLevel {
+                level,
+                levels: structure.levels(),
+            })?;
+        let millis = structure.periods[period].millis();
+        if remaining <= 0 || remaining > millis {
+            return Err(ClockError::InvalidRemaining {
+                remaining,
+                period: millis,
+            });
+        }
+        if day == 0 {
+            return Err(ClockError::InvalidDay { day });
+        }
+        if day > 1 {
+            events.push(ClockEvent::DayStarted { at, day });
+        }
+        if period != 0 {
+            events.push(ClockEvent::JumpedToLevel { at, period });
+        }
+        if remaining != millis {
+            events.push(ClockEvent::RemainingSet { at, remaining });
+        }
+        Ok(events)
     }
 
     fn use_time_bank(

@@ -46,6 +46,8 @@ pub enum ClockError {
     InvalidRemaining { remaining: Millis, period: Millis },
     #[error("there is no level {level}: the structure has {levels}")]
     NoSuchLevel { level: u32, levels: u32 },
+    #[error("days are numbered from 1, not {day}")]
+    InvalidDay { day: u32 },
     #[error("hand-for-hand needs at least one table")]
     NoTables,
     #[error("table {table} is not playing hand-for-hand")]
@@ -98,6 +100,7 @@ impl felt_vocabulary::Classified for ClockError {
             | C::InvalidSetting { .. }
             | C::InvalidRemaining { .. }
             | C::NoSuchLevel { .. }
+            | C::InvalidDay { .. }
             | C::NoTables
             | C::InvalidDraw { .. }
             | C::ColourUpChip { .. } => ErrorKind::Malformed,

@@ -491,6 +491,110 @@ fn the_end_of_the_day_after_a_drawn_number_of_hands_and_the_next_day() {
     assert_eq!(held(&state), 4);
 }
 
+/// Issue 28 (Day 2 from several Day 1 flights resumes "the structure at
+/// the level the day ended in"): given a flight's day ended 10 minutes
+/// into level 3, its resume point is level 3 with 10 minutes left; given
+/// one ended at a level's very end, or on the break after level 6, the
+/// next level with its full time.
+#[test]
+fn a_day_resumes_in_the_level_it_ended_in_or_the_next_once_that_ran_out() {
+    let mut flight = started();
+    assert_eq!(ClockState::default().resume_point(), None);
+    run(&mut flight, ClockCommand::EndDay { at: T0 + 50 * MIN });
+    assert_eq!(flight.resume_point(), Some((3, 10 * MIN)));
+    let mut to_the_end = started();
+    run(&mut to_the_end, ClockCommand::EndDay { at: T0 + 60 * MIN });
+    assert_eq!(to_the_end.resume_point(), Some((4, 20 * MIN)));
+    let mut on_break = started();
+    run(&mut on_break, ClockCommand::EndDay { at: T0 + 122 * MIN });
+    assert_eq!(on_break.resume_point(), Some((7, 20 * MIN)));
+}
+
+/// Issue 28: given an event's clock configured, not started, when its
+/// Day 2 starts from the flights at level 10 with 7 minutes left, then it
+/// runs on day 2 (time-bank cards as a second day's, seed 002 action
+/// clock D) at level 10 from 7 minutes; a clock already started, a level
+/// the structure lacks, a time longer than the level and day 0 are
+/// refused.
+#[test]
+fn an_events_day_2_starts_where_its_flights_ended() {
+    let mut event = ClockState::default();
+    run(
+        &mut event,
+        ClockCommand::Configure {
+            structure: Structure::bhpoker(),
+            settings: ClockSettings::default(),
+        },
+    );
+    let from = |day, level, remaining| ClockCommand::StartFrom {
+        at: T0,
+        day,
+        level,
+        remaining,
+    };
+    assert_eq!(
+        decide(&event, &from(2, 24, MIN)),
+        Err(ClockError::NoSuchLevel {
+            level: 24,
+            levels: 23
+        })
+    );
+    assert_eq!(
+        decide(&event, &from(2, 10, 16 * MIN)),
+        Err(ClockError::InvalidRemaining {
+            remaining: 16 * MIN,
+            period: 15 * MIN
+        })
+    );
+    assert_eq!(
+        decide(&event, &from(0, 10, MIN)),
+        Err(ClockError::InvalidDay { day: 0 })
+    );
+    let events = run(&mut event, from(2, 10, 7 * MIN));
+    assert_eq!(
+        events,
+        vec![
+            ClockEvent::Started { at: T0 },
+            ClockEvent::DayStarted { at: T0, day: 2 },
+            ClockEvent::JumpedToLevel { at: T0, period: 10 },
+            ClockEvent::RemainingSet {
+                at: T0,
+                remaining: 7 * MIN
+            },
+        ]
+    );
+    let view = event.view(T0 + MIN);
+    assert_eq!(
+        (view.day, view.level, view.remaining),
+        (2, Some(10), 6 * MIN)
+    );
+    assert_eq!(
+        event.settings().action.cards_available(event.day(), 0),
+        event.settings().action.cards_available(2, 0)
+    );
+    assert!(matches!(
+        decide(&event, &from(2, 10, 7 * MIN)),
+        Err(ClockError::WrongState { .. })
+    ));
+    // At a level's full time and on day 1, nothing more than the jump.
+    let mut fresh = ClockState::default();
+    run(
+        &mut fresh,
+        ClockCommand::Configure {
+            structure: Structure::bhpoker(),
+            settings: ClockSettings::default(),
+        },
+    );
+    let events = run(&mut fresh, from(1, 2, 20 * MIN));
+    assert_eq!(
+        events,
+        vec![
+            ClockEvent::Started { at: T0 },
+            ClockEvent::JumpedToLevel { at: T0, period: 1 },
+        ]
+    );
+}
+
 /// A clock on `structure` whose days end by `day_end`, started at T0.
 fn started_with(structure: Structure, day_end: DayEnd) -> ClockState {
     let mut state = ClockState::default();

@@ -169,7 +169,7 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
         BagStacks { stacks, uncounted } => crate::bags::bag_stacks(state, stacks, uncounted),
         ConfirmBag { entry, by } => crate::bags::confirm_bag(state, *entry, *by),
         SealBags => crate::bags::seal_bags(state),
-        AdvanceFlights { bags, out } => crate::flights::advance(state, bags, *out),
+        AdvanceFlights { bags, out, resume } => crate::flights::advance(state, bags, *out, *resume),
         SetSeats { seats } => {
             if let Some(seats) = state.room.seats {
                 return Err(SeatingError::SeatsAlreadySet { seats });

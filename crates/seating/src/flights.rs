@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{AdvancedStack, FlightBag, FlightStacks, PlayerId, SeatingEvent};
+use crate::model::{AdvancedStack, DayResume, FlightBag, FlightStacks, PlayerId, SeatingEvent};
 use crate::state::SeatingState;
 use crate::{MAX_CHIPS, SeatingError};
 
@@ -17,7 +17,12 @@ type Decided = Result<Vec<SeatingEvent>, SeatingError>;
 /// The longest player name a bag carries (as registration's).
 const MAX_NAME: usize = 100;
 
-pub(crate) fn advance(state: &SeatingState, bags: &[FlightBag], out: u32) -> Decided {
+pub(crate) fn advance(
+    state: &SeatingState,
+    bags: &[FlightBag],
+    out: u32,
+    resume: Option<DayResume>,
+) -> Decided {
     let policy = state
         .room()
         .settings
@@ -29,6 +34,23 @@ pub(crate) fn advance(state: &SeatingState, bags: &[FlightBag], out: u32) -> Dec
     }
     if state.started {
         return Err(SeatingError::AlreadyStarted);
+    }
+    if let Some(r) = resume {
+        let refused = |reason: &str| SeatingError::InvalidResume {
+            day: r.day,
+            level: r.level,
+            remaining_ms: r.remaining_ms,
+            reason: reason.into(),
+        };
+        if r.day < 2 {
+            return Err(refused("the flights were the event's Day 1"));
+        }
+        if r.level == 0 {
+            return Err(refused("levels are numbered from 1"));
+        }
+        if r.remaining_ms <= 0 {
+            return Err(refused("a level resumes with time left in it"));
+        }
     }
     let invalid = |b: &FlightBag, reason: &str| SeatingError::InvalidFlightBag {
         flight: b.flight,
@@ -113,5 +135,6 @@ pub(crate) fn advance(state: &SeatingState, bags: &[FlightBag], out: u32) -> Dec
         advanced,
         forfeited,
         out_before,
+        resume,
     }])
 }

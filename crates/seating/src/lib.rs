@@ -20,10 +20,10 @@ mod state;
 pub use bags::{Bag, BagState, BagWitness, Bags};
 pub use decide::{decide, gate};
 pub use model::{
-    AddOnTerms, AdvancedStack, Balance, BreakOrder, Chips, Disqualification, Elimination, EntryId,
-    FLIGHT_ENTRIES, FlightBag, FlightStacks, LateGroup, Move, MoveReason, Payment, PaymentMethod,
-    PlayerId, Purchase, RebuyCondition, RebuyTerms, Seat, SeatReason, SeatingCommand, SeatingEvent,
-    Seed, Settings, TableNo, Ticket, redraws_for_field,
+    AddOnTerms, AdvancedStack, Balance, BreakOrder, Chips, DayResume, Disqualification,
+    Elimination, EntryId, FLIGHT_ENTRIES, FlightBag, FlightStacks, LateGroup, Move, MoveReason,
+    Payment, PaymentMethod, PlayerId, Purchase, RebuyCondition, RebuyTerms, Seat, SeatReason,
+    SeatingCommand, SeatingEvent, Seed, Settings, TableNo, Ticket, redraws_for_field,
 };
 pub use state::{
     EntryInfo, EntryStatus, LastHands, LateEntries, MAX_SEATS, MoveRecord, Offers, Room,
@@ -76,6 +76,15 @@ pub enum SeatingError {
     InvalidFlightBag {
         flight: u32,
         entry: EntryId,
+        reason: String,
+    },
+    #[error(
+        "the event's day cannot resume on day {day} at level {level} with {remaining_ms} ms left: {reason}"
+    )]
+    InvalidResume {
+        day: u32,
+        level: u32,
+        remaining_ms: i64,
         reason: String,
     },
     #[error("ticket {reference} is already redeemed (entry {entry})")]
@@ -315,6 +324,7 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NotAnEvent
             | S::FlightsAlreadyAdvanced
             | S::InvalidFlightBag { .. }
+            | S::InvalidResume { .. }
             | S::ReEntryLimit { .. }
             | S::AlreadyPlaying { .. }
             | S::AlreadyStarted

@@ -161,6 +161,16 @@ pub struct AdvancedStack {
     pub bags: Vec<EntryId>,
 }
 
+/// Where an event's first day after its flights resumes the structure
+/// (issue 28): the day it is (the flights were Day 1), and the level and
+/// the time left in it the flights' day ended with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DayResume {
+    pub day: u32,
+    pub level: u32,
+    pub remaining_ms: i64,
+}
+
 /// How the cage took a payment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PaymentMethod {
@@ -615,6 +625,9 @@ pub enum SeatingCommand {
     AdvanceFlights {
         bags: Vec<FlightBag>,
         out: u32,
+        /// Where the event's day resumes the structure (read from the
+        /// flights' clocks), for the clock to start there.
+        resume: Option<DayResume>,
     },
     /// A table's hand ended: where the button and the big blind were, who
     /// busted (with what the table recorded of each bust).
@@ -936,6 +949,10 @@ pub enum SeatingEvent {
         advanced: Vec<AdvancedStack>,
         forfeited: Vec<FlightBag>,
         out_before: u32,
+        /// Where the event's day resumes the structure (absent in events
+        /// recorded before it was kept: the clock then starts at level 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resume: Option<DayResume>,
     },
     /// Every table plays `hands` more hands, then waits for the next day
     /// (rule 77).

@@ -550,8 +550,13 @@ impl Room {
             | SeatingEvent::PaymentTaken { .. }
             | SeatingEvent::Cancelled { .. }
             | SeatingEvent::RebuysClosed
-            | SeatingEvent::Drawn { .. }
-            | SeatingEvent::FlightsAdvanced { .. } => {}
+            | SeatingEvent::Drawn { .. } => {}
+            // The event's first day is the day after its flights'.
+            SeatingEvent::FlightsAdvanced { resume, .. } => {
+                if let Some(r) = resume {
+                    self.days_resumed = r.day.saturating_sub(1);
+                }
+            }
             SeatingEvent::LastHandsDrawn { hands } => {
                 self.last_hands = Some(LastHands {
                     hands: *hands,
@@ -710,6 +715,9 @@ pub struct SeatingState {
     /// The flights have advanced to this event.
     #[serde(default)]
     pub(crate) flights_advanced: bool,
+    /// Where the event's day resumes the structure, from its flights.
+    #[serde(default)]
+    pub(crate) flights_resume: Option<crate::DayResume>,
 }
 
 /// The floor's late entries: why they were opened, and the busts held
@@ -818,6 +826,11 @@ impl SeatingState {
         self.flights_advanced
     }
 
+    /// Where the event's day resumes the structure, from its flights.
+    pub fn flights_resume(&self) -> Option<crate::DayResume> {
+        self.flights_resume
+    }
+
     /// The next bust's number in the order players went out.
     fn next_out(&self) -> u32 {
         self.out_base + self.out.len() as u32 + 1
@@ -854,8 +867,10 @@ impl SeatingState {
             SeatingEvent::FlightsAdvanced {
                 advanced,
                 out_before,
+                resume,
                 ..
             } => {
+                self.flights_resume = *resume;
                 for a in advanced {
                     self.field += 1;
                     self.entries.insert(

@@ -8,8 +8,8 @@ mod common;
 
 use common::*;
 use felt_seating::{
-    AdvancedStack, Elimination, EntryId, EntryStatus, FLIGHT_ENTRIES, FlightBag, FlightStacks,
-    SeatingCommand, SeatingError, SeatingEvent, SeatingState, Settings,
+    AdvancedStack, DayResume, Elimination, EntryId, EntryStatus, FLIGHT_ENTRIES, FlightBag,
+    FlightStacks, SeatingCommand, SeatingError, SeatingEvent, SeatingState, Settings,
 };
 
 fn event(policy: FlightStacks) -> SeatingState {
@@ -52,6 +52,7 @@ fn advanced(events: &[SeatingEvent]) -> (Vec<AdvancedStack>, Vec<FlightBag>, u32
                 advanced,
                 forfeited,
                 out_before,
+                ..
             },
         ] => (advanced.clone(), forfeited.clone(), *out_before),
         other => panic!("{other:?}"),
@@ -60,7 +61,14 @@ fn advanced(events: &[SeatingEvent]) -> (Vec<AdvancedStack>, Vec<FlightBag>, u32
 
 /// The event takes the two flights' bags, `out` of their entries out.
 fn advance(state: &mut SeatingState, out: u32) -> Vec<SeatingEvent> {
-    run(state, SeatingCommand::AdvanceFlights { bags: bags(), out })
+    run(
+        state,
+        SeatingCommand::AdvanceFlights {
+            bags: bags(),
+            out,
+            resume: None,
+        },
+    )
 }
 
 fn ana(advanced: &[AdvancedStack]) -> &AdvancedStack {
@@ -175,6 +183,69 @@ fn the_events_start_draws_the_stacks_and_numbers_busts_after_the_flights() {
     assert_eq!(state.out()[&caio], 42);
 }
 
+/// Issue 28, "Day 2 ... the structure resumed at the level the day ended
+/// in": given the flights' sealed bags, when they advance with where the
+/// furthest flight's day ended, then the event records it (the clock
+/// starts there) and its first day is Day 2 (its day-by-day settings
+/// count from there); a resume on Day 1, at level 0 or with no time left
+/// is refused.
+#[test]
+fn the_event_resumes_on_the_day_after_its_flights_where_they_ended() {
+    let resume = DayResume {
+        day: 2,
+        level: 9,
+        remaining_ms: 600_000,
+    };
+    let mut state = event(FlightStacks::Best);
+    for (bad, reason) in [
+        (
+            DayResume { day: 1, ..resume },
+            "the flights were the event's Day 1",
+        ),
+        (
+            DayResume { level: 0, ..resume },
+            "levels are numbered from 1",
+        ),
+        (
+            DayResume {
+                remaining_ms: 0,
+                ..resume
+            },
+            "a level resumes with time left in it",
+        ),
+    ] {
+        refused(
+            &mut state,
+            SeatingCommand::AdvanceFlights {
+                bags: bags(),
+                out: 0,
+                resume: Some(bad),
+            },
+            SeatingError::InvalidResume {
+                day: bad.day,
+                level: bad.level,
+                remaining_ms: bad.remaining_ms,
+                reason: reason.into(),
+            },
+        );
+    }
+    assert_eq!(state.room().days_resumed, 0);
+    let events = run(
+        &mut state,
+        SeatingCommand::AdvanceFlights {
+            bags: bags(),
+            out: 0,
+            resume: Some(resume),
+        },
+    );
+    assert!(matches!(
+        &events[..],
+        [SeatingEvent::FlightsAdvanced { resume: Some(r), .. }] if *r == resume
+    ));
+    assert_eq!(state.flights_resume(), Some(resume));
+    assert_eq!(state.room().days_resumed, 1);
+}
+
 /// Refused, changing nothing: a tournament that is not an event, a second
 /// advance, an entry bagged twice, an empty bag.
 #[test]
@@ -185,6 +256,7 @@ fn bad_advances_are_refused() {
         SeatingCommand::AdvanceFlights {
             bags: bags(),
             out: 0,
+            resume: None,
         },
         SeatingError::NotAnEvent,
     );
@@ -196,6 +268,7 @@ fn bad_advances_are_refused() {
         SeatingCommand::AdvanceFlights {
             bags: twice,
             out: 0,
+            resume: None,
         },
         SeatingError::InvalidFlightBag {
             flight: 1,
@@ -210,7 +283,8 @@ fn bad_advances_are_refused() {
             &mut state,
             SeatingCommand::AdvanceFlights {
                 bags: empty,
-                out: 0
+                out: 0,
+                resume: None,
             }
         ),
         Err(SeatingError::InvalidFlightBag { .. })
@@ -221,6 +295,7 @@ fn bad_advances_are_refused() {
         SeatingCommand::AdvanceFlights {
             bags: bags(),
             out: 0,
+            resume: None,
         },
         SeatingError::FlightsAlreadyAdvanced,
     );

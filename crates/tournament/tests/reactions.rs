@@ -1268,6 +1268,58 @@ fn seatings_start_starts_the_clock_when_seating_did() {
     );
 }
 
+/// Issue 28: given an event whose flights advanced with where their day
+/// ended (Day 2, level 9, 10 minutes left), when seating starts it, then
+/// the clock starts there, under the same id as any start.
+#[test]
+fn an_events_start_starts_the_clock_where_its_flights_ended() {
+    let mut state = SeatingState::default();
+    seating(
+        &mut state,
+        SeatingCommand::Create {
+            name: "event".into(),
+            settings: Settings {
+                flights: Some(felt_seating::FlightStacks::Best),
+                ..Settings::club()
+            },
+        },
+    );
+    let bag = |flight: u32, k: u64, chips: u64| felt_seating::FlightBag {
+        flight,
+        entry: EntryId(u64::from(flight) * felt_seating::FLIGHT_ENTRIES + k),
+        player: format!("p{flight}-{k}").parse().unwrap(),
+        name: format!("Player {k}"),
+        bag: k as u32,
+        chips,
+    };
+    let resume = felt_seating::DayResume {
+        day: 2,
+        level: 9,
+        remaining_ms: 600_000,
+    };
+    seating(
+        &mut state,
+        SeatingCommand::AdvanceFlights {
+            bags: vec![bag(1, 1, 9_000), bag(2, 1, 3_000), bag(2, 2, 4_000)],
+            out: 0,
+            resume: Some(resume),
+        },
+    );
+    let started = decided(&mut state, 3, SeatingCommand::Start);
+    assert_eq!(
+        entries::clock_starts(&started),
+        Some(Order {
+            id: "seating-3-start-clock".into(),
+            command: ClockCommand::StartFrom {
+                at: 1_000,
+                day: 2,
+                level: 9,
+                remaining: 600_000
+            },
+        })
+    );
+}
+
 /// The registry's entry for `t`, at `first` in the registry's stream.
 fn registered(first: u64, t: &str, definition: Option<Definition>) -> Cause<Registry> {
     Cause {

@@ -764,6 +764,9 @@ fn an_event_in_three_flights_plays_day_2_from_their_bags_to_a_winner() {
         audit.contains(&format!("big: Day 2 from the flights: {stacks} stacks")),
         "{audit}"
     );
+    // The clock resumed the structure on day 2 where the flights ended
+    // (the audit checked it against the flights' clocks).
+    assert!(audit.contains("; day 2 from level "), "{audit}");
 }
 
 /// The README's main job run again and again on one data folder (its

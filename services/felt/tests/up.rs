@@ -4406,6 +4406,20 @@ async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
             .await
             .expect("a flight's start");
     }
+    // The second flight plays on to level 3: Day 2 resumes there.
+    up.clock()
+        .control_clock(with(
+            pb::ControlClockRequest {
+                tournament_id: flights[1].into(),
+                command_id: "to-level-3".into(),
+                command: Some(pb::control_clock_request::Command::JumpToLevel(
+                    pb::JumpToLevel { level: 3 },
+                )),
+            },
+            &director,
+        ))
+        .await
+        .expect("the second flight at level 3");
     // Not before every flight has sealed its bags.
     let floor = |t: &str, id: &str, command: pb::floor_request::Command| {
         let mut seating = up.seating();
@@ -4515,6 +4529,33 @@ async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
         ))
         .await
         .expect("day 2's start");
+    // The clock resumes the structure on day 2 where the furthest flight's
+    // day ended: level 3, with no more than its time left.
+    let resumed = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let view = up
+                .clock()
+                .get_clock(with(
+                    pb::GetClockRequest {
+                        tournament_id: event.into(),
+                    },
+                    &director,
+                ))
+                .await
+                .expect("the clock")
+                .into_inner()
+                .clock
+                .expect("a view");
+            if view.status() != pb::ClockStatus::NotStarted {
+                return view;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the event's clock started");
+    assert_eq!((resumed.day, resumed.level), (2, 3), "{resumed:?}");
+    assert!(resumed.remaining_ms > 0, "{resumed:?}");
     let standings = up
         .seating()
         .get_standings(with(

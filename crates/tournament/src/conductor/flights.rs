@@ -43,9 +43,19 @@ impl<L: EventLog + 'static> Conductor<L> {
         let mut bags = Vec::new();
         let mut records = Vec::new();
         let mut out = 0u32;
+        // Where the furthest flight's day ended: (day, level, time left).
+        let mut furthest: Option<(u32, u32, Millis, &str)> = None;
         for (number, f) in &flights {
             let seating = self.seating_state(f).await?;
             let payout = self.payout_state(f).await?;
+            let clock = self.clock_state(f).await?;
+            if let Some((level, left)) = clock.resume_point() {
+                let here = (clock.day(), level, left, f.as_str());
+                let later = |a: &(u32, u32, Millis, &str)| (a.0, a.1, std::cmp::Reverse(a.2));
+                if furthest.is_none_or(|b| later(&here) > later(&b)) {
+                    furthest = Some(here);
+                }
+            }
             let sealed = seating
                 .room()
                 .bags
@@ -95,6 +105,28 @@ impl<L: EventLog + 'static> Conductor<L> {
                 entries,
             });
         }
+        // The event's structure resumes there (the level's time no longer
+        // than the event's own level has).
+        let resume = match furthest {
+            None => None,
+            Some((day, level, left, f)) => {
+                let event = self.clock_state(t).await?;
+                let structure = event
+                    .configured()
+                    .ok_or_else(|| not_ready(format!("event {t} has no structure on its clock")))?;
+                let period = structure.period_of_level(level).ok_or_else(|| {
+                    not_ready(format!(
+                        "flight {f}'s day ended at level {level}, past event {t}'s structure of {} levels",
+                        structure.levels()
+                    ))
+                })?;
+                Some(felt_seating::DayResume {
+                    day: day.saturating_add(1),
+                    level,
+                    remaining_ms: left.min(structure.periods[period].millis()),
+                })
+            }
+        };
         let advanced = self
             .seat_from(
                 t,
@@ -103,6 +135,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 SeatingCommand::AdvanceFlights {
                     bags: bags.clone(),
                     out,
+                    resume,
                 },
                 from,
             )

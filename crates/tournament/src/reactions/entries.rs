@@ -84,18 +84,25 @@ pub fn to_payout(cause: &Cause<Seating>) -> Vec<Order<felt_payout::Command>> {
     orders
 }
 
-/// Seating started play: the clock starts when seating did.
+/// Seating started play: the clock starts when seating did; an event fed
+/// by flights, on the day and at the level and time left its flights' day
+/// ended with (issue 28).
 pub fn clock_starts(cause: &Cause<Seating>) -> Option<Order<ClockCommand>> {
+    let at = cause.recorded_at;
     cause
         .events
         .iter()
         .any(|e| matches!(e, SeatingEvent::Started { .. }))
         .then(|| {
-            Order::new(
-                cause.id("start-clock"),
-                ClockCommand::Start {
-                    at: cause.recorded_at,
+            let command = match cause.state.flights_resume() {
+                Some(r) => ClockCommand::StartFrom {
+                    at,
+                    day: r.day,
+                    level: r.level,
+                    remaining: r.remaining_ms,
                 },
-            )
+                None => ClockCommand::Start { at },
+            };
+            Order::new(cause.id("start-clock"), command)
         })
 }

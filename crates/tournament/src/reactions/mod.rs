@@ -13,7 +13,7 @@
 //! |---|---|---|---|
 //! | [`creation::to_clock`], [`creation::to_payout`] | the registry's `TournamentCreated` | the clock, payout (their parts of the definition) | the registry's runner |
 //! | [`entries::to_payout`] | seating's `Registered`, `AlternatePromoted`, `Unregistered` | payout (paid in, refunded) | seating's runner |
-//! | [`entries::clock_starts`] | seating's `Started` | the clock | seating's runner |
+//! | [`entries::clock_starts`] | seating's `Started` (an event fed by flights: where their day ended) | the clock | seating's runner |
 //! | [`hand_end::to_seating`] | a table's `HandEnded` | seating | the follower |
 //! | [`hand_end::busts`] | seating's `Busted`, `Disqualified` | payout (placed, or held for a hand-for-hand round) | seating's runner |
 //! | [`hand_end::rounds_over`] | seating's `HandEnded`, payout's `BustsHeld` | payout | seating's runner |

@@ -266,7 +266,13 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             advanced,
             forfeited,
             out_before,
+            resume,
         } => se::Kind::FlightsAdvanced(se::FlightsAdvanced {
+            resume: resume.map(|r| se::DayResume {
+                day: r.day,
+                level: r.level,
+                remaining_ms: r.remaining_ms,
+            }),
             advanced: advanced
                 .iter()
                 .map(|a| se::AdvancedStack {

@@ -168,10 +168,6 @@ pub(crate) struct SimArgs {
     /// (The number before a flight's first player's.)
     #[arg(skip)]
     first_player: u32,
-    /// (The event's Day 2 resumes the structure at this level: the last
-    /// the flights' Day 1 reached.)
-    #[arg(skip)]
-    resume_level: u32,
 }
 
 /// Entrants in each of `--satellites`' satellites.
@@ -951,30 +947,24 @@ async fn play(
         async move { c.start_tournament(req).await }
     })
     .await?;
-    if args.resume_level > 1 {
-        // Day 2 resumes the structure where the flights' Day 1 ended.
-        once_more("resume the structure's level", || {
-            let mut c = ClockServiceClient::new(sim.up.clock.clone());
-            let req = sim.request(pb::ControlClockRequest {
-                tournament_id: t.into(),
-                command_id: "resume-level".into(),
-                command: Some(pb::control_clock_request::Command::JumpToLevel(
-                    pb::JumpToLevel {
-                        level: args.resume_level,
-                    },
-                )),
-            });
-            async move { c.control_clock(req).await }
-        })
-        .await?;
-    }
     if args.day_2 {
+        // (The clock resumes the structure where the flights' day ended.)
         let standings = sim.standings().await?;
+        let since = Instant::now();
+        let clock = loop {
+            let clock = sim.clock_view().await?;
+            if clock.status() != pb::ClockStatus::NotStarted || since.elapsed() > PATIENCE {
+                break clock;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
         println!(
-            "felt sim: event {tournament} day 2, {} stacks from the flights' bags, redrawn at {} tables, level {}",
+            "felt sim: event {tournament} day {}, {} stacks from the flights' bags, redrawn at {} tables, level {} with {} s left",
+            clock.day,
             standings.players_left,
             standings.tables,
-            args.resume_level.max(1)
+            clock.level,
+            clock.remaining_ms / 1_000
         );
     } else {
         println!(
@@ -1140,7 +1130,6 @@ async fn play_flights(
     let each = args.entrants / n;
     // A tenth of each flight's players played the flight before.
     let overlap = each / 10;
-    let mut level = 1;
     for k in 1..=n {
         let of = SimArgs {
             entrants: if k == n {
@@ -1165,7 +1154,6 @@ async fn play_flights(
             &of,
         ))
         .await?;
-        level = level.max(flight.level.load(Ordering::Relaxed));
         println!(
             "felt sim: flight {k} of {n} over after {:.1} s, to level {}, {} hands",
             began.elapsed().as_secs_f64(),
@@ -1178,7 +1166,6 @@ async fn play_flights(
         flights: None,
         satellites: None,
         day_2: true,
-        resume_level: level,
         ..args.clone()
     };
     Box::pin(play(up, token, clock, simulated, &day_2)).await
