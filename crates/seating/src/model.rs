@@ -117,6 +117,10 @@ pub struct Settings {
     /// policy.
     #[serde(default)]
     pub flights: Option<FlightStacks>,
+    /// An event's rules for entering its flights (issue 28), checked when
+    /// a player enters one of them.
+    #[serde(default)]
+    pub flight_entries: FlightEntries,
 }
 
 /// The span of entry numbers each flight of an event has: flight n's are
@@ -135,6 +139,18 @@ pub enum FlightStacks {
     First,
     /// All of them, added into one stack (the earliest flight's entry).
     Added,
+}
+
+/// Who may enter an event's flights, across all of them (issue 28).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlightEntries {
+    /// The most entries one player may buy across the event's flights,
+    /// re-entries and tickets included (0: no limit beyond each flight's).
+    pub per_player: u32,
+    /// A player who bagged chips in one flight enters no other: refused at
+    /// registration, and an entry bought before the bag in a flight not
+    /// yet started is refunded when that flight starts.
+    pub none_after_bag: bool,
 }
 
 /// A flight's sealed bag, handed to its event's Day 2.
@@ -305,6 +321,7 @@ impl Settings {
             satellite: false,
             flight: 0,
             flights: None,
+            flight_entries: FlightEntries::default(),
         }
     }
 

@@ -4346,6 +4346,256 @@ async fn the_last_player_is_no_winner_while_late_registration_is_open() {
     assert!(closed.finished, "{closed:?}");
 }
 
+/// Flight `f` played by dealers at tables 1 and 2 to the end of its day,
+/// its stacks bagged, each bag confirmed by the player and the staff, and
+/// sealed: the bag list.
+async fn flight_to_sealed_bags(up: &Up, f: &'static str, director: &str) -> pb::GetBagsResponse {
+    let floor = |id: String, command: pb::floor_request::Command| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: f.into(),
+                command_id: id,
+                command: Some(command),
+            },
+            director,
+        );
+        async move { seating.floor(req).await.expect("the floor's command") }
+    };
+    use pb::floor_request::Command as F;
+    let dealers = common::dealers(&up.channel, f, 1..=2, director);
+    tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let view = up
+                .clock()
+                .get_clock(with(
+                    pb::GetClockRequest {
+                        tournament_id: f.into(),
+                    },
+                    director,
+                ))
+                .await
+                .expect("the clock")
+                .into_inner()
+                .clock
+                .expect("a view");
+            if view.status() == pb::ClockStatus::DayOver {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{f}: the day never ended"));
+    for d in dealers {
+        d.abort();
+    }
+    floor("bag".into(), F::BagStacks(pb::BagStacks {})).await;
+    let list = up
+        .seating()
+        .get_bags(with(
+            pb::GetBagsRequest {
+                tournament_id: f.into(),
+            },
+            director,
+        ))
+        .await
+        .expect("the bags")
+        .into_inner();
+    for b in &list.bags {
+        for by in [pb::BagWitness::Player, pb::BagWitness::Staff] {
+            floor(
+                format!("confirm-{}-{by:?}", b.entry),
+                F::ConfirmBag(pb::ConfirmBag {
+                    entry: b.entry,
+                    by: by.into(),
+                }),
+            )
+            .await;
+        }
+    }
+    floor("seal".into(), F::SealBags(pb::SealBags {})).await;
+    list
+}
+
+/// Issue 28's entry rules across an event's flights, through `felt up`:
+/// an event that allows two entries a player and none after a bag. Given
+/// seven players in flight 1 and six of them presold into flight 2, when
+/// flight 1 bags, then a bagged player's entry into flight 3 is refused
+/// naming the flight they bagged in, a player with two entries already is
+/// refused naming the limit, a newcomer enters; and when flight 2 starts,
+/// the entries there of players who bagged in flight 1 are refunded in
+/// full, the others play.
+#[tokio::test]
+async fn an_events_flights_hold_its_entry_rules_and_refund_a_flight_a_bagged_player_cannot_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut up = Up::start(&[], &dir.path().join("up")).await;
+    let director = up.token("director").to_string();
+    let mut seating = up.seating();
+    let event = "rules";
+    let mut ev = create();
+    ev.tournament_id = event.into();
+    ev.flights = Some(pb::FlightsSettings {
+        stacks: pb::FlightStacks::Best.into(),
+        entries_per_player: 2,
+        no_entry_after_bag: true,
+    });
+    seating
+        .create_tournament(with(ev.clone(), &director))
+        .await
+        .expect("the event");
+    // Partners read the event's rules from its creation.
+    let mut watch = seating
+        .watch_seating(with(
+            pb::WatchSeatingRequest {
+                tournament_id: event.into(),
+                ..Default::default()
+            },
+            up.token("partner"),
+        ))
+        .await
+        .expect("watch the event")
+        .into_inner();
+    let first = tokio::time::timeout(
+        Duration::from_secs(5),
+        tokio_stream::StreamExt::next(&mut watch),
+    )
+    .await
+    .expect("the event's first events")
+    .expect("a batch")
+    .expect("events");
+    let Some(pb::seating_event::Kind::Created(created)) = first.events[0].kind.clone() else {
+        panic!("{first:?}")
+    };
+    assert_eq!(created.settings.unwrap().flights, ev.flights);
+    drop(watch);
+    let flights: [&'static str; 3] = ["rules-1", "rules-2", "rules-3"];
+    for (n, f) in (1..).zip(flights) {
+        let mut flight = ev.clone();
+        flight.tournament_id = f.into();
+        flight.flights = None;
+        flight.flight = Some(pb::FlightOf {
+            event_tournament_id: event.into(),
+            number: n,
+        });
+        flight.day_end = Some(pb::DayEndSettings {
+            players_left: vec![3],
+            ..Default::default()
+        });
+        seating
+            .create_tournament(with(flight, &director))
+            .await
+            .expect("a flight");
+    }
+    let register = |t: &'static str, player: u32| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::RegisterRequest {
+                tournament_id: t.into(),
+                command_id: format!("p{player}"),
+                player_id: format!("p{player}"),
+                name: format!("Player {player:02}"),
+                payment: Some(pb::Payment {
+                    method: pb::PaymentMethod::Cash.into(),
+                    reference: format!("slip-{player}"),
+                }),
+                ..Default::default()
+            },
+            &director,
+        );
+        async move { seating.register(req).await }
+    };
+    common::presales(&mut seating, flights[0], 7, &director).await;
+    common::presales(&mut seating, flights[1], 6, &director).await;
+    let start = |t: &'static str| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::StartTournamentRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        );
+        async move {
+            seating
+                .start_tournament(req)
+                .await
+                .expect("a flight's start")
+        }
+    };
+    start(flights[0]).await;
+    let bags = flight_to_sealed_bags(&up, flights[0], &director).await;
+    // "Player 07" is p7.
+    let bagged: std::collections::BTreeSet<u32> = bags
+        .bags
+        .iter()
+        .map(|b| b.name["Player ".len()..].parse().unwrap())
+        .collect();
+    // (The day ends at three left or fewer: one hand may bust two.)
+    assert!((1..=3).contains(&bagged.len()), "{bags:?}");
+    for player in 1..=7 {
+        let answer = register(flights[2], player).await;
+        if bagged.contains(&player) {
+            let refused = answer.unwrap_err();
+            assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+            assert!(
+                refused.message().contains("bagged chips in flight rules-1"),
+                "{refused:?}"
+            );
+        } else if player <= 6 {
+            let refused = answer.unwrap_err();
+            assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+            assert!(
+                refused.message().contains(
+                    "they hold 2 entries across event rules's flights, and it allows 2 a player"
+                ),
+                "{refused:?}"
+            );
+        } else {
+            answer.expect("p7, busted in flight 1, enters flight 3");
+        }
+    }
+    register(flights[2], 8).await.expect("a newcomer");
+    // Flight 2 starts: the bagged players' entries there are refunded.
+    start(flights[1]).await;
+    let map = up
+        .seating()
+        .get_table_map(with(
+            pb::GetTableMapRequest {
+                tournament_id: flights[1].into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the map")
+        .into_inner();
+    let seated: std::collections::BTreeSet<u32> = map
+        .tables
+        .iter()
+        .flat_map(|t| &t.occupants)
+        .map(|o| o.player_id[1..].parse().unwrap())
+        .collect();
+    let playing: std::collections::BTreeSet<u32> =
+        (1..=6).filter(|p| !bagged.contains(p)).collect();
+    assert_eq!(seated, playing);
+    let books = up
+        .payout()
+        .get_cage(with(
+            pb::GetCageRequest {
+                tournament_id: flights[1].into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the books")
+        .into_inner();
+    let refunded = (6 - playing.len()) as u64;
+    let totals = books.totals.unwrap();
+    assert_eq!(totals.refunded, refunded * 5_000, "{totals:?}");
+    assert!(books.balances, "{:?}", books.checks);
+    up.stop();
+    audit_passes(&["--data", dir.path().join("up").to_str().unwrap()]);
+}
+
 /// Issue 28's flights through one `felt up`: an event of two Day 1
 /// flights, each with its own tables, clock and registration, the same
 /// 18 players in both; each flight plays down to 6, bags, confirms and
@@ -4373,6 +4623,7 @@ async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
     });
     big.flights = Some(pb::FlightsSettings {
         stacks: pb::FlightStacks::Best.into(),
+        ..Default::default()
     });
     seating
         .create_tournament(with(big.clone(), &director))
@@ -4443,68 +4694,12 @@ async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
     );
     let mut bagged = Vec::new();
     for f in flights {
-        let f: &'static str = f;
-        let dealers = common::dealers(&up.channel, f, 1..=2, &director);
-        tokio::time::timeout(Duration::from_secs(60), async {
-            loop {
-                let view = up
-                    .clock()
-                    .get_clock(with(
-                        pb::GetClockRequest {
-                            tournament_id: f.into(),
-                        },
-                        &director,
-                    ))
-                    .await
-                    .expect("the clock")
-                    .into_inner()
-                    .clock
-                    .expect("a view");
-                if view.status() == pb::ClockStatus::DayOver {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
-        .await
-        .unwrap_or_else(|_| panic!("{f}: the day never ended"));
-        for d in dealers {
-            d.abort();
-        }
-        floor(f, "bag", F::BagStacks(pb::BagStacks {}))
-            .await
-            .expect("the stacks bagged");
-        let list = up
-            .seating()
-            .get_bags(with(
-                pb::GetBagsRequest {
-                    tournament_id: f.into(),
-                },
-                &director,
-            ))
-            .await
-            .expect("the bags")
-            .into_inner();
+        let list = flight_to_sealed_bags(&up, f, &director).await;
         assert!((1..=6).contains(&list.bags.len()), "{list:?}");
         assert_eq!(list.chips, 18 * 20_000, "{list:?}");
         for b in &list.bags {
             assert!(b.entry > u64::from(if f == "big-1a" { 1u32 } else { 2 }) * 10_000_000);
-            for by in [pb::BagWitness::Player, pb::BagWitness::Staff] {
-                floor(
-                    f,
-                    &format!("confirm-{}-{by:?}", b.entry),
-                    F::ConfirmBag(pb::ConfirmBag {
-                        entry: b.entry,
-                        by: by.into(),
-                    }),
-                )
-                .await
-                .expect("confirmed");
-            }
         }
-        floor(f, "seal", F::SealBags(pb::SealBags {}))
-            .await
-            .expect("sealed");
         bagged.extend(list.bags);
     }
     floor(event, "day-2", F::AdvanceFlights(pb::AdvanceFlights {}))

@@ -108,6 +108,9 @@ pub enum TournamentError {
     /// An event's flights cannot advance to its Day 2 yet.
     #[error("the flights cannot advance: {reason}")]
     FlightsNotReady { reason: String },
+    /// A flight's entry the event's rules across its flights refuse.
+    #[error("player {player} cannot enter this flight: {reason}")]
+    FlightEntryRefused { player: PlayerId, reason: String },
 }
 
 impl Classified for TournamentError {
@@ -131,7 +134,8 @@ impl Classified for TournamentError {
             | T::StillInTime { .. }
             | T::NoClockRunning { .. }
             | T::TicketInvalid { .. }
-            | T::FlightsNotReady { .. } => ErrorKind::Refused,
+            | T::FlightsNotReady { .. }
+            | T::FlightEntryRefused { .. } => ErrorKind::Refused,
         }
     }
 

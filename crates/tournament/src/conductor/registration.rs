@@ -242,6 +242,93 @@ impl<L: EventLog + 'static> Conductor<L> {
         .await
     }
 
+    /// Issue 28: the event's rules across its flights, for players entering
+    /// flight `t` (nothing to check elsewhere, or for a command already
+    /// decided: a retry is answered as it was). Each player's entries are
+    /// counted in every flight as they stand now, this one's included.
+    pub(super) async fn flight_entries_allowed(
+        &self,
+        t: &str,
+        command_id: &str,
+        players: &[&PlayerId],
+    ) -> Result<()> {
+        let here = self.seating_state(t).await?;
+        if here.settings().is_none_or(|s| s.flight == 0)
+            || self
+                .seating
+                .recorded(&seating_stream(t)?, command_id)
+                .await?
+        {
+            return Ok(());
+        }
+        let payout = self.payout_state(t).await?;
+        let Some(event) = payout.settings().and_then(|s| s.structure.flight_of()) else {
+            return Ok(());
+        };
+        let rules = self
+            .seating_state(event)
+            .await?
+            .settings()
+            .map(|s| s.flight_entries)
+            .unwrap_or_default();
+        if rules == felt_seating::FlightEntries::default() {
+            return Ok(());
+        }
+        let flights = self.flights_of(event).await?;
+        let mut states = Vec::with_capacity(flights.len());
+        for (_, f) in &flights {
+            states.push((f.as_str(), self.seating_state(f).await?));
+        }
+        // A batch counts each of its players once more per line.
+        let mut asked: std::collections::HashMap<&PlayerId, u32> = Default::default();
+        for &player in players {
+            let refused = |reason: String| TournamentError::FlightEntryRefused {
+                player: player.clone(),
+                reason,
+            };
+            let mut entries = 0u32;
+            for (f, seating) in &states {
+                // (A refunded entry is no longer theirs.)
+                let own: Vec<EntryId> = seating
+                    .by_player()
+                    .get(player)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|e| {
+                        seating
+                            .entry(*e)
+                            .is_some_and(|i| i.status != felt_seating::EntryStatus::Unregistered)
+                    })
+                    .collect();
+                entries = entries.saturating_add(own.len() as u32);
+                let bagged = seating
+                    .room()
+                    .bags
+                    .as_ref()
+                    .filter(|b| b.sealed)
+                    .and_then(|b| own.iter().find(|e| b.bags.contains_key(e)));
+                if rules.none_after_bag
+                    && *f != t
+                    && let Some(entry) = bagged
+                {
+                    return Err(refused(format!(
+                        "they bagged chips in flight {f} (entry {entry}), and event {event} allows no entry after a bag"
+                    )));
+                }
+            }
+            let count = asked.entry(player).or_default();
+            *count += 1;
+            if rules.per_player > 0 && entries.saturating_add(*count) > rules.per_player {
+                return Err(refused(format!(
+                    "they hold {entries} entries across event {event}'s flights, and it allows {} a player",
+                    rules.per_player
+                )));
+            }
+        }
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     async fn enter(
         &self,
@@ -253,6 +340,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         from: &Provenance,
         how: Entering,
     ) -> Result<EntryId> {
+        self.flight_entries_allowed(t, command_id, &[player])
+            .await?;
         let level = self.level_now(t, now).await?;
         let (player, name) = (player.clone(), name.to_string());
         let command = match how {
@@ -317,6 +406,9 @@ impl<L: EventLog + 'static> Conductor<L> {
         from: &Provenance,
         payment: Option<Payment>,
     ) -> Result<Vec<EntryId>> {
+        let names: Vec<&PlayerId> = players.iter().map(|(p, _)| p).collect();
+        self.flight_entries_allowed(t, &format!("{command_id}-0"), &names)
+            .await?;
         let level = self.level_now(t, now).await?;
         let mut out = Vec::with_capacity(players.len());
         for (k, chunk) in players.chunks(REGISTERED_PER_DECISION).enumerate() {
@@ -368,9 +460,72 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(())
     }
 
+    /// Issue 28: a flight bought but not played is refunded by the house's
+    /// rule. Where its event allows no entry after a bag, every entry here
+    /// of a player who bagged chips in another of its flights is refunded
+    /// before this flight starts (each once, by its entry).
+    async fn refund_bagged_elsewhere(&self, t: &str, now: Millis) -> Result<()> {
+        let here = self.seating_state(t).await?;
+        if here.started() || here.settings().is_none_or(|s| s.flight == 0) {
+            return Ok(());
+        }
+        let payout = self.payout_state(t).await?;
+        let Some(event) = payout.settings().and_then(|s| s.structure.flight_of()) else {
+            return Ok(());
+        };
+        let event = event.to_string();
+        let none_after_bag = self
+            .seating_state(&event)
+            .await?
+            .settings()
+            .is_some_and(|s| s.flight_entries.none_after_bag);
+        if !none_after_bag {
+            return Ok(());
+        }
+        let mut refunds = Vec::new();
+        for (_, f) in self.flights_of(&event).await? {
+            if f == t {
+                continue;
+            }
+            let there = self.seating_state(&f).await?;
+            let Some(bags) = there.room().bags.as_ref().filter(|b| b.sealed) else {
+                continue;
+            };
+            for (player, entries) in here.by_player() {
+                let bagged = there
+                    .by_player()
+                    .get(player)
+                    .into_iter()
+                    .flatten()
+                    .any(|e| bags.bags.contains_key(e));
+                if !bagged {
+                    continue;
+                }
+                for &entry in entries {
+                    if here
+                        .entry(entry)
+                        .is_some_and(|i| i.status != felt_seating::EntryStatus::Unregistered)
+                    {
+                        refunds.push((
+                            entry,
+                            format!(
+                                "bagged chips in flight {f}: event {event} allows no entry after a bag"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        for (entry, reason) in refunds {
+            self.unregister(t, entry, &reason, now).await?;
+        }
+        Ok(())
+    }
+
     /// Draws the seats and opens the tables; the clock starts (which closes
     /// registration at once when there is no late registration).
     pub async fn start(&self, t: &str, now: Millis) -> Result<()> {
+        self.refund_bagged_elsewhere(t, now).await?;
         self.seat_cmd(t, "start", now, SeatingCommand::Start)
             .await?;
         self.carry_out(t).await?;

@@ -573,6 +573,10 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
             Ok(pb::FlightStacks::Added) => felt_seating::FlightStacks::Added,
             Err(_) => return Err(invalid("flights.stacks: not a FlightStacks")),
         });
+        seating.flight_entries = felt_seating::FlightEntries {
+            per_player: f.entries_per_player,
+            none_after_bag: f.no_entry_after_bag,
+        };
     }
     if m.buy_in == 0 && m.guarantee == 0 {
         return Err(invalid("money.buy_in: a tournament needs a prize pool"));

@@ -75,6 +75,19 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
             }
             .into(),
         }),
+        play_down_to: s.play_down_to.clone(),
+        satellite: s.satellite,
+        flight: s.flight,
+        flights: s.flights.map(|stacks| pb::FlightsSettings {
+            stacks: match stacks {
+                felt_seating::FlightStacks::Best => pb::FlightStacks::Best,
+                felt_seating::FlightStacks::First => pb::FlightStacks::First,
+                felt_seating::FlightStacks::Added => pb::FlightStacks::Added,
+            }
+            .into(),
+            entries_per_player: s.flight_entries.per_player,
+            no_entry_after_bag: s.flight_entries.none_after_bag,
+        }),
     }
 }
 

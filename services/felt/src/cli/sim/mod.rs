@@ -852,6 +852,7 @@ async fn play(
         }),
         flights: args.day_2.then(|| pb::FlightsSettings {
             stacks: pb::FlightStacks::Best.into(),
+            ..Default::default()
         }),
         ..Default::default()
     };
