@@ -192,6 +192,8 @@ async fn verify_all<L: EventLog>(
         tournaments: tournaments.len(),
         ..Audit::default()
     };
+    // Each event's tickets redeemed and not refunded, by reference: where.
+    let mut across: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
     for t in &tournaments {
         // A tournament a log written before creation was all or nothing
         // holds half created (a part refused its definition) is reported
@@ -212,10 +214,43 @@ async fn verify_all<L: EventLog>(
         let events =
             verify_tournament(streams, t, &mut report, &mut redeemed, &mut advanced).await?;
         report.events += events;
-        check_tickets(log, t, &redeemed, &mut report).await?;
+        if let Some(event) = check_tickets(log, t, &redeemed, &mut report).await? {
+            let refs = across.entry(event).or_default();
+            for (entry, _, reference, refunded) in redeemed {
+                if !refunded {
+                    refs.entry(reference)
+                        .or_default()
+                        .push(format!("{t}/{entry}"));
+                }
+            }
+        }
         if let Some(advanced) = advanced {
             check_flights(log, t, &advanced, &mut report).await?;
         }
+    }
+    // A seat in an event buys one entry across the event and its flights.
+    for (event, refs) in across {
+        let tournaments: std::collections::BTreeSet<&str> = refs
+            .values()
+            .flatten()
+            .filter_map(|at| at.split_once('/').map(|(t, _)| t))
+            .collect();
+        if tournaments.len() < 2 {
+            continue;
+        }
+        let twice: Vec<String> = refs
+            .iter()
+            .filter(|(_, at)| at.len() > 1)
+            .map(|(r, at)| format!("{r} in {}", at.join(" and ")))
+            .collect();
+        report.check(
+            &format!("{event}: each ticket buys one entry across its flights"),
+            if twice.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("redeemed twice: {}", twice.join(", ")))
+            },
+        );
     }
     Ok(report)
 }
@@ -912,15 +947,17 @@ fn check_counts(t: &str, counts: &[(TableNo, String, u64, u64)], report: &mut Au
 /// correction after the seal would show here).
 /// Every entry bought with a satellite's ticket names a seat that
 /// satellite awarded to that player, bound to this event and worth its
-/// price of an entry; no ticket buys two entries that stayed in.
+/// price of an entry; no ticket buys two entries that stayed in. The
+/// event the tickets are seats in (a flight's, its event), for the check
+/// across an event's flights.
 async fn check_tickets<L: EventLog>(
     log: &L,
     t: &str,
     redeemed: &[Redeemed],
     report: &mut Audit,
-) -> Result<()> {
+) -> Result<Option<String>> {
     if redeemed.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let mut read = PerStream(log);
     let payout = |envs: Vec<Envelope>| -> Vec<felt_payout::PayoutEvent> {
@@ -1000,7 +1037,7 @@ async fn check_tickets<L: EventLog>(
         "{t}: {} entries bought with satellites' tickets",
         live.values().sum::<u32>()
     ));
-    Ok(())
+    Ok(Some(event))
 }
 
 /// An event's Day 2 against its flights' sealed bags (issue 28): every

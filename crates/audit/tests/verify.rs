@@ -358,3 +358,55 @@ async fn stacks_no_flight_bagged_fail_the_flights_check() {
         audit.lines
     );
 }
+
+/// Issue 28: a satellite's seat is redeemed once across an event and its
+/// flights. Given one ticket recorded as the payment of an entry in each
+/// of two flights (by floor commands, past the front door's check), the
+/// audit fails the event's ticket check across its flights, naming both.
+#[tokio::test]
+async fn a_ticket_redeemed_in_two_flights_fails_the_check_across_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+    let c = Conductor::new(log.clone());
+    let mut event = spec();
+    event.seating.flights = Some(felt_seating::FlightStacks::Best);
+    c.create(&"ev".parse().unwrap(), &event, T0).await.unwrap();
+    let holder: PlayerId = "p1".parse().unwrap();
+    for n in 1..=2u32 {
+        let mut flight = spec();
+        flight.seating.flight = n;
+        flight.money.structure = felt_payout::Structure::Flight { event: "ev".into() };
+        let f = format!("ev-{n}");
+        c.create(&f.parse().unwrap(), &flight, T0).await.unwrap();
+        c.floor(
+            &f,
+            felt_seating::SeatingCommand::RedeemTicket {
+                player: holder.clone(),
+                name: "Player 1".into(),
+                level: 0,
+                ticket: felt_seating::Ticket {
+                    satellite: "sat".into(),
+                    entry: felt_seating::EntryId(1),
+                    holder: holder.clone(),
+                },
+            },
+            "made-up",
+            T0,
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    }
+    let audit = felt_audit::verify(log.as_ref(), None).await.unwrap();
+    let failed: Vec<&str> = audit.failures().collect();
+    assert!(
+        failed.contains(&"ev: each ticket buys one entry across its flights"),
+        "{:?}",
+        audit.lines
+    );
+    let named = audit
+        .lines
+        .iter()
+        .any(|l| format!("{l:?}").contains("sat/1 in ev-1/10000001 and ev-2/20000001"));
+    assert!(named, "{:?}", audit.lines);
+}
