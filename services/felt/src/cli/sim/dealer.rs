@@ -258,6 +258,7 @@ impl Sim {
         // `--add-on`: sold at this table in the window's last level or at
         // the first break it sees.
         let mut add_ons_sold = self.add_on_level.is_none();
+        self.first_rest(table).await;
         loop {
             if self.over.load(Ordering::Relaxed) {
                 return Ok(());

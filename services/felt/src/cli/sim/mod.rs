@@ -376,15 +376,31 @@ impl Sim {
     /// table and the hand (live tables do not end their hands together;
     /// no random draw, so a run plays the same however it is paced).
     async fn rest(&self, table: u32, hand: u64) {
-        if !self.pace.is_zero()
-            && self.clock.tables.load(Ordering::Relaxed) >= self.pace_while_tables
-        {
-            let spread = (u64::from(table).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ hand)
-                .wrapping_mul(0xbf58_476d_1ce4_e5b9)
-                % 1_000;
-            let millis = self.pace.as_millis() as u64;
+        if let Some((millis, spread)) = self.paced(table, hand) {
             tokio::time::sleep(Duration::from_millis(millis / 2 + millis * spread / 1_000)).await;
         }
+    }
+
+    /// A dealer's wait before a table's first hand where the pace applies:
+    /// none to one pace, spread by the table (a room's dealers do not all
+    /// pitch their first cards at the same moment).
+    async fn first_rest(&self, table: u32) {
+        if let Some((millis, spread)) = self.paced(table, 0) {
+            tokio::time::sleep(Duration::from_millis(millis * spread / 1_000)).await;
+        }
+    }
+
+    /// The pace in milliseconds and a spread of 0 to 999 for hand `hand` at
+    /// `table`, where the pace applies now.
+    fn paced(&self, table: u32, hand: u64) -> Option<(u64, u64)> {
+        (!self.pace.is_zero()
+            && self.clock.tables.load(Ordering::Relaxed) >= self.pace_while_tables)
+            .then(|| {
+                let spread = (u64::from(table).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ hand)
+                    .wrapping_mul(0xbf58_476d_1ce4_e5b9)
+                    % 1_000;
+                (self.pace.as_millis() as u64, spread)
+            })
     }
 
     /// Records one call's time when enough tables are in play.
