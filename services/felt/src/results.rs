@@ -9,12 +9,19 @@ pub enum Format {
     Json,
 }
 
-/// A CSV field, quoted where it must be.
+/// A CSV field, quoted where it must be. A field a spreadsheet would run
+/// as a formula (opening with =, +, -, @, a tab or a carriage return:
+/// OWASP's CSV injection) is written as text, after an apostrophe.
 pub fn csv(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
     } else {
         text.to_string()
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
     }
 }
 
@@ -110,4 +117,32 @@ pub fn render_results(rows: &[ResultRow], format: Format) -> Result<String, Resu
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv;
+
+    #[test]
+    fn a_field_is_quoted_where_it_must_be() {
+        assert_eq!(csv("Ana"), "Ana");
+        assert_eq!(csv("Silva, Ana"), "\"Silva, Ana\"");
+        assert_eq!(csv("Ana \"A\""), "\"Ana \"\"A\"\"\"");
+    }
+
+    /// A name a spreadsheet would run as a formula (OWASP's CSV
+    /// injection: a field opening with =, +, -, @, a tab or a carriage
+    /// return) is written as text, with a leading apostrophe.
+    #[test]
+    fn a_name_that_opens_like_a_formula_is_written_as_text() {
+        assert_eq!(
+            csv("=HYPERLINK(\"http://x\",\"win\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"win\"\")\""
+        );
+        assert_eq!(csv("+55 11"), "'+55 11");
+        assert_eq!(csv("-1"), "'-1");
+        assert_eq!(csv("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv("\tx"), "'\tx");
+        assert_eq!(csv("Ana-Maria"), "Ana-Maria");
+    }
 }
