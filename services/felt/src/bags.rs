@@ -19,6 +19,8 @@ struct Line<'a> {
     seat: u32,
     player_confirmed: bool,
     staff_confirmed: bool,
+    /// The flight the bag is from, on an event's list (0: its own).
+    flight: u32,
 }
 
 /// The whole list, as the JSON export writes it.
@@ -32,11 +34,12 @@ struct List<'a> {
 
 /// The list as CSV: a header, then one line per bag.
 pub fn csv(bags: &pb::GetBagsResponse) -> String {
-    let mut out =
-        String::from("rank,bag,entry,name,chips,table,seat,player_confirmed,staff_confirmed\n");
+    let mut out = String::from(
+        "rank,bag,entry,name,chips,table,seat,player_confirmed,staff_confirmed,flight\n",
+    );
     for b in &bags.bags {
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{}\n",
             b.rank,
             b.bag,
             b.entry,
@@ -45,7 +48,8 @@ pub fn csv(bags: &pb::GetBagsResponse) -> String {
             b.table,
             b.seat,
             b.player_confirmed,
-            b.staff_confirmed
+            b.staff_confirmed,
+            b.flight
         ));
     }
     out
@@ -70,6 +74,7 @@ pub fn json(bags: &pb::GetBagsResponse) -> Result<String, serde_json::Error> {
                 seat: b.seat,
                 player_confirmed: b.player_confirmed,
                 staff_confirmed: b.staff_confirmed,
+                flight: b.flight,
             })
             .collect(),
     })

@@ -545,10 +545,13 @@ async fn the_room_screens_follow_the_tournament_live_in_a_browser() {
 /// The bag page (bag and tag, issue 28) in a real browser: a day that
 /// ends at level 1's end with nobody dealt, every stack bagged, the page
 /// shows the chip counts with the day, the bags and the chips in all, and
-/// follows each confirmation to the seal without a reload.
+/// follows each confirmation to the seal without a reload. The day is
+/// Day 1A of an event fed by flights: the event's page lists every
+/// flight's bags, each with its flight.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bag_page_shows_the_chip_counts_confirmed_and_sealed_live() {
     const B: &str = "bagged";
+    const EVENT: &str = "saturday";
     let dir = tempfile::tempdir().unwrap();
     let up = Up::start(&[], dir.path()).await;
     let addr = up.addr.clone();
@@ -556,31 +559,47 @@ async fn the_bag_page_shows_the_chip_counts_confirmed_and_sealed_live() {
     let floor = up.token("floor").to_string();
     let partner = up.token("partner").to_string();
     let mut seating = up.seating();
+    let day_1 = pb::CreateTournamentRequest {
+        deal: pb::DealMode::Digital.into(),
+        tournament_id: B.into(),
+        name: "Saturday Day 1".into(),
+        structure: Some(pb::create_tournament_request::Structure::Preset(
+            pb::StructurePreset::Turbo.into(),
+        )),
+        table_size: 9,
+        money: Some(pb::MoneySettings {
+            currency: "BRL".into(),
+            buy_in: 10_000,
+            fee: 1_000,
+            ..Default::default()
+        }),
+        day_end: Some(pb::DayEndSettings {
+            rule: pb::DayEndRule::LevelEnd.into(),
+            last_levels: vec![1],
+            ..Default::default()
+        }),
+        flight: Some(pb::FlightOf {
+            event_tournament_id: EVENT.into(),
+            number: 1,
+        }),
+        ..Default::default()
+    };
     seating
         .create_tournament(with(
             pb::CreateTournamentRequest {
-                deal: pb::DealMode::Digital.into(),
-                tournament_id: B.into(),
-                name: "Saturday Day 1".into(),
-                structure: Some(pb::create_tournament_request::Structure::Preset(
-                    pb::StructurePreset::Turbo.into(),
-                )),
-                table_size: 9,
-                money: Some(pb::MoneySettings {
-                    currency: "BRL".into(),
-                    buy_in: 10_000,
-                    fee: 1_000,
-                    ..Default::default()
-                }),
-                day_end: Some(pb::DayEndSettings {
-                    rule: pb::DayEndRule::LevelEnd.into(),
-                    last_levels: vec![1],
-                    ..Default::default()
-                }),
-                ..Default::default()
+                tournament_id: EVENT.into(),
+                name: "Saturday".into(),
+                day_end: None,
+                flight: None,
+                flights: Some(pb::FlightsSettings::default()),
+                ..day_1.clone()
             },
             &director,
         ))
+        .await
+        .expect("create the event");
+    seating
+        .create_tournament(with(day_1, &director))
         .await
         .expect("create");
     common::presales(&mut seating, B, 18, &director).await;
@@ -677,4 +696,19 @@ async fn the_bag_page_shows_the_chip_counts_confirmed_and_sealed_live() {
     floor_call("seal".into(), F::SealBags(pb::SealBags {})).await;
     browser.wait("bags", "#bag-summary", "sealed");
     browser.screenshot("bags", "bags.png");
+    assert_eq!(
+        browser.open(
+            "event",
+            &format!("http://{addr}/t/{EVENT}/bags?token={partner}")
+        ),
+        200
+    );
+    browser.wait("event", "#name", "Saturday");
+    browser.wait(
+        "event",
+        "#bag-summary",
+        "day 1 · 18 bags · 360,000 chips · sealed",
+    );
+    browser.wait("event", "#bags", "flight 1 · 1");
+    browser.wait("event", "#bags", "Player 01 (#10000001)");
 }

@@ -4702,6 +4702,53 @@ async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
         }
         bagged.extend(list.bags);
     }
+    // The event's list, before Day 2: every flight's bags together, the
+    // chip counts partners show going into Day 2.
+    let all = up
+        .seating()
+        .get_bags(with(
+            pb::GetBagsRequest {
+                tournament_id: event.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the event's bags")
+        .into_inner();
+    assert!(all.sealed, "{all:?}");
+    assert_eq!(all.chips, 2 * 18 * 20_000, "{all:?}");
+    assert_eq!(all.bags.len(), bagged.len(), "{all:?}");
+    assert!(all.bags.windows(2).all(|w| w[0].chips >= w[1].chips));
+    assert!((1..=all.bags.len() as u32).eq(all.bags.iter().map(|b| b.rank)));
+    for b in &all.bags {
+        let flight = b.entry / 10_000_000;
+        assert_eq!(u64::from(b.flight), flight, "{b:?}");
+        assert!(
+            bagged
+                .iter()
+                .any(|o| o.entry == b.entry && o.chips == b.chips)
+        );
+    }
+    let csv = up
+        .seating()
+        .export_bags(with(
+            pb::ExportBagsRequest {
+                tournament_id: event.into(),
+                format: pb::ExportFormat::Csv.into(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the event's list as CSV")
+        .into_inner()
+        .body;
+    assert!(
+        csv.starts_with(
+            "rank,bag,entry,name,chips,table,seat,player_confirmed,staff_confirmed,flight\n"
+        ),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 1 + bagged.len(), "{csv}");
     floor(event, "day-2", F::AdvanceFlights(pb::AdvanceFlights {}))
         .await
         .expect("the flights advanced");

@@ -136,7 +136,49 @@ impl<L: EventLog + 'static> SeatingApi<L> {
 
     /// The bag list: largest stack first (ties by bag number), with where
     /// each player sat.
+    /// The bag list: the tournament's own, largest first; an event fed by
+    /// flights, until it bags its own, every flight's bags together (the
+    /// chip counts going into its Day 2), each line naming its flight.
     async fn bag_lines(&self, t: &str) -> Result<pb::GetBagsResponse, Status> {
+        let state = self.state(t).await?;
+        let event = state.settings().is_some_and(|s| s.flights.is_some());
+        if !event || state.room().bags.is_some() {
+            return self.own_bag_lines(t).await;
+        }
+        let flights = self
+            .ctx
+            .conductor
+            .flights_of(t)
+            .await
+            .map_err(tournament_status)?;
+        let mut all = pb::GetBagsResponse {
+            sealed: !flights.is_empty(),
+            ..Default::default()
+        };
+        for (number, f) in flights {
+            let part = self.own_bag_lines(&f).await?;
+            all.day = all.day.max(part.day);
+            all.sealed &= part.sealed;
+            all.chips = all.chips.saturating_add(part.chips);
+            all.bags.extend(part.bags.into_iter().map(|b| pb::BagLine {
+                flight: number,
+                ..b
+            }));
+        }
+        all.bags.sort_by(|a, b| {
+            b.chips
+                .cmp(&a.chips)
+                .then(a.flight.cmp(&b.flight))
+                .then(a.bag.cmp(&b.bag))
+        });
+        for (line, rank) in all.bags.iter_mut().zip(1u32..) {
+            line.rank = rank;
+        }
+        Ok(all)
+    }
+
+    /// The tournament's own bags, largest first.
+    async fn own_bag_lines(&self, t: &str) -> Result<pb::GetBagsResponse, Status> {
         let state = self.state(t).await?;
         let day = self.clock(t).await?.day();
         let Some(bags) = state.room().bags.as_ref() else {
@@ -166,6 +208,7 @@ impl<L: EventLog + 'static> SeatingApi<L> {
                     staff_confirmed: b.staff,
                     table,
                     seat,
+                    flight: 0,
                 }
             })
             .collect();

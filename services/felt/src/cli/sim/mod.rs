@@ -1171,10 +1171,14 @@ async fn play_flights(
             &of,
         ))
         .await?;
+        // (Level 0: the day ended on a break.)
+        let reached = match flight.level.load(Ordering::Relaxed) {
+            0 => "at a break".to_string(),
+            level => format!("in level {level}"),
+        };
         println!(
-            "felt sim: flight {k} of {n} over after {:.1} s, to level {}, {} hands",
+            "felt sim: flight {k} of {n} over after {:.1} s, {reached}, {} hands",
             began.elapsed().as_secs_f64(),
-            flight.level.load(Ordering::Relaxed),
             flight.hands.load(Ordering::Relaxed)
         );
     }

@@ -240,6 +240,7 @@
   function renderBags() {
     let last = -1;
     let loading = false;
+    let fromFlights = false;
     const load = async () => {
       if (loading || !board || board.seating_version === last) return;
       loading = true;
@@ -248,12 +249,13 @@
         const r = await fetch('/api/t/' + encodeURIComponent(id) + '/bags');
         if (r.ok) {
           const list = await r.json();
+          fromFlights = list.bags.some((b) => b.flight);
           put($('bag-summary'), list.bags.length
             ? 'day ' + list.day + ' · ' + chips(list.bags.length) + ' bags · ' + chips(list.chips) + ' chips · ' + (list.sealed ? 'sealed' : 'being confirmed')
             : 'no bags yet');
           fill($('bags'), list.bags.map((b) => {
             const tr = el('tr');
-            tr.append(el('td', String(b.rank)), el('td', String(b.bag)), el('td', b.name + ' (#' + b.entry + ')'),
+            tr.append(el('td', String(b.rank)), el('td', b.flight ? 'flight ' + b.flight + ' · ' + b.bag : String(b.bag)), el('td', b.name + ' (#' + b.entry + ')'),
               el('td', chips(b.chips)), el('td', b.table ? b.table + ' / ' + b.seat : '–'),
               el('td', b.player_confirmed && b.staff_confirmed ? 'player and staff'
                 : b.player_confirmed ? 'player' : b.staff_confirmed ? 'staff' : '–'));
@@ -262,7 +264,10 @@
         }
       } finally {
         loading = false;
-        if (board.seating_version !== last) setTimeout(load, 1000);
+        // An event's list from its flights moves with their streams, not
+        // its own: read again every few seconds.
+        if (fromFlights) setTimeout(() => { last = -1; load(); }, 5000);
+        else if (board.seating_version !== last) setTimeout(load, 1000);
       }
     };
     follow((b) => {
