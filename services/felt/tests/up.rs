@@ -3934,30 +3934,46 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
 /// 2,200 pays two seats in a full main event (its price 11,000) and the
 /// 2,000 left to third in cash; deals are refused there; play stops once
 /// no more players are left than seats, each winning one; the seat winners
-/// register in the main event with their tickets outside its cap, each
-/// ticket once and only by its holder; a ticket is no cash at the cage,
-/// and both tournaments' books balance and their audits pass.
+/// register with their tickets in the main event's Day 1A, full, outside
+/// its cap, each ticket once across the event's flights and only by its
+/// holder; a ticket is no cash at the cage, and the tournaments' books
+/// balance and their audits pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
+async fn a_satellites_seats_are_tickets_redeemed_into_a_full_flight_of_the_event() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("up");
     let mut up = Up::start(&[], &data).await;
     let director = up.token("director").to_string();
-    let (main, sat) = ("main-event", "sat-1");
+    // The event, its Day 1A (full at two entries) and its Day 1B.
+    let (event, main, day_1b, sat) = ("main-event", "main-event-1a", "main-event-1b", "sat-1");
     let mut seating = up.seating();
     let mut target = create();
-    target.tournament_id = main.into();
-    target.max_entries = 2;
+    target.tournament_id = event.into();
     target.money = Some(pb::MoneySettings {
         currency: "USD".into(),
         buy_in: 10_000,
         fee: 1_000,
         ..Default::default()
     });
+    target.flights = Some(pb::FlightsSettings::default());
     seating
-        .create_tournament(with(target, &director))
+        .create_tournament(with(target.clone(), &director))
         .await
         .expect("the main event");
+    for (number, flight) in [(1, main), (2, day_1b)] {
+        let mut day_1 = target.clone();
+        day_1.tournament_id = flight.into();
+        day_1.flights = None;
+        day_1.flight = Some(pb::FlightOf {
+            event_tournament_id: event.into(),
+            number,
+        });
+        day_1.max_entries = 2;
+        seating
+            .create_tournament(with(day_1, &director))
+            .await
+            .expect("a Day 1 flight");
+    }
     let mut satellite = create();
     satellite.tournament_id = sat.into();
     satellite.money = Some(pb::MoneySettings {
@@ -3965,7 +3981,7 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         buy_in: 2_000,
         fee: 200,
         satellite: Some(pb::Satellite {
-            target_tournament_id: main.into(),
+            target_tournament_id: event.into(),
             seat: 11_000,
             remainder: pb::SatelliteRemainder::NextPlace.into(),
             deals_allowed: false,
@@ -4069,7 +4085,7 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
     for r in &seated {
         assert_eq!(
             (r.first, r.last, r.prize, r.ticket, r.ticket_target.as_str()),
-            (1, seated.len() as u32, 11_000, 11_000, main),
+            (1, seated.len() as u32, 11_000, 11_000, event),
             "{r:?}"
         );
     }
@@ -4126,7 +4142,7 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         .as_array()
         .expect("results")
         .iter()
-        .filter(|r| r["ticket_target"] == main && r["ticket"] == 11_000)
+        .filter(|r| r["ticket_target"] == event && r["ticket"] == 11_000)
         .count();
     assert_eq!(on_board, seated.len(), "{board}");
     // The cage pays third in cash; a seat is no cash.
@@ -4215,6 +4231,15 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
         .await
         .unwrap_err();
     assert!(e.message().contains("already"), "{e:?}");
+    // Once across the event: not again in its Day 1B.
+    let e = register(day_1b, "t1-1b", &first.player_id, ticket(first.entry))
+        .await
+        .unwrap_err();
+    assert!(
+        e.message()
+            .contains("already redeemed in flight main-event-1a"),
+        "{e:?}"
+    );
     // Its value is in the main event's pool: an entry at 10,000 each.
     let pool = payout
         .get_payouts(with(
@@ -4258,11 +4283,12 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_event() {
     let audit = audit_passes(&["--data", data, "--tournament", main]);
     assert!(
         audit.contains(&format!(
-            "main-event: {} entries bought with satellites' tickets",
+            "main-event-1a: {} entries bought with satellites' tickets",
             seated.len()
         )),
         "{audit}"
     );
+    audit_passes(&["--data", data]);
 }
 
 /// The last player left while late registration is open is no winner
