@@ -37,6 +37,12 @@ pub struct BagState {
     pub chips: Chips,
     pub player: bool,
     pub staff: bool,
+    /// Where the player sat when the stacks were counted (0 in states kept
+    /// before it was).
+    #[serde(default)]
+    pub table: TableNo,
+    #[serde(default)]
+    pub seat: u8,
 }
 
 impl BagState {
@@ -54,6 +60,9 @@ pub struct Bags {
     /// The next day started from them (its seats drawn afresh).
     #[serde(default)]
     pub resumed: bool,
+    /// The day they close (1 for Day 1; 0 in states kept before it was).
+    #[serde(default)]
+    pub day: u32,
 }
 
 impl Bags {
@@ -82,7 +91,14 @@ pub(crate) fn bag_stacks(
     if let Some(&table) = uncounted.first() {
         return Err(SeatingError::StacksUncounted { table });
     }
-    if room.bags.as_ref().is_some_and(|b| b.sealed) {
+    // A stack in the middle of a move is at neither table.
+    if let Some(m) = room.moves.values().next() {
+        return Err(SeatingError::StillMoving { entry: m.entry });
+    }
+    // (The bags a day resumed from are an earlier day's: this day is
+    // bagged afresh.)
+    let current = room.bags.as_ref().filter(|b| !b.resumed);
+    if current.is_some_and(|b| b.sealed) {
         return Err(SeatingError::BagsAlreadySealed);
     }
     let mut counted = std::collections::BTreeMap::new();
@@ -111,7 +127,7 @@ pub(crate) fn bag_stacks(
     if let Some(&entry) = in_play.iter().find(|e| !counted.contains_key(e)) {
         return Err(SeatingError::NotCounted { entry });
     }
-    match &room.bags {
+    match current {
         None => {
             let bags = in_play
                 .iter()

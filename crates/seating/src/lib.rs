@@ -281,6 +281,10 @@ pub enum SeatingError {
     BagsNotSealed { open: usize },
     #[error("entry {entry} is not in play: no bag is theirs")]
     NotInPlay { entry: EntryId },
+    #[error(
+        "entry {entry} is still moving to a new seat: the stacks are bagged once every move is done"
+    )]
+    StillMoving { entry: EntryId },
     #[error("entry {entry}'s count is empty: a player in play has chips")]
     EmptyBag { entry: EntryId },
     #[error("entry {entry} is counted twice")]
@@ -382,7 +386,8 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::StacksUncounted { .. }
             | S::NotInPlay { .. }
             | S::NotCounted { .. }
-            | S::BagsUnconfirmed { .. } => ErrorKind::Refused,
+            | S::BagsUnconfirmed { .. }
+            | S::StillMoving { .. } => ErrorKind::Refused,
             S::EmptyBag { .. } | S::CountedTwice { .. } => ErrorKind::Malformed,
             S::NoBags | S::NoBag { .. } => ErrorKind::NotFound,
             S::RebuyStackStale { .. } => ErrorKind::Conflict,

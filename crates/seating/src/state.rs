@@ -160,6 +160,10 @@ pub struct Room {
     /// them; the next count replaces them).
     #[serde(default)]
     pub bags: Option<crate::Bags>,
+    /// Every earlier day's bags, the first day's first (the chip counts
+    /// each day ended with, kept once the next count replaces `bags`).
+    #[serde(default)]
+    pub earlier_bags: Vec<crate::Bags>,
     /// Days started after the first (the day being played is this + 1).
     #[serde(default)]
     pub days_resumed: u32,
@@ -226,6 +230,17 @@ impl Room {
             && !self.removals.contains_key(&entry)
             && !self.moves.values().any(|m| m.entry == entry)
             && !self.deciding(entry)
+    }
+
+    /// Day `day`'s bags (0: the last day bagged), if it was bagged.
+    pub fn bags_of_day(&self, day: u32) -> Option<&crate::Bags> {
+        if day == 0 {
+            return self.bags.as_ref();
+        }
+        self.earlier_bags
+            .iter()
+            .chain(self.bags.as_ref())
+            .find(|b| b.day == day)
     }
 
     /// Whether `entry` busted in a hand whose rebuy offers are still open
@@ -576,10 +591,26 @@ impl Room {
                 }
             }
             SeatingEvent::StacksBagged { bags } => {
+                if let Some(done) = self.bags.take() {
+                    self.earlier_bags.push(done);
+                }
+                // (Where each player sits as the stacks are counted.)
+                let seats: BTreeMap<EntryId, (TableNo, u8)> = self
+                    .tables
+                    .iter()
+                    .flat_map(|(&table, t)| {
+                        t.seats
+                            .iter()
+                            .zip(1u8..)
+                            .filter_map(move |(e, seat)| e.map(|e| (e, (table, seat))))
+                    })
+                    .collect();
                 self.bags = Some(crate::Bags {
+                    day: self.days_resumed + 1,
                     bags: bags
                         .iter()
                         .map(|b| {
+                            let (table, seat) = seats.get(&b.entry).copied().unwrap_or((0, 0));
                             (
                                 b.entry,
                                 crate::BagState {
@@ -587,6 +618,8 @@ impl Room {
                                     chips: b.chips,
                                     player: false,
                                     staff: false,
+                                    table,
+                                    seat,
                                 },
                             )
                         })

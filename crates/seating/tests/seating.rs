@@ -3214,6 +3214,33 @@ fn every_survivors_stack_is_bagged_confirmed_twice_and_sealed_and_the_next_day_r
         gate(&state, table).unwrap();
     }
     assert!(state.room().bags.as_ref().unwrap().resumed);
+    // Day 2 ends in turn: its stacks are bagged afresh (not refused as
+    // day 1's sealed bags), and day 1's list is kept as it was sealed.
+    run(&mut state, SeatingCommand::PlayLastHands { hands: 0 });
+    let day_2: Vec<(EntryId, u64)> = seated.iter().map(|&e| (e, 10_000)).collect();
+    let events = run(
+        &mut state,
+        SeatingCommand::BagStacks {
+            stacks: day_2,
+            uncounted: Vec::new(),
+        },
+    );
+    assert!(
+        matches!(&events[..], [SeatingEvent::StacksBagged { bags }] if bags.len() == 18),
+        "{events:?}"
+    );
+    let room = state.room();
+    let (first, second) = (room.bags_of_day(1).unwrap(), room.bags_of_day(2).unwrap());
+    assert_eq!(
+        (first.day, first.sealed, first.chips()),
+        (1, true, u128::from(total))
+    );
+    assert_eq!(
+        (second.day, second.sealed, second.chips()),
+        (2, false, 180_000)
+    );
+    assert_eq!(room.bags_of_day(0), Some(second));
+    assert_eq!(room.bags_of_day(3), None);
 }
 
 /// A day played down to a count of players ("play down to 12", the

@@ -674,6 +674,7 @@ async fn the_bag_page_shows_the_chip_counts_confirmed_and_sealed_live() {
         .get_bags(with(
             pb::GetBagsRequest {
                 tournament_id: B.into(),
+                ..Default::default()
             },
             &partner,
         ))

@@ -3577,7 +3577,8 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
             pb::DayEndSettings {
                 rule: rule.into(),
                 card: pb::DayEndCard::Unspecified.into(),
-                last_levels: vec![1],
+                // ("level" ends day 2 at level 2's end.)
+                last_levels: if t == "level" { vec![1, 2] } else { vec![1] },
                 players_left: Vec::new(),
             }
         });
@@ -3677,6 +3678,7 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
         let req = with(
             pb::GetBagsRequest {
                 tournament_id: "drawn".into(),
+                ..Default::default()
             },
             &director,
         );
@@ -3806,6 +3808,7 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
             pb::ExportBagsRequest {
                 tournament_id: "drawn".into(),
                 format: pb::ExportFormat::Csv.into(),
+                ..Default::default()
             },
             &director,
         ))
@@ -3880,6 +3883,40 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
     .await;
     let over = until("level", pb::ClockStatus::DayOver).await;
     assert_eq!(over.level, 1, "{over:?}");
+    // Each day's bags stay readable after the next day's count.
+    let floor_level = |id: String, command: pb::floor_request::Command| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::FloorRequest {
+                tournament_id: "level".into(),
+                command_id: id,
+                command: Some(command),
+            },
+            &floor_token,
+        );
+        async move { seating.floor(req).await.expect("the floor's command") }
+    };
+    let bags_of = |day: u32| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::GetBagsRequest {
+                tournament_id: "level".into(),
+                day,
+            },
+            &director,
+        );
+        async move { seating.get_bags(req).await.expect("the bags").into_inner() }
+    };
+    floor_level("bag".into(), F::BagStacks(pb::BagStacks {})).await;
+    let day_1 = bags_of(0).await;
+    for b in &day_1.bags {
+        for by in [pb::BagWitness::Player, pb::BagWitness::Staff] {
+            floor_level(format!("ok-{}-{by:?}", b.entry), confirm(b.entry, by)).await;
+        }
+    }
+    floor_level("seal".into(), F::SealBags(pb::SealBags {})).await;
+    let day_1 = bags_of(0).await;
+    assert_eq!((day_1.day, day_1.sealed, day_1.bags.len()), (1, true, 18));
     let next = up
         .control(
             "level",
@@ -3888,6 +3925,42 @@ async fn felt_up_stops_the_clock_itself_draws_the_days_card_bags_the_stacks_and_
         )
         .await;
     assert_eq!((next.level, next.day), (2, 2), "{next:?}");
+    up.control(
+        "level",
+        "level-2-end",
+        pb::control_clock_request::Command::SetRemaining(pb::SetRemaining { remaining_ms: 300 }),
+    )
+    .await;
+    let over = until("level", pb::ClockStatus::DayOver).await;
+    assert_eq!((over.day, over.level), (2, 2), "{over:?}");
+    // (Day 2's draw may still be moving players when its day ends at
+    // once: the count waits for every move.)
+    floor_level("bag-day-2".into(), F::BagStacks(pb::BagStacks {})).await;
+    let day_2 = bags_of(0).await;
+    assert_eq!((day_2.day, day_2.sealed), (2, false), "{day_2:?}");
+    assert_eq!(day_2.chips, 18 * 20_000);
+    assert_eq!(bags_of(2).await, day_2);
+    assert_eq!(bags_of(1).await, day_1, "day 1's list, kept");
+    assert_eq!(bags_of(3).await.bags.len(), 0);
+    let page = {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&up.addr).expect("the display");
+        write!(
+            s,
+            "GET /api/t/level/bags?day=1 HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+            up.addr,
+            up.token("partner")
+        )
+        .expect("send");
+        let mut text = String::new();
+        let _ = s.read_to_string(&mut text);
+        text
+    };
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(
+        page.contains("\"day\": 1") && page.contains("\"sealed\": true"),
+        "{page}"
+    );
 
     // Played down to 12: hand-for-hand near it, the day over at 12 or
     // fewer (a round's busts all count), the clock's day ended with it.
@@ -4422,6 +4495,7 @@ async fn flight_to_sealed_bags(up: &Up, f: &'static str, director: &str) -> pb::
         .get_bags(with(
             pb::GetBagsRequest {
                 tournament_id: f.into(),
+                ..Default::default()
             },
             director,
         ))
@@ -4735,6 +4809,7 @@ async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
         .get_bags(with(
             pb::GetBagsRequest {
                 tournament_id: event.into(),
+                ..Default::default()
             },
             &director,
         ))
@@ -4761,6 +4836,7 @@ async fn an_event_of_two_flights_plays_day_2_from_their_bags_to_a_winner() {
             pb::ExportBagsRequest {
                 tournament_id: event.into(),
                 format: pb::ExportFormat::Csv.into(),
+                ..Default::default()
             },
             &director,
         ))

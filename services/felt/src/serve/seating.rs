@@ -104,12 +104,23 @@ impl<L: EventLog + 'static> SeatingApi<L> {
         t: &str,
     ) -> Result<(Vec<(EntryId, u64)>, Vec<felt_seating::TableNo>), Status> {
         self.ctx.known(t).await?;
-        let seating = self
-            .ctx
-            .conductor
-            .seating_state(t)
-            .await
-            .map_err(tournament_status)?;
+        // A day's last hand may have sent players to new seats: the count
+        // waits (a few seconds at most) for the carrier to seat them, as
+        // a stack in the middle of a move is at neither table (seating
+        // refuses the count while one is).
+        let since = std::time::Instant::now();
+        let seating = loop {
+            let seating = self
+                .ctx
+                .conductor
+                .seating_state(t)
+                .await
+                .map_err(tournament_status)?;
+            if seating.room().moves.is_empty() || since.elapsed() > MOVES_SETTLE {
+                break seating;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
         let (mut stacks, mut uncounted) = (Vec::new(), Vec::new());
         for (&number, table) in &seating.room().tables {
             let state = self
@@ -134,16 +145,14 @@ impl<L: EventLog + 'static> SeatingApi<L> {
         Ok((stacks, uncounted))
     }
 
-    /// The bag list: largest stack first (ties by bag number), with where
-    /// each player sat.
     /// The bag list: the tournament's own, largest first; an event fed by
     /// flights, until it bags its own, every flight's bags together (the
     /// chip counts going into its Day 2), each line naming its flight.
-    async fn bag_lines(&self, t: &str) -> Result<pb::GetBagsResponse, Status> {
+    async fn bag_lines(&self, t: &str, day: u32) -> Result<pb::GetBagsResponse, Status> {
         let state = self.state(t).await?;
         let event = state.settings().is_some_and(|s| s.flights.is_some());
-        if !event || state.room().bags.is_some() {
-            return self.own_bag_lines(t).await;
+        if !event || state.room().bags.is_some() || day > 1 {
+            return self.own_bag_lines(t, day).await;
         }
         let flights = self
             .ctx
@@ -156,7 +165,7 @@ impl<L: EventLog + 'static> SeatingApi<L> {
             ..Default::default()
         };
         for (number, f) in flights {
-            let part = self.own_bag_lines(&f).await?;
+            let part = self.own_bag_lines(&f, 0).await?;
             all.day = all.day.max(part.day);
             all.sealed &= part.sealed;
             all.chips = all.chips.saturating_add(part.chips);
@@ -177,26 +186,39 @@ impl<L: EventLog + 'static> SeatingApi<L> {
         Ok(all)
     }
 
-    /// The tournament's own bags, largest first.
-    async fn own_bag_lines(&self, t: &str) -> Result<pb::GetBagsResponse, Status> {
+    /// The tournament's own bags of day `day` (0: the last day bagged),
+    /// largest first.
+    async fn own_bag_lines(&self, t: &str, day: u32) -> Result<pb::GetBagsResponse, Status> {
         let state = self.state(t).await?;
-        let day = self.clock(t).await?.day();
-        let Some(bags) = state.room().bags.as_ref() else {
+        let Some(bags) = state.room().bags_of_day(day) else {
+            let day = if day == 0 {
+                self.clock(t).await?.day()
+            } else {
+                day
+            };
             return Ok(pb::GetBagsResponse {
                 day,
                 ..Default::default()
             });
+        };
+        // (States kept before a bag list knew its day: the clock's.)
+        let day = match bags.day {
+            0 => self.clock(t).await?.day(),
+            day => day,
         };
         let mut lines: Vec<pb::BagLine> = bags
             .bags
             .iter()
             .map(|(entry, b)| {
                 let info = state.entries().get(entry);
-                let (table, seat) = match info.map(|e| e.status) {
-                    Some(felt_seating::EntryStatus::Seated { table, seat }) => {
+                // Where they sat at the count (a list kept before it was
+                // recorded: where they sit now).
+                let (table, seat) = match (b.table, info.map(|e| e.status)) {
+                    (0, Some(felt_seating::EntryStatus::Seated { table, seat })) => {
                         (table, u32::from(seat))
                     }
-                    _ => (0, 0),
+                    (0, _) => (0, 0),
+                    (table, _) => (table, u32::from(b.seat)),
                 };
                 pb::BagLine {
                     rank: 0,
@@ -1686,7 +1708,9 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         super::limits::check(request.get_ref())?;
         role(&request)?;
         let req = request.into_inner();
-        Ok(Response::new(self.bag_lines(&req.tournament_id).await?))
+        Ok(Response::new(
+            self.bag_lines(&req.tournament_id, req.day).await?,
+        ))
     }
 
     async fn export_bags(
@@ -1696,7 +1720,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         super::limits::check(request.get_ref())?;
         role(&request)?;
         let req = request.into_inner();
-        let bags = self.bag_lines(&req.tournament_id).await?;
+        let bags = self.bag_lines(&req.tournament_id, req.day).await?;
         let (content_type, body) = match pb::ExportFormat::try_from(req.format) {
             Ok(pb::ExportFormat::Csv) => ("text/csv", crate::bags::csv(&bags)),
             Ok(pb::ExportFormat::Json) => (
@@ -1751,6 +1775,8 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
     }
 }
 
+/// How long a count of the stacks waits for the moves in flight.
+const MOVES_SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
 /// How long BeginHand holds a table told to wait before answering so.
 const BEGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 /// How often a held BeginHand asks seating again without being told.

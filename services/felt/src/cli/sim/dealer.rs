@@ -652,6 +652,7 @@ impl Sim {
             let mut c = self.seating();
             let req = self.request(pb::GetBagsRequest {
                 tournament_id: self.tournament.to_string(),
+                ..Default::default()
             });
             async move { c.get_bags(req).await }
         })

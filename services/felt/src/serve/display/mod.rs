@@ -470,17 +470,27 @@ async fn api_tables(
     .into_response())
 }
 
+/// `?day=N`: a day's bags (unset: the last day bagged).
+#[derive(serde::Deserialize)]
+struct DayQuery {
+    day: Option<u32>,
+}
+
 /// The day's bags as the bag page shows them (GetBags), in the JSON export's
 /// shape.
 async fn api_bags(
     State(d): State<Arc<Display>>,
     headers: HeaderMap,
     Path(id): Path<String>,
+    Query(q): Query<DayQuery>,
 ) -> Result<Response, Shown> {
     d.viewer(&headers, None).ok_or_else(unauthorized)?;
     let bags = d
         .seating()
-        .get_bags(d.request(pb::GetBagsRequest { tournament_id: id }))
+        .get_bags(d.request(pb::GetBagsRequest {
+            tournament_id: id,
+            day: q.day.unwrap_or(0),
+        }))
         .await?
         .into_inner();
     let body = crate::bags::json(&bags).map_err(|e| Shown {

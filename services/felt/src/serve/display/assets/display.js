@@ -246,7 +246,9 @@
       loading = true;
       last = board.seating_version;
       try {
-        const r = await fetch('/api/t/' + encodeURIComponent(id) + '/bags');
+        // `?day=N` on the page: that day's bags (kept after the next day's).
+        const day = new URLSearchParams(location.search).get('day');
+        const r = await fetch('/api/t/' + encodeURIComponent(id) + '/bags' + (day ? '?day=' + encodeURIComponent(day) : ''));
         if (r.ok) {
           const list = await r.json();
           fromFlights = list.bags.some((b) => b.flight);
