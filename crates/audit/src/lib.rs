@@ -1054,8 +1054,8 @@ async fn check_flights<L: EventLog>(
     // Every flight's sealed bags, by entry (flight entries are numbered
     // apart, so one map holds them all).
     let mut left: BTreeMap<EntryId, u64> = BTreeMap::new();
-    // Where the furthest flight's day ended: (day, level, time left).
-    let mut furthest: Option<(u32, u32, i64)> = None;
+    // Where the furthest flight's day ended.
+    let mut furthest: Option<felt_clock::ResumeAt> = None;
     let flights = aggregates::flights_of(log, t).await?;
     for f in &flights {
         let mut seating = SeatingState::default();
@@ -1073,26 +1073,22 @@ async fn check_flights<L: EventLog>(
                 clock.apply(&e);
             }
         }
-        if let Some((level, left)) = clock.resume_point() {
-            let here = (clock.day(), level, left);
-            let later = |a: (u32, u32, i64)| (a.0, a.1, std::cmp::Reverse(a.2));
-            if furthest.is_none_or(|b| later(here) > later(b)) {
-                furthest = Some(here);
-            }
-        }
+        furthest = furthest.max(clock.resume_at());
     }
     // Recorded before the resume was kept: nothing to check.
     if let Some(r) = resume {
         report.check(
             &format!("{t}: Day 2 resumed the structure where the furthest flight's day ended"),
             match furthest {
-                Some((day, level, left))
-                    if r.day == day + 1 && r.level == level && r.remaining_ms <= left =>
+                Some(at)
+                    if r.day == at.day + 1
+                        && r.level == at.level
+                        && r.remaining_ms <= at.remaining =>
                 {
                     Ok(())
                 }
                 other => Err(format!(
-                    "resumed on day {} at level {} with {} ms left; the flights ended at {other:?} (day, level, ms left)",
+                    "resumed on day {} at level {} with {} ms left; the flights ended at {other:?}",
                     r.day, r.level, r.remaining_ms
                 )),
             },

@@ -376,6 +376,29 @@ impl ClockEvent {
     }
 }
 
+/// Where a day ended, as the next day resumes it: ordered so that a later
+/// day, then a later level, then less time left in it, is further on (the
+/// furthest of an event's Day 1 flights is where its Day 2 resumes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResumeAt {
+    pub day: u32,
+    pub level: u32,
+    pub remaining: Millis,
+}
+
+impl Ord for ResumeAt {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let key = |r: &Self| (r.day, r.level, std::cmp::Reverse(r.remaining));
+        key(self).cmp(&key(other))
+    }
+}
+
+impl PartialOrd for ResumeAt {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// Whether time is running.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Status {
@@ -540,6 +563,17 @@ impl ClockState {
         }
         (self.period + 1..s.periods.len())
             .find_map(|p| Some((s.level_number(p)?, s.periods[p].millis())))
+    }
+
+    /// [`ClockState::resume_point`] with the day it ended: where the next
+    /// day resumes the structure.
+    pub fn resume_at(&self) -> Option<ResumeAt> {
+        let (level, remaining) = self.resume_point()?;
+        Some(ResumeAt {
+            day: self.day,
+            level,
+            remaining,
+        })
     }
 
     pub(crate) fn structure(&self) -> Result<&Structure, ClockError> {

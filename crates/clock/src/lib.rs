@@ -16,7 +16,7 @@ mod structure;
 pub use action::{ActionClock, TimeoutAction, Verdict};
 pub use clock::{
     ClockCommand, ClockEvent, ClockSettings, ClockState, ClockView, DayEnd, DayEndCard, DayEndRule,
-    Millis, Status, card_from, rule_77_stop,
+    Millis, ResumeAt, Status, card_from, rule_77_stop,
 };
 pub use decide::decide;
 pub use felt_vocabulary::{EntryId, TableNo};

@@ -818,6 +818,31 @@ impl SeatingState {
         &self.by_player
     }
 
+    /// The entries `player` holds: every one registered and not refunded.
+    pub fn entries_held(&self, player: &PlayerId) -> Vec<EntryId> {
+        self.by_player
+            .get(player)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|e| {
+                self.entries
+                    .get(e)
+                    .is_some_and(|i| i.status != EntryStatus::Unregistered)
+            })
+            .collect()
+    }
+
+    /// `player`'s entry in the day's sealed bags, if they bagged chips.
+    pub fn sealed_bag_of(&self, player: &PlayerId) -> Option<EntryId> {
+        let bags = self.room().bags.as_ref().filter(|b| b.sealed)?;
+        self.by_player
+            .get(player)?
+            .iter()
+            .copied()
+            .find(|e| bags.bags.contains_key(e))
+    }
+
     /// The room: its tables, seats and pending moves.
     pub fn room(&self) -> &Room {
         &self.room

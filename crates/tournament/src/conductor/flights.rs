@@ -43,18 +43,15 @@ impl<L: EventLog + 'static> Conductor<L> {
         let mut bags = Vec::new();
         let mut records = Vec::new();
         let mut out = 0u32;
-        // Where the furthest flight's day ended: (day, level, time left).
-        let mut furthest: Option<(u32, u32, Millis, &str)> = None;
+        // Where the furthest flight's day ended, and that flight.
+        let mut furthest: Option<(felt_clock::ResumeAt, &str)> = None;
         for (number, f) in &flights {
             let seating = self.seating_state(f).await?;
             let payout = self.payout_state(f).await?;
-            let clock = self.clock_state(f).await?;
-            if let Some((level, left)) = clock.resume_point() {
-                let here = (clock.day(), level, left, f.as_str());
-                let later = |a: &(u32, u32, Millis, &str)| (a.0, a.1, std::cmp::Reverse(a.2));
-                if furthest.is_none_or(|b| later(&here) > later(&b)) {
-                    furthest = Some(here);
-                }
+            if let Some(at) = self.clock_state(f).await?.resume_at()
+                && furthest.is_none_or(|(b, _)| at > b)
+            {
+                furthest = Some((at, f.as_str()));
             }
             let sealed = seating
                 .room()
@@ -109,7 +106,14 @@ impl<L: EventLog + 'static> Conductor<L> {
         // than the event's own level has).
         let resume = match furthest {
             None => None,
-            Some((day, level, left, f)) => {
+            Some((
+                felt_clock::ResumeAt {
+                    day,
+                    level,
+                    remaining: left,
+                },
+                f,
+            )) => {
                 let event = self.clock_state(t).await?;
                 let structure = event
                     .configured()

@@ -242,6 +242,22 @@ impl<L: EventLog + 'static> Conductor<L> {
         .await
     }
 
+    /// Flight `t`'s event (from its pay structure) and that event's rules
+    /// for entering its flights; `None` when `t` is no flight.
+    async fn flight_rules(&self, t: &str) -> Result<Option<(String, felt_seating::FlightEntries)>> {
+        let payout = self.payout_state(t).await?;
+        let Some(event) = payout.settings().and_then(|s| s.structure.flight_of()) else {
+            return Ok(None);
+        };
+        let rules = self
+            .seating_state(event)
+            .await?
+            .settings()
+            .map(|s| s.flight_entries)
+            .unwrap_or_default();
+        Ok(Some((event.to_string(), rules)))
+    }
+
     /// Issue 28: the event's rules across its flights, for players entering
     /// flight `t` (nothing to check elsewhere, or for a command already
     /// decided: a retry is answered as it was). Each player's entries are
@@ -261,19 +277,13 @@ impl<L: EventLog + 'static> Conductor<L> {
         {
             return Ok(());
         }
-        let payout = self.payout_state(t).await?;
-        let Some(event) = payout.settings().and_then(|s| s.structure.flight_of()) else {
+        let Some((event, rules)) = self.flight_rules(t).await? else {
             return Ok(());
         };
-        let rules = self
-            .seating_state(event)
-            .await?
-            .settings()
-            .map(|s| s.flight_entries)
-            .unwrap_or_default();
         if rules == felt_seating::FlightEntries::default() {
             return Ok(());
         }
+        let event = event.as_str();
         let flights = self.flights_of(event).await?;
         let mut states = Vec::with_capacity(flights.len());
         for (_, f) in &flights {
@@ -289,28 +299,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             let mut entries = 0u32;
             for (f, seating) in &states {
                 // (A refunded entry is no longer theirs.)
-                let own: Vec<EntryId> = seating
-                    .by_player()
-                    .get(player)
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .filter(|e| {
-                        seating
-                            .entry(*e)
-                            .is_some_and(|i| i.status != felt_seating::EntryStatus::Unregistered)
-                    })
-                    .collect();
-                entries = entries.saturating_add(own.len() as u32);
-                let bagged = seating
-                    .room()
-                    .bags
-                    .as_ref()
-                    .filter(|b| b.sealed)
-                    .and_then(|b| own.iter().find(|e| b.bags.contains_key(e)));
+                entries = entries.saturating_add(seating.entries_held(player).len() as u32);
                 if rules.none_after_bag
                     && *f != t
-                    && let Some(entry) = bagged
+                    && let Some(entry) = seating.sealed_bag_of(player)
                 {
                     return Err(refused(format!(
                         "they bagged chips in flight {f} (entry {entry}), and event {event} allows no entry after a bag"
@@ -469,17 +461,10 @@ impl<L: EventLog + 'static> Conductor<L> {
         if here.started() || here.settings().is_none_or(|s| s.flight == 0) {
             return Ok(());
         }
-        let payout = self.payout_state(t).await?;
-        let Some(event) = payout.settings().and_then(|s| s.structure.flight_of()) else {
+        let Some((event, rules)) = self.flight_rules(t).await? else {
             return Ok(());
         };
-        let event = event.to_string();
-        let none_after_bag = self
-            .seating_state(&event)
-            .await?
-            .settings()
-            .is_some_and(|s| s.flight_entries.none_after_bag);
-        if !none_after_bag {
+        if !rules.none_after_bag {
             return Ok(());
         }
         let mut refunds = Vec::new();
@@ -488,31 +473,17 @@ impl<L: EventLog + 'static> Conductor<L> {
                 continue;
             }
             let there = self.seating_state(&f).await?;
-            let Some(bags) = there.room().bags.as_ref().filter(|b| b.sealed) else {
-                continue;
-            };
-            for (player, entries) in here.by_player() {
-                let bagged = there
-                    .by_player()
-                    .get(player)
-                    .into_iter()
-                    .flatten()
-                    .any(|e| bags.bags.contains_key(e));
-                if !bagged {
+            for player in here.by_player().keys() {
+                if there.sealed_bag_of(player).is_none() {
                     continue;
                 }
-                for &entry in entries {
-                    if here
-                        .entry(entry)
-                        .is_some_and(|i| i.status != felt_seating::EntryStatus::Unregistered)
-                    {
-                        refunds.push((
-                            entry,
-                            format!(
-                                "bagged chips in flight {f}: event {event} allows no entry after a bag"
-                            ),
-                        ));
-                    }
+                for entry in here.entries_held(player) {
+                    refunds.push((
+                        entry,
+                        format!(
+                            "bagged chips in flight {f}: event {event} allows no entry after a bag"
+                        ),
+                    ));
                 }
             }
         }
