@@ -20,6 +20,7 @@ use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 type Result<T, E = ServeError> = std::result::Result<T, E>;
 
 pub mod auth;
+mod browser;
 mod clock;
 mod convert;
 mod display;
@@ -426,6 +427,8 @@ fn serve_display(args: DisplayArgs) -> Result<()> {
             server = server.tls_config(tls)?;
         }
         server
+            .layer(browser::cors())
+            .layer(browser::grpc_web())
             .add_routes(Routes::from(routes))
             .serve_with_incoming(incoming)
             .await?;
@@ -732,7 +735,8 @@ pub async fn serve_conductor<L: EventLog + 'static>(
             &interceptor,
         ));
     }
-    let mut server = Server::builder();
+    // HTTP/1.1 beside HTTP/2: browsers' gRPC-Web, and the display's pages.
+    let mut server = Server::builder().accept_http1(true);
     if let Some(tls) = settings.tls.clone() {
         server = server.tls_config(tls)?;
     }
@@ -749,9 +753,10 @@ pub async fn serve_conductor<L: EventLog + 'static>(
             ctx.now.clone(),
         )?;
         routes = Routes::from(routes.into_axum_router().merge(display::router(room)));
-        server = server.accept_http1(true);
     }
     server
+        .layer(browser::cors())
+        .layer(browser::grpc_web())
         .add_routes(routes)
         .serve_with_incoming(incoming)
         .await?;

@@ -1,0 +1,50 @@
+//! Browsers: every service answers gRPC-Web (`application/grpc-web`, binary
+//! or text) on its gRPC port, through tonic-web, and the CORS answers a page
+//! on another origin needs before it may call. Calls are authorised by the
+//! bearer token a page sends in `authorization`, never by a cookie, so any
+//! origin may call: the token is what is checked.
+
+use std::time::Duration;
+
+use tonic::codegen::http::{HeaderName, Method, header};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+/// How long a browser may keep a preflight's answer.
+const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The request headers a gRPC-Web or Connect client sends.
+const ALLOWED: [HeaderName; 6] = [
+    header::CONTENT_TYPE,
+    header::AUTHORIZATION,
+    HeaderName::from_static("x-grpc-web"),
+    HeaderName::from_static("x-user-agent"),
+    HeaderName::from_static("grpc-timeout"),
+    HeaderName::from_static("traceparent"),
+];
+
+/// The response headers a page must read: a call's status and a refusal's
+/// reasons (its `google.rpc.ErrorInfo` in the details, and the same in
+/// felt's own metadata).
+const EXPOSED: [HeaderName; 6] = [
+    HeaderName::from_static("grpc-status"),
+    HeaderName::from_static("grpc-message"),
+    HeaderName::from_static("grpc-status-details-bin"),
+    HeaderName::from_static("felt-rejection"),
+    HeaderName::from_static("felt-error-kind"),
+    HeaderName::from_static("felt-rule"),
+];
+
+/// CORS for every route: any origin, gRPC's methods and headers.
+pub(crate) fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::any())
+        .allow_methods([Method::POST, Method::GET, Method::OPTIONS])
+        .allow_headers(ALLOWED)
+        .expose_headers(EXPOSED)
+        .max_age(PREFLIGHT_MAX_AGE)
+}
+
+/// gRPC-Web translated to gRPC in front of the services.
+pub(crate) fn grpc_web() -> tonic_web::GrpcWebLayer {
+    tonic_web::GrpcWebLayer::new()
+}
