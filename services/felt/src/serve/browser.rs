@@ -7,6 +7,8 @@
 use std::time::Duration;
 
 use tonic::codegen::http::{HeaderName, Method, header};
+use tonic::service::Routes;
+use tower::Layer as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 /// How long a browser may keep a preflight's answer.
@@ -44,7 +46,10 @@ pub(crate) fn cors() -> CorsLayer {
         .max_age(PREFLIGHT_MAX_AGE)
 }
 
-/// gRPC-Web translated to gRPC in front of the services.
-pub(crate) fn grpc_web() -> tonic_web::GrpcWebLayer {
-    tonic_web::GrpcWebLayer::new()
+/// The gRPC services answering gRPC-Web too, behind `pages` (the room
+/// display's HTTP/1.1 routes, where served): tonic-web refuses every other
+/// HTTP/1.1 request, so it sees only what the pages do not answer.
+pub(crate) fn routes(grpc: Routes, pages: Option<axum::Router>) -> Routes {
+    let grpc = tonic_web::GrpcWebLayer::new().layer(grpc);
+    Routes::from(pages.unwrap_or_default().fallback_service(grpc))
 }

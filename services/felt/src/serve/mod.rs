@@ -13,7 +13,7 @@ use felt_proto::v1::payout_service_server::PayoutServiceServer;
 use felt_proto::v1::seating_service_server::SeatingServiceServer;
 use felt_proto::v1::table_service_server::TableServiceServer;
 use felt_tournament::Conductor;
-use tonic::service::{Routes, RoutesBuilder};
+use tonic::service::RoutesBuilder;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
@@ -421,15 +421,14 @@ fn serve_display(args: DisplayArgs) -> Result<()> {
         let (_health, health_service) = tonic_health::server::health_reporter();
         let mut routes = RoutesBuilder::default();
         routes.add_service(health_service);
-        let routes = routes.routes().into_axum_router().merge(display::router(room));
+        let routes = browser::routes(routes.routes(), Some(display::router(room)));
         let mut server = Server::builder().accept_http1(true);
         if let Some(tls) = tls {
             server = server.tls_config(tls)?;
         }
         server
             .layer(browser::cors())
-            .layer(browser::grpc_web())
-            .add_routes(Routes::from(routes))
+            .add_routes(routes)
             .serve_with_incoming(incoming)
             .await?;
         Ok(())
@@ -740,8 +739,8 @@ pub async fn serve_conductor<L: EventLog + 'static>(
     if let Some(tls) = settings.tls.clone() {
         server = server.tls_config(tls)?;
     }
-    let mut routes = routes.routes();
-    if settings.display {
+    let routes = routes.routes();
+    let pages = if settings.display {
         // The pages are HTTP/1.1 beside the gRPC services (HTTP/2) on the
         // same port, and read those services in process.
         let grpc = display::in_process(routes.clone());
@@ -752,12 +751,13 @@ pub async fn serve_conductor<L: EventLog + 'static>(
             &settings.tokens,
             ctx.now.clone(),
         )?;
-        routes = Routes::from(routes.into_axum_router().merge(display::router(room)));
-    }
+        Some(display::router(room))
+    } else {
+        None
+    };
     server
         .layer(browser::cors())
-        .layer(browser::grpc_web())
-        .add_routes(routes)
+        .add_routes(browser::routes(routes, pages))
         .serve_with_incoming(incoming)
         .await?;
     background.abort_all();

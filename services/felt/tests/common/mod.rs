@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod browser;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
