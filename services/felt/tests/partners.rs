@@ -10,7 +10,8 @@ use felt_proto::prost::Message as _;
 use felt_proto::v1 as pb;
 
 mod common;
-use common::{Up, with};
+use common::browser::Browser;
+use common::{Hand, Up, open_tournament, play_hand, with};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -265,38 +266,26 @@ fn python() -> PathBuf {
     python
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_python_example_runs_a_tournament_and_follows_its_clock_and_results() {
-    let dir = tempfile::tempdir().unwrap();
-    let up = Up::start(&[], &dir.path().join("up")).await;
-    // Given felt up, when the example runs as its README says (the client
-    // generated from the protos as it starts),
-    let out = Command::new(python())
-        .arg(root().join("examples/python/felt_example.py"))
-        .args(["--address", &up.addr])
-        .args(["--director", up.token("director")])
-        .args(["--floor", up.token("floor")])
-        .args(["--partner", up.token("partner")])
-        .args(["--tournament", "py", "--players", "6"])
-        .arg("--generated")
-        .arg(dir.path().join("generated"))
-        .output()
-        .expect("run the Python example");
+/// What the command-line examples print, checked against payout's own
+/// results: created and registered, the clock followed running, five busts
+/// recorded, every place seen on the results stream, the winner's prize,
+/// and the final list as payout has it.
+async fn example_said(up: &Up, t: &str, out: &std::process::Output) {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
         "{said}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // then it created and registered, followed the clock running,
-    assert!(said.contains("created py\nregistered 6 players"), "{said}");
+    assert!(
+        said.contains(&format!("created {t}\nregistered 6 players")),
+        "{said}"
+    );
     assert!(said.contains("CLOCK_STATUS_RUNNING"), "{said}");
-    // recorded five busts, saw every place as payout recorded it,
     assert_eq!(said.matches("floor: entry").count(), 5, "{said}");
     let placed: Vec<&str> = said.lines().filter(|l| l.starts_with("placed:")).collect();
     assert_eq!(placed.len(), 6, "{said}");
-    // and its results are payout's own.
-    let results = common::results(&up.channel, "py", up.token("director")).await;
+    let results = common::results(&up.channel, t, up.token("director")).await;
     let mut rows = results.results;
     rows.sort_by_key(|r| r.first);
     let winner = &rows[0];
@@ -320,4 +309,147 @@ async fn the_python_example_runs_a_tournament_and_follows_its_clock_and_results(
         })
         .collect();
     assert_eq!(printed, expected, "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_example_runs_a_tournament_and_follows_its_clock_and_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], &dir.path().join("up")).await;
+    // Given felt up, when the example runs as its README says (the client
+    // generated from the protos as it starts),
+    let out = Command::new(python())
+        .arg(root().join("examples/python/felt_example.py"))
+        .args(["--address", &up.addr])
+        .args(["--director", up.token("director")])
+        .args(["--floor", up.token("floor")])
+        .args(["--partner", up.token("partner")])
+        .args(["--tournament", "py", "--players", "6"])
+        .arg("--generated")
+        .arg(dir.path().join("generated"))
+        .output()
+        .expect("run the Python example");
+    // then it ran the tournament and followed it as payout recorded it.
+    example_said(&up, "py", &out).await;
+}
+
+/// An npm example built as its README says (`npm run build`: the client
+/// generated from the protos, type-checked, bundled); its folder.
+fn npm_build(example: &str) -> PathBuf {
+    let dir = root().join("examples").join(example);
+    assert!(
+        dir.join("node_modules").exists(),
+        "run `npm ci` in {} first (scripts/test does)",
+        dir.display()
+    );
+    let out = Command::new("npm")
+        .args(["run", "build", "--silent"])
+        .current_dir(&dir)
+        .output()
+        .expect("run npm");
+    assert!(
+        out.status.success(),
+        "npm run build in {}: {}\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_example_runs_a_tournament_and_follows_its_clock_and_results() {
+    let example = npm_build("typescript");
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], &dir.path().join("up")).await;
+    // Given felt up, when the Node example runs as its README says,
+    let out = Command::new("node")
+        .arg(example.join("dist/example.mjs"))
+        .args(["--address", &up.addr])
+        .args(["--director", up.token("director")])
+        .args(["--floor", up.token("floor")])
+        .args(["--partner", up.token("partner")])
+        .args(["--tournament", "ts", "--players", "6"])
+        .output()
+        .expect("run the TypeScript example");
+    // then it ran the tournament and followed it as payout recorded it.
+    example_said(&up, "ts", &out).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_web_example_follows_a_table_and_the_clock_live_in_a_browser_over_grpc_web() {
+    let example = npm_build("web");
+    let dir = tempfile::tempdir().unwrap();
+    let up = Up::start(&[], &dir.path().join("up")).await;
+    let director = up.token("director").to_string();
+    let mut seating = up.seating();
+    open_tournament(&mut seating, "live", "Web night", "USD", 4, &director).await;
+    // Given the page opened from a file (another origin than felt's) with
+    // a partner's token,
+    let mut browser = Browser::start();
+    let page = format!(
+        "file://{}?felt=http://{}&token={}&tournament=live&table=1",
+        example
+            .join("index.html")
+            .canonicalize()
+            .expect("the page")
+            .display(),
+        up.addr,
+        up.token("partner")
+    );
+    browser.open("web", &page);
+    // then it follows the clock and the table over gRPC-Web,
+    browser.wait("web", "#connection", "live over gRPC-Web");
+    browser.wait("web", "#clock-status", "RUNNING");
+    browser.wait("web", "#clock-level", "level 1: 100/200");
+    browser.wait("web", "#table-hands", "0 hands played");
+    let seats = browser.text("web", "#seats");
+    assert_eq!(seats.lines().count(), 4, "{seats}");
+    // counting the clock down between changes,
+    let before = browser.text("web", "#clock-remaining");
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    let after = browser.text("web", "#clock-remaining");
+    assert_ne!(before, after, "the clock counts down");
+    // when a hand is played, its events and the chips that moved reach
+    // the page without a reload,
+    let tables = felt_proto::v1::table_service_client::TableServiceClient::new(up.channel.clone());
+    let mut roll = 7;
+    let hand = play_hand(&seating, &tables, "live", 1, &director, &mut roll).await;
+    assert_eq!(hand, Hand::Played);
+    browser.wait("web", "#events", "HandStarted");
+    browser.wait("web", "#events", "HandEnded");
+    browser.wait("web", "#table-hands", "1 hands played");
+    let view = tables
+        .clone()
+        .get_table(with(
+            pb::GetTableRequest {
+                table: Some(pb::TableRef {
+                    tournament_id: "live".into(),
+                    table: 1,
+                }),
+            },
+            &director,
+        ))
+        .await
+        .expect("the table")
+        .into_inner()
+        .table
+        .expect("a view");
+    for s in view.seats.iter().filter(|s| s.entry > 0) {
+        browser.wait(
+            "web",
+            &format!("#seats tr[data-seat=\"{}\"]", s.seat),
+            &format!("{}\t{}\t{}", s.seat, s.entry, s.stack),
+        );
+    }
+    // and when the floor pauses the clock, the page shows it paused.
+    up.control(
+        "live",
+        "pause",
+        pb::control_clock_request::Command::Pause(pb::Pause {
+            reason: "a ruling".into(),
+        }),
+    )
+    .await;
+    browser.wait("web", "#clock-status", "PAUSED");
+    browser.screenshot("web", "web-example.png");
 }
