@@ -236,6 +236,17 @@ async fn a_browser_calls_every_service_over_grpc_web_from_another_origin() {
             .contains("nowhere"),
         "{headers:?}"
     );
+    // The room display's pages on the same port stay same-origin only
+    // (they hold a cookie): no CORS answer for them.
+    let (status, headers, _) = http1(
+        &up.addr,
+        &format!(
+            "GET /api/t/web/tables HTTP/1.1\r\nOrigin: https://overlay.example\r\nAuthorization: Bearer {partner}\r\n"
+        ),
+        b"",
+    );
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    assert_eq!(header(&headers, "access-control-allow-origin"), None);
     // A ruling's refusal carries felt's reason and its kind for the page.
     let (_, headers, _) = grpc_web_call(
         &up.addr,

@@ -1,14 +1,13 @@
 //! Browsers: every service answers gRPC-Web (`application/grpc-web`, binary
 //! or text) on its gRPC port, through tonic-web, and the CORS answers a page
-//! on another origin needs before it may call. Calls are authorised by the
-//! bearer token a page sends in `authorization`, never by a cookie, so any
-//! origin may call: the token is what is checked.
+//! on another origin needs before it may call. gRPC calls are authorised by
+//! the bearer token a page sends in `authorization`, never by a cookie, so
+//! any origin may call: the token is what is checked.
 
 use std::time::Duration;
 
 use tonic::codegen::http::{HeaderName, Method, header};
 use tonic::service::Routes;
-use tower::Layer as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 /// How long a browser may keep a preflight's answer.
@@ -36,8 +35,8 @@ const EXPOSED: [HeaderName; 6] = [
     HeaderName::from_static("felt-rule"),
 ];
 
-/// CORS for every route: any origin, gRPC's methods and headers.
-pub(crate) fn cors() -> CorsLayer {
+/// CORS for the gRPC routes: any origin, gRPC's methods and headers.
+fn cors() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(AllowOrigin::any())
         .allow_methods([Method::POST, Method::GET, Method::OPTIONS])
@@ -49,7 +48,12 @@ pub(crate) fn cors() -> CorsLayer {
 /// The gRPC services answering gRPC-Web too, behind `pages` (the room
 /// display's HTTP/1.1 routes, where served): tonic-web refuses every other
 /// HTTP/1.1 request, so it sees only what the pages do not answer.
+/// CORS covers the gRPC routes only: the pages are same-origin (and hold
+/// a cookie).
 pub(crate) fn routes(grpc: Routes, pages: Option<axum::Router>) -> Routes {
-    let grpc = tonic_web::GrpcWebLayer::new().layer(grpc);
+    let grpc = tower::ServiceBuilder::new()
+        .layer(cors())
+        .layer(tonic_web::GrpcWebLayer::new())
+        .service(grpc);
     Routes::from(pages.unwrap_or_default().fallback_service(grpc))
 }

@@ -426,9 +426,7 @@ fn serve_display(args: DisplayArgs) -> Result<()> {
         if let Some(tls) = tls {
             server = server.tls_config(tls)?;
         }
-        server
-            .layer(browser::cors())
-            .add_routes(routes)
+        server.add_routes(routes)
             .serve_with_incoming(incoming)
             .await?;
         Ok(())
@@ -756,7 +754,6 @@ pub async fn serve_conductor<L: EventLog + 'static>(
         None
     };
     server
-        .layer(browser::cors())
         .add_routes(browser::routes(routes, pages))
         .serve_with_incoming(incoming)
         .await?;
