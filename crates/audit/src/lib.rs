@@ -135,6 +135,7 @@ impl Replayed {
     async fn read<L: EventLog>(log: &L, only: Option<&str>) -> Result<Replayed> {
         let mut streams: HashMap<StreamId, Vec<Envelope>> = HashMap::new();
         let filter = Filter {
+            id: None,
             tournament: only.map(str::to_string),
             kind: None,
         };

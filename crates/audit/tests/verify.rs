@@ -57,6 +57,7 @@ async fn played(log: Arc<EmbeddedLog>, t: &str) {
         .log()
         .subscribe(
             Filter {
+                id: None,
                 tournament: None,
                 kind: Some("table".into()),
             },
@@ -245,6 +246,7 @@ async fn a_bust_deciding_on_a_rebuy_is_not_a_seat_the_tables_disagree_on() {
         .log()
         .subscribe(
             Filter {
+                id: None,
                 tournament: None,
                 kind: Some("table".into()),
             },

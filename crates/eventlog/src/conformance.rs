@@ -296,6 +296,129 @@ pub async fn subscriptions_deliver_in_order_from_a_position<H: Harness>(h: &mut 
     );
 }
 
+/// A subscription to one stream, from a position, gets that stream's
+/// decisions after it and nothing of the streams around it (of its kind,
+/// its tournament, or another tournament's stream of the same name); one to
+/// a kind within a tournament gets that kind there only. `head` is the
+/// last committed position, what a subscription from now on starts after.
+pub async fn one_stream_or_one_kind_of_a_tournament_from_a_position<H: Harness>(h: &mut H) {
+    let log = h.log();
+    assert_eq!(log.head().await.unwrap_or_else(|e| panic!("{e}")), 0);
+    let five = stream("table", "5");
+    let six = stream("table", "6");
+    let elsewhere = StreamId::new("t2", "table", "5").unwrap_or_else(|e| panic!("{e}"));
+    let clock = stream("clock", "5");
+    let mut fives = Vec::new();
+    let mut last = 0;
+    for i in 0..20u64 {
+        for s in [&six, &elsewhere, &clock] {
+            log.append(s, Expected::Any, decision(&format!("o{i}"), i, 1))
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        if i % 3 == 0 {
+            let a = log
+                .append(&five, Expected::Any, decision(&format!("f{i}"), i, 2))
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            fives.push(a.position);
+            last = a.position;
+        }
+    }
+    // The head is the last decision committed.
+    let clock_last = log
+        .append(&clock, Expected::Any, decision("last", 0, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(clock_last.position > last);
+    assert_eq!(
+        log.head().await.unwrap_or_else(|e| panic!("{e}")),
+        clock_last.position
+    );
+    // From the beginning: the stream's own decisions, in order, whole.
+    let mut sub = log
+        .subscribe(Filter::stream(&five), 0)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    for &at in &fives {
+        let c = next(&mut sub).await;
+        assert_eq!((c.position, &c.stream), (at, &five));
+        assert_eq!(c.envelopes.len(), 2);
+    }
+    // Then what is appended to it while it waits, and nothing else.
+    log.append(&six, Expected::Any, decision("six-late", 0, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let late = log
+        .append(&five, Expected::Any, decision("five-late", 0, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let c = next(&mut sub).await;
+    assert_eq!((c.position, &c.stream), (late.position, &five));
+    // From a position in the middle: only its decisions after it.
+    let mut sub = log
+        .subscribe(Filter::stream(&five), fives[3])
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut after = Vec::new();
+    for _ in 0..fives.len() - 3 {
+        after.push(next(&mut sub).await.position);
+    }
+    let mut expected = fives[4..].to_vec();
+    expected.push(late.position);
+    assert_eq!(after, expected);
+    // From the head: nothing until the stream moves.
+    let head = log.head().await.unwrap_or_else(|e| panic!("{e}"));
+    let mut sub = log
+        .subscribe(Filter::stream(&six), head)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let nothing = tokio::time::timeout(std::time::Duration::from_millis(200), sub.next()).await;
+    assert!(nothing.is_err(), "a decision before the head: {nothing:?}");
+    let moved = log
+        .append(&six, Expected::Any, decision("six-moved", 0, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(next(&mut sub).await.position, moved.position);
+    // One kind of one tournament: t1's tables, not t2's, not t1's clock.
+    let mut tables = log
+        .subscribe(
+            Filter {
+                tournament: Some("t1".into()),
+                kind: Some("table".into()),
+                id: None,
+            },
+            0,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    // 22 of six (20, a late one, a moved one) and 8 of five (7, a late one).
+    for _ in 0..30 {
+        let c = next(&mut tables).await;
+        assert_eq!(
+            (c.stream.tournament.as_str(), c.stream.kind.as_str()),
+            ("t1", "table")
+        );
+    }
+    let nothing = tokio::time::timeout(std::time::Duration::from_millis(200), tables.next()).await;
+    assert!(nothing.is_err(), "more than t1's tables: {nothing:?}");
+    // And read_all of one stream reads that stream only.
+    let mut read = Vec::new();
+    log.read_all(&Filter::stream(&five), |c| {
+        read.push(c.position);
+        Ok(())
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read, expected_all(&fives, late.position));
+}
+
+fn expected_all(fives: &[u64], late: u64) -> Vec<u64> {
+    let mut all = fives.to_vec();
+    all.push(late);
+    all
+}
+
 /// `read_all` hands over every decision of the filter's streams in log
 /// order, to the log's last position when it began, from storage (after a
 /// restart), and stops at the end even when the log's last decisions are
@@ -339,6 +462,7 @@ pub async fn read_all_gives_a_filters_decisions_to_the_end_of_the_log<H: Harness
     h.restart().await;
     let log = h.log();
     let filter = Filter {
+        id: None,
         tournament: Some("t1".into()),
         kind: Some("table".into()),
     };
@@ -765,6 +889,7 @@ pub async fn a_decision_keeps_its_actor<H: Harness>(h: &mut H) {
     let mut sub = log
         .subscribe(
             Filter {
+                id: None,
                 tournament: None,
                 kind: Some("seating".into()),
             },
@@ -823,6 +948,7 @@ macro_rules! conformance_tests {
             a_retried_command_is_stored_once_and_gets_the_first_answer,
             concurrent_appenders_to_one_stream_never_lose_or_double,
             subscriptions_deliver_in_order_from_a_position,
+            one_stream_or_one_kind_of_a_tournament_from_a_position,
             read_all_gives_a_filters_decisions_to_the_end_of_the_log,
             a_subscription_read_given_up_loses_nothing,
             queued_appends_are_decided_in_order,

@@ -555,14 +555,47 @@ impl EventLog for EmbeddedLog {
         Ok(to)
     }
 
+    async fn head(&self) -> Result<u64, LogError> {
+        Ok(*self.inner.position.borrow())
+    }
+
     async fn subscribe(&self, filter: Filter, after: u64) -> Result<Subscription, LogError> {
+        let mut buffer = VecDeque::new();
+        let mut from = after;
+        if let Some(stream) = filter.one_stream() {
+            // One stream: what it holds after `after` so far, by its own
+            // links back from its tip, not a scan of the whole log; the
+            // subscription goes on from the position committed then.
+            let committed = *self.inner.position.borrow();
+            if committed > after {
+                let tip = self.tip(&stream.key())?;
+                let read = self.inner.db.begin_read().map_err(storage)?;
+                let log = read.open_table(LOG).map_err(storage)?;
+                let mut at = tip.position;
+                while at > after {
+                    let Some(value) = log.get(at).map_err(storage)? else {
+                        break;
+                    };
+                    let (previous, envelopes) = decode_value(value.value())?;
+                    if at <= committed {
+                        buffer.push_front(Committed {
+                            position: at,
+                            stream: stream.clone(),
+                            envelopes,
+                        });
+                    }
+                    at = previous;
+                }
+                from = committed;
+            }
+        }
         Ok(Subscription {
             inner: SubscriptionInner::Embedded(EmbeddedSubscription {
                 db: self.inner.db.clone(),
                 position: self.inner.position.clone(),
                 filter,
-                after,
-                buffer: VecDeque::new(),
+                after: from,
+                buffer,
             }),
         })
     }

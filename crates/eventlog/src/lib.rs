@@ -264,6 +264,8 @@ pub struct Committed {
 pub struct Filter {
     pub tournament: Option<String>,
     pub kind: Option<String>,
+    /// One stream's id (with its tournament and kind): that stream alone.
+    pub id: Option<String>,
 }
 
 impl Filter {
@@ -275,6 +277,7 @@ impl Filter {
         Filter {
             tournament: None,
             kind: Some(kind.into()),
+            id: None,
         }
     }
 
@@ -282,6 +285,24 @@ impl Filter {
         Filter {
             tournament: Some(tournament.into()),
             kind: None,
+            id: None,
+        }
+    }
+
+    /// One stream alone.
+    pub fn stream(stream: &StreamId) -> Filter {
+        Filter {
+            tournament: Some(stream.tournament.to_string()),
+            kind: Some(stream.kind.clone()),
+            id: Some(stream.id.clone()),
+        }
+    }
+
+    /// The one stream this filter names, if it names one.
+    pub fn one_stream(&self) -> Option<StreamId> {
+        match (&self.tournament, &self.kind, &self.id) {
+            (Some(t), Some(k), Some(id)) => StreamId::new(t, k, id).ok(),
+            _ => None,
         }
     }
 
@@ -290,6 +311,7 @@ impl Filter {
             .as_ref()
             .is_none_or(|t| t == stream.tournament.as_str())
             && self.kind.as_ref().is_none_or(|k| *k == stream.kind)
+            && self.id.as_ref().is_none_or(|id| *id == stream.id)
     }
 }
 
@@ -405,6 +427,10 @@ pub trait EventLog: Send + Sync {
         stream: &StreamId,
         position: u64,
     ) -> impl Future<Output = Result<Vec<Envelope>, LogError>> + Send;
+
+    /// The position of the last decision committed to the whole log, 0 if
+    /// none: a subscription after it follows what is committed from now on.
+    fn head(&self) -> impl Future<Output = Result<u64, LogError>> + Send;
 
     /// The stream's version: its last event's sequence, 0 if none.
     fn version(&self, stream: &StreamId) -> impl Future<Output = Result<u64, LogError>> + Send;

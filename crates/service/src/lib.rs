@@ -416,6 +416,7 @@ impl<A: Aggregate, L: EventLog> Handler<A, L> {
     /// how many it loaded. An aggregate already in memory is left as it is.
     pub async fn load_all(&self, tournament: &str, kind: &str) -> Result<usize, LogError> {
         let filter = Filter {
+            id: None,
             tournament: Some(tournament.into()),
             kind: Some(kind.into()),
         };

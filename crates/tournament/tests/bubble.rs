@@ -198,6 +198,7 @@ async fn started_hosting(
     }
     c.start("b", T0).await.unwrap();
     let filter = Filter {
+        id: None,
         tournament: Some("b".into()),
         kind: Some("table".into()),
     };
@@ -610,6 +611,7 @@ async fn bubble_reported(file: &std::path::Path, budget: u64) -> (u64, Streams) 
     let (_dir, log) = copied(file);
     let crashing = Arc::new(Crashing::new(log.clone(), budget));
     let tables = Filter {
+        id: None,
         tournament: Some("b".into()),
         kind: Some("table".into()),
     };
@@ -688,6 +690,7 @@ async fn two_runners_over_the_same_log_at_once_change_nothing() {
         {
             let c = Conductor::new(crashing.clone());
             let tables = Filter {
+                id: None,
                 tournament: Some("b".into()),
                 kind: Some("table".into()),
             };

@@ -99,6 +99,7 @@ async fn to_a_winner(spec: &TournamentSpec) -> Result<(u128, u128, u128), String
     c.start("x", T0).await.unwrap();
     c.close_registration("x", T0).await.unwrap();
     let filter = Filter {
+        id: None,
         tournament: Some("x".into()),
         kind: Some("table".into()),
     };

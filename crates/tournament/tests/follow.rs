@@ -66,6 +66,7 @@ async fn started(log: Arc<EmbeddedLog>, t: &str, n: u64) -> Conductor<EmbeddedLo
 /// The follower's view of the log: every table decision, in order.
 async fn tables_of<L: EventLog + 'static>(c: &Conductor<L>) -> Subscription {
     let filter = Filter {
+        id: None,
         tournament: None,
         kind: Some("table".into()),
     };

@@ -690,9 +690,10 @@ impl EventLog for NatsLog {
     where
         F: FnMut(Committed) -> Result<(), LogError> + Send,
     {
-        let subjects = match (&filter.tournament, &filter.kind) {
-            (None, None) => "felt.>".to_string(),
-            (t, k) => format!(
+        let subjects = match (&filter.tournament, &filter.kind, filter.one_stream()) {
+            (_, _, Some(stream)) => stream.subject(),
+            (None, None, None) => "felt.>".to_string(),
+            (t, k, None) => format!(
                 "felt.{}.{}.*",
                 t.as_deref().unwrap_or("*"),
                 k.as_deref().unwrap_or("*")
@@ -788,6 +789,16 @@ impl EventLog for NatsLog {
             self.remember_newer(&key, tip, &command);
         }
         Ok(to)
+    }
+
+    async fn head(&self) -> Result<u64, LogError> {
+        Ok(self
+            .stream
+            .get_info()
+            .await
+            .map_err(nats)?
+            .state
+            .last_sequence)
     }
 
     async fn subscribe(&self, filter: Filter, after: u64) -> Result<Subscription, LogError> {

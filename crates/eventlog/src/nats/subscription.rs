@@ -105,10 +105,16 @@ impl NatsSubscription {
         // The filter is applied here, on the subject, before decoding:
         // nats-server 2.15 matches a filtered consumer's subjects message by
         // message, which replayed a log at about 55,000 messages/s against
-        // 340,000 unfiltered (`felt bench log --backend nats`).
+        // 340,000 unfiltered (`felt bench log --backend nats`). One stream's
+        // subscription is filtered by the server, on its one subject: it
+        // receives that stream's messages only.
+        let subject = self
+            .filter
+            .one_stream()
+            .map_or_else(|| "felt.>".to_string(), |s| s.subject());
         let config = push::Config {
             deliver_subject: inbox,
-            filter_subject: "felt.>".into(),
+            filter_subject: subject,
             deliver_policy: DeliverPolicy::ByStartSequence {
                 start_sequence: self.last + 1,
             },
@@ -243,9 +249,14 @@ impl NatsSubscription {
             self.last = position;
             // felt.<tournament>.<kind>.<id>
             let mut tokens = msg.subject.split('.').skip(1);
-            let (t, k) = (tokens.next().unwrap_or(""), tokens.next().unwrap_or(""));
+            let (t, k, id) = (
+                tokens.next().unwrap_or(""),
+                tokens.next().unwrap_or(""),
+                tokens.next().unwrap_or(""),
+            );
             if !(self.filter.tournament.as_deref().is_none_or(|f| f == t)
-                && self.filter.kind.as_deref().is_none_or(|f| f == k))
+                && self.filter.kind.as_deref().is_none_or(|f| f == k)
+                && self.filter.id.as_deref().is_none_or(|f| f == id))
             {
                 continue;
             }

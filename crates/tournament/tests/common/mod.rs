@@ -99,6 +99,10 @@ impl EventLog for Crashing {
         self.log.version(stream).await
     }
 
+    async fn head(&self) -> Result<u64, felt_eventlog::LogError> {
+        self.log.head().await
+    }
+
     async fn subscribe(
         &self,
         filter: Filter,

@@ -136,6 +136,7 @@ async fn follow_once<L: EventLog>(log: &L, credentials: &Credentials) -> Result<
     let mut sub = log
         .subscribe(
             Filter {
+                id: None,
                 tournament: Some(stream.tournament.to_string()),
                 kind: Some(stream.kind.clone()),
             },

@@ -279,6 +279,7 @@ pub(crate) async fn follow_stream<L: EventLog + 'static>(
     mut after: u64,
 ) -> Result<mpsc::Receiver<Result<Vec<Envelope>, Status>>, Status> {
     let filter = Filter {
+        id: None,
         tournament: Some(stream.tournament.to_string()),
         kind: Some(stream.kind.clone()),
     };

@@ -613,6 +613,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         StreamId::new(&req.tournament_id, "table", "x")
             .map_err(|e| Status::invalid_argument(format!("tournament_id: {e}")))?;
         let filter = Filter {
+            id: None,
             tournament: Some(req.tournament_id.clone()),
             kind: Some("table".into()),
         };
