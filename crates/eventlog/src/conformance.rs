@@ -419,6 +419,101 @@ fn expected_all(fives: &[u64], late: u64) -> Vec<u64> {
     all
 }
 
+/// Followers of single streams through one [`crate::Fanout`]: each gets
+/// its stream's events after the version it asked for, in order, once, and
+/// nothing of the others'; one that never reads while more than
+/// [`crate::FOLLOWER_BUFFER`] decisions are committed is dropped from the
+/// shared subscription, slows nobody, and reads its stream again from the
+/// log, losing nothing.
+pub async fn followers_share_one_subscription_and_a_slow_one_loses_nothing<H: Harness>(h: &mut H) {
+    let log = h.log();
+    let fanout = Arc::new(crate::Fanout::new(log.clone()));
+    let five = stream("table", "5");
+    let six = stream("table", "6");
+    for i in 1..=3u64 {
+        log.append(&five, Expected::Any, decision(&format!("f{i}"), i, 1))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let within = |what: &'static str| move |_| panic!("{what}: nothing within 10 s");
+    let ten = std::time::Duration::from_secs(10);
+    // A follower after version 1 gets 2 and 3 from the log,
+    let mut fast = fanout.follow(five.clone(), 1);
+    for expected in [2, 3] {
+        let c = tokio::time::timeout(ten, fast.next())
+            .await
+            .unwrap_or_else(within("fast"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.envelopes[0].sequence, expected);
+    }
+    // one from the start reads once and then stops reading,
+    let mut slow = fanout.follow(five.clone(), 0);
+    let first = tokio::time::timeout(ten, slow.next())
+        .await
+        .unwrap_or_else(within("slow"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(first.envelopes[0].sequence, 1);
+    let mut other = fanout.follow(six.clone(), 0);
+    // and while many more decisions are committed, the fast one keeps up.
+    let more = crate::FOLLOWER_BUFFER as u64 + 200;
+    let reader = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while seen.len() < more as usize {
+            let c = tokio::time::timeout(ten, fast.next())
+                .await
+                .unwrap_or_else(within("fast, live"))
+                .unwrap_or_else(|e| panic!("{e}"));
+            seen.extend(c.envelopes.iter().map(|e| e.sequence));
+        }
+        seen
+    });
+    for i in 4..4 + more {
+        log.append(&five, Expected::Any, decision(&format!("f{i}"), i, 1))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    log.append(&six, Expected::Any, decision("six", 0, 2))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let seen = reader.await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(seen, (4..4 + more).collect::<Vec<_>>(), "the fast follower");
+    // The other stream's follower got its stream only.
+    let c = tokio::time::timeout(ten, other.next())
+        .await
+        .unwrap_or_else(within("other"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (c.stream.clone(), c.envelopes.len(), c.envelopes[0].sequence),
+        (six, 2, 1)
+    );
+    // The slow one fell behind, and gets every event after its first,
+    // once, in order, from the log and then live.
+    let mut rest = Vec::new();
+    while rest.len() < (2 + more) as usize {
+        let c = tokio::time::timeout(ten, slow.next())
+            .await
+            .unwrap_or_else(within("slow, again"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.stream, five);
+        rest.extend(c.envelopes.iter().map(|e| e.sequence));
+    }
+    assert_eq!(rest, (2..4 + more).collect::<Vec<_>>(), "the slow follower");
+    assert!(slow.caught_up() >= 2, "read from the log again");
+    assert!(fanout.fell_behind() >= 1);
+    let late = log
+        .append(&five, Expected::Any, decision("late", 0, 1))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let c = tokio::time::timeout(ten, slow.next())
+        .await
+        .unwrap_or_else(within("slow, live again"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (c.position, c.envelopes[0].sequence),
+        (late.position, late.first)
+    );
+}
+
 /// `read_all` hands over every decision of the filter's streams in log
 /// order, to the log's last position when it began, from storage (after a
 /// restart), and stops at the end even when the log's last decisions are
@@ -949,6 +1044,7 @@ macro_rules! conformance_tests {
             concurrent_appenders_to_one_stream_never_lose_or_double,
             subscriptions_deliver_in_order_from_a_position,
             one_stream_or_one_kind_of_a_tournament_from_a_position,
+            followers_share_one_subscription_and_a_slow_one_loses_nothing,
             read_all_gives_a_filters_decisions_to_the_end_of_the_log,
             a_subscription_read_given_up_loses_nothing,
             queued_appends_are_decided_in_order,

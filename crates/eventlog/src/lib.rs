@@ -20,6 +20,7 @@
 
 mod embedded;
 mod envelope;
+mod fanout;
 mod nats;
 
 #[cfg(any(test, feature = "test-util"))]
@@ -35,6 +36,7 @@ pub use embedded::EmbeddedLog;
 #[cfg(any(test, feature = "test-util"))]
 pub use embedded::tamper;
 pub use envelope::{ChainBreak, Envelope, Hash, verify_chain};
+pub use fanout::{FOLLOWER_BUFFER, Fanout, Follower};
 pub use nats::{NatsLog, NatsSettings};
 
 /// Why the log refused or failed an operation.
