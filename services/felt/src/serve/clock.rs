@@ -593,7 +593,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
                 .await;
             after = version;
         }
-        let mut decisions = follow_stream(handler.log(), stream, after).await?;
+        let mut decisions = follow_stream(&self.ctx.watch, stream, after);
         let ctx = self.ctx.clone();
         tokio::spawn(async move {
             while let Some(next) = decisions.recv().await {

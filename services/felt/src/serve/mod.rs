@@ -664,6 +664,7 @@ pub async fn serve_conductor<L: EventLog + 'static>(
         seeds: settings.seeds.clone(),
         known: Arc::default(),
         progress: Arc::default(),
+        watch: Arc::new(felt_eventlog::Fanout::new(conductor.seating.log().clone())),
     };
     let (health, health_service) = tonic_health::server::health_reporter();
     let reflection = tonic_reflection::server::Builder::configure()
@@ -679,6 +680,7 @@ pub async fn serve_conductor<L: EventLog + 'static>(
             settings.seeds.clone(),
             seat_key.clone(),
             ctx.now.clone(),
+            ctx.watch.clone(),
         );
         health
             .set_serving::<TableServiceServer<table::TableApi<L>>>()

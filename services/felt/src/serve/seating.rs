@@ -1746,8 +1746,7 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let req = request.into_inner();
         self.ctx.known(&req.tournament_id).await?;
         let stream = seating_stream(&req.tournament_id).map_err(log_status)?;
-        let mut decisions =
-            follow_stream(self.ctx.conductor.seating.log(), stream, req.after_version).await?;
+        let mut decisions = follow_stream(&self.ctx.watch, stream, req.after_version);
         let (tx, rx) = tokio::sync::mpsc::channel(64);
         tokio::spawn(async move {
             while let Some(next) = decisions.recv().await {

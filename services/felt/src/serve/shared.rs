@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use felt_cards::Seed;
-use felt_eventlog::{Envelope, EventLog, Filter, StreamId};
+use felt_eventlog::{Envelope, EventLog, Fanout, StreamId};
 use felt_tournament::Conductor;
 use tokio::sync::mpsc;
 use tonic::Status;
@@ -123,6 +123,8 @@ pub(crate) struct Ctx<L: EventLog> {
     /// Told when the follower reports a hand end at a table: its dealer,
     /// waiting for seating to let the table deal, asks again then.
     pub(crate) progress: Arc<Progress>,
+    /// Partners' `Watch…` streams: one subscription of the log for all.
+    pub(crate) watch: Arc<Fanout<L>>,
 }
 
 /// One notification per table (tournament, table number).
@@ -151,6 +153,7 @@ impl<L: EventLog> Clone for Ctx<L> {
             seeds: self.seeds.clone(),
             known: self.known.clone(),
             progress: self.progress.clone(),
+            watch: self.watch.clone(),
         }
     }
 }
@@ -271,45 +274,29 @@ pub(crate) fn director(role: &Role, what: &str) -> Result<(), Status> {
 }
 
 /// Every decision appended to `stream` after version `after`, as it is
-/// committed: the log's subscription to the tournament's streams of that
-/// kind, from the beginning, keeping the one stream (no gap, no repeat).
-pub(crate) async fn follow_stream<L: EventLog + 'static>(
-    log: &Arc<L>,
+/// committed, with no gap and no repeat: the stream's own decisions read
+/// from the log, then those the process's one subscription hands over
+/// ([`Fanout`]). A watcher too slow to keep up reads its stream again from
+/// the log from where it was, and slows nobody else.
+pub(crate) fn follow_stream<L: EventLog + 'static>(
+    watch: &Arc<Fanout<L>>,
     stream: StreamId,
-    mut after: u64,
-) -> Result<mpsc::Receiver<Result<Vec<Envelope>, Status>>, Status> {
-    let filter = Filter {
-        id: None,
-        tournament: Some(stream.tournament.to_string()),
-        kind: Some(stream.kind.clone()),
-    };
-    let mut sub = log.subscribe(filter, 0).await.map_err(log_status)?;
+    after: u64,
+) -> mpsc::Receiver<Result<Vec<Envelope>, Status>> {
+    let mut follower = watch.follow(stream, after);
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(async move {
-        while let Some(next) = sub.next().await {
-            let committed = match next {
-                Ok(c) => c,
-                Err(e) => {
-                    let _ = tx.send(Err(log_status(e))).await;
-                    return;
-                }
-            };
-            if committed.stream != stream {
-                continue;
-            }
-            let envelopes: Vec<Envelope> = committed
-                .envelopes
-                .into_iter()
-                .filter(|e| e.sequence > after)
-                .collect();
-            let Some(last) = envelopes.last() else {
-                continue;
-            };
-            after = last.sequence;
-            if tx.send(Ok(envelopes)).await.is_err() {
+        loop {
+            let next = follower
+                .next()
+                .await
+                .map(|c| c.envelopes)
+                .map_err(log_status);
+            let failed = next.is_err();
+            if tx.send(next).await.is_err() || failed {
                 return;
             }
         }
     });
-    Ok(rx)
+    rx
 }

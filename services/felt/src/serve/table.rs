@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use felt_eventlog::{EventLog, Filter, StreamId};
+use felt_eventlog::{EventLog, Fanout, Filter, StreamId};
 use felt_proto::v1 as pb;
 use felt_proto::v1::table_service_server::TableService;
 use felt_service::Handler;
@@ -35,6 +35,8 @@ pub(crate) struct TableApi<L: EventLog> {
     /// The service's one clock: every event's recorded time, and when a
     /// hand's delay has run.
     now: Now,
+    /// Partners' table watchers: one subscription of the log for all.
+    watch: Arc<Fanout<L>>,
 }
 
 impl<L: EventLog> TableApi<L> {
@@ -45,6 +47,7 @@ impl<L: EventLog> TableApi<L> {
         seeds: Seeds,
         seat_key: super::auth::SeatKey,
         now: Now,
+        watch: Arc<Fanout<L>>,
     ) -> Self {
         TableApi {
             handler: conductor.tables.clone(),
@@ -53,6 +56,7 @@ impl<L: EventLog> TableApi<L> {
             seeds,
             seat_key,
             now,
+            watch,
         }
     }
 
@@ -566,7 +570,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             after = version;
         }
         // The table's decisions after `after`, in order, with no gap.
-        let mut decisions = super::shared::follow_stream(self.handler.log(), stream, after).await?;
+        let mut decisions = super::shared::follow_stream(&self.watch, stream, after);
         tokio::spawn(async move {
             while let Some(next) = decisions.recv().await {
                 let envelopes = match next {
