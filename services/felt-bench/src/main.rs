@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod eval;
 mod hands;
 mod log;
+mod partners;
 mod registrations;
 mod replay;
 mod table;
@@ -39,6 +40,10 @@ enum BenchCommand {
     /// A log `felt sim` or `felt up` wrote (`--data` or `--nats`), replayed
     /// whole through a subscription from the start: events per second.
     Replay(replay::ReplayArgs),
+    /// Partners' streams: 1,000 gRPC watchers (tables, clock, results)
+    /// while 500 tables are dealt at a fixed rate; deliveries per second and
+    /// the delay to each.
+    Partners(partners::PartnersArgs),
     /// Registrations through the seating service over gRPC on NATS
     /// JetStream: one call each, and one list.
     Registrations(registrations::RegistrationsArgs),
@@ -53,6 +58,7 @@ fn main() -> anyhow::Result<()> {
         BenchCommand::Hands(args) => hands::run(&args),
         BenchCommand::Log(args) => log::run(&args),
         BenchCommand::Replay(args) => replay::run(&args),
+        BenchCommand::Partners(args) => partners::run(&args),
         BenchCommand::Table(args) => table::run(&args),
         BenchCommand::Registrations(args) => registrations::run(&args),
     }

@@ -61,7 +61,7 @@ fn start(hand: u64) -> C {
 
 /// The next command for a table: start a hand, or the player to act calls
 /// or checks (and folds one time in five before the flop).
-fn next_command(view: Option<&pb::TableView>, hand: &mut u64, k: u64) -> C {
+pub(crate) fn next_command(view: Option<&pb::TableView>, hand: &mut u64, k: u64) -> C {
     match view.and_then(|v| v.hand.as_ref()) {
         Some(h) if h.to_act.is_some() => {
             let seat = h.to_act.unwrap_or(1);
