@@ -78,26 +78,43 @@ fn with<T>(msg: T, token: &str) -> Request<T> {
     req
 }
 
-/// When each command that may have made an event was sent: per stream,
-/// the first version it could make and the moment it was sent.
+/// When each command that may have made an event was sent, and when its
+/// append was acknowledged: per stream, the first version it could make,
+/// the moment it was sent and the moment its answer came back.
 #[derive(Default)]
 struct Sent {
-    streams: Mutex<HashMap<String, Vec<(u64, Instant)>>>,
+    streams: Mutex<HashMap<String, Vec<(u64, Instant, Option<Instant>)>>>,
 }
+
+/// When an event's command was sent, and acknowledged if it was yet.
+type Times = (Instant, Option<Instant>);
 
 impl Sent {
     fn record(&self, stream: &str, first: u64, at: Instant) {
         if let Ok(mut s) = self.streams.lock() {
-            s.entry(stream.to_string()).or_default().push((first, at));
+            s.entry(stream.to_string())
+                .or_default()
+                .push((first, at, None));
         }
     }
 
-    /// When the command that made `stream`'s event `sequence` was sent.
-    fn of(&self, stream: &str, sequence: u64) -> Option<Instant> {
+    /// The last command sent on `stream` was acknowledged now.
+    fn acknowledged(&self, stream: &str) {
+        if let Ok(mut s) = self.streams.lock()
+            && let Some(last) = s.get_mut(stream).and_then(|v| v.last_mut())
+        {
+            last.2 = Some(Instant::now());
+        }
+    }
+
+    /// When the command that made `stream`'s event `sequence` was sent,
+    /// and acknowledged.
+    fn of(&self, stream: &str, sequence: u64) -> Option<Times> {
         let s = self.streams.lock().ok()?;
         let sent = s.get(stream)?;
-        let i = sent.partition_point(|&(first, _)| first <= sequence);
-        sent.get(i.checked_sub(1)?).map(|&(_, at)| at)
+        let i = sent.partition_point(|&(first, _, _)| first <= sequence);
+        sent.get(i.checked_sub(1)?)
+            .map(|&(_, at, acked)| (at, acked))
     }
 }
 
@@ -106,22 +123,46 @@ impl Sent {
 struct Seen {
     counting: AtomicBool,
     delivered: AtomicU64,
-    delays_us: Mutex<Vec<u32>>,
+    /// From the command's sending (its append included) to delivery.
+    from_sent_us: Mutex<Vec<u32>>,
+    /// From the append's acknowledgement reaching the dealer to delivery
+    /// (0 when the delivery came first).
+    from_ack_us: Mutex<Vec<u32>>,
+}
+
+fn micros(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
 }
 
 impl Seen {
-    fn delivered(&self, sent: Option<Instant>) {
+    fn delivered(&self, times: Option<Times>) {
         if !self.counting.load(Ordering::Relaxed) {
             return;
         }
         self.delivered.fetch_add(1, Ordering::Relaxed);
-        if let Some(at) = sent {
-            let us = u32::try_from(at.elapsed().as_micros()).unwrap_or(u32::MAX);
-            if let Ok(mut d) = self.delays_us.lock() {
-                d.push(us);
+        if let Some((sent, acked)) = times {
+            let now = Instant::now();
+            if let Ok(mut d) = self.from_sent_us.lock() {
+                d.push(micros(now - sent));
+            }
+            let after_ack = acked.map_or(Duration::ZERO, |a| now.saturating_duration_since(a));
+            if let Ok(mut d) = self.from_ack_us.lock() {
+                d.push(micros(after_ack));
             }
         }
     }
+}
+
+/// p50, p99 and max of `us` in milliseconds.
+fn spread(us: &Mutex<Vec<u32>>) -> (f64, f64, f64, usize) {
+    let mut d = us.lock().map(|d| d.clone()).unwrap_or_default();
+    d.sort_unstable();
+    let at = |p: f64| {
+        d.get(((d.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .map_or(0.0, |us| f64::from(us) / 1e3)
+    };
+    (at(0.5), at(0.99), at(1.0), d.len())
 }
 
 async fn services(
@@ -313,6 +354,7 @@ async fn deal(
             ))
             .await?
             .into_inner();
+        sent.acknowledged(&key);
         k += 1;
         if let Some(v) = answer.table {
             version = v.version;
@@ -377,6 +419,7 @@ async fn direct(channel: Channel, until: Instant, sent: Arc<Sent>) -> anyhow::Re
                 .await?
                 .into_inner()
                 .clock;
+            sent.acknowledged("clock");
             version = view.map_or(version, |c| c.version);
         }
         k += 1;
@@ -554,23 +597,16 @@ pub(crate) fn run(args: &PartnersArgs) -> anyhow::Result<()> {
         seen.counting.store(false, Ordering::Relaxed);
         watchers.abort_all();
         let delivered = seen.delivered.load(Ordering::Relaxed);
-        let mut delays = seen.delays_us.lock().map(|d| d.clone()).unwrap_or_default();
-        delays.sort_unstable();
-        let at = |p: f64| {
-            delays
-                .get(((delays.len() as f64 - 1.0) * p).round() as usize)
-                .copied()
-                .map_or(0.0, |us| f64::from(us) / 1e3)
-        };
+        let (s50, s99, smax, timed) = spread(&seen.from_sent_us);
+        let (a50, a99, amax, _) = spread(&seen.from_ack_us);
         println!(
-            "{commands} dealer commands in {:.1} s ({:.0}/s); {delivered} events delivered to the streams: {:.0} deliveries/s; from the command's sending to delivery p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} timed)",
+            "{commands} dealer commands in {:.1} s ({:.0}/s); {delivered} events delivered to the streams: {:.0} deliveries/s",
             dealt.as_secs_f64(),
             commands as f64 / dealt.as_secs_f64(),
             delivered as f64 / dealt.as_secs_f64(),
-            at(0.5),
-            at(0.99),
-            at(1.0),
-            delays.len()
+        );
+        println!(
+            "delay to delivery ({timed} timed): from the command's sending (its append included) p50 {s50:.1} ms, p99 {s99:.1} ms, max {smax:.1} ms; from its acknowledgement p50 {a50:.1} ms, p99 {a99:.1} ms, max {amax:.1} ms"
         );
         Ok(())
     })

@@ -287,11 +287,12 @@ pub(crate) fn follow_stream<L: EventLog + 'static>(
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(async move {
         loop {
-            let next = follower
-                .next()
-                .await
-                .map(|c| c.envelopes)
-                .map_err(log_status);
+            // A watcher that went away is let go at once, not at its
+            // stream's next decision.
+            let next = tokio::select! {
+                next = follower.next() => next.map(|c| c.envelopes).map_err(log_status),
+                () = tx.closed() => return,
+            };
             let failed = next.is_err();
             if tx.send(next).await.is_err() || failed {
                 return;
