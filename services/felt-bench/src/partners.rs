@@ -83,8 +83,12 @@ fn with<T>(msg: T, token: &str) -> Request<T> {
 /// the moment it was sent and the moment its answer came back.
 #[derive(Default)]
 struct Sent {
-    streams: Mutex<HashMap<String, Vec<(u64, Instant, Option<Instant>)>>>,
+    streams: Mutex<HashMap<String, Vec<Command>>>,
 }
+
+/// A command's first version it could make, when it was sent, and when its
+/// answer came back.
+type Command = (u64, Instant, Option<Instant>);
 
 /// When an event's command was sent, and acknowledged if it was yet.
 type Times = (Instant, Option<Instant>);
@@ -397,7 +401,7 @@ async fn direct(channel: Channel, until: Instant, sent: Arc<Sent>) -> anyhow::Re
             .await?;
         if k % 5 == 4 {
             use pb::control_clock_request::Command as K;
-            let command = if (k / 5) % 2 == 0 {
+            let command = if (k / 5).is_multiple_of(2) {
                 K::Pause(pb::Pause {
                     reason: "bench".into(),
                 })
