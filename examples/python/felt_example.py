@@ -7,8 +7,8 @@ running felt (`felt up`):
 1. as the director, creates a small tournament and registers its players;
 2. as a partner, follows the clock (WatchClock) and the results
    (WatchResults), each stream on a thread of its own;
-3. starts the tournament, closes registration, and, as the floor at a table
-   that records results only (a card room's paper or a tablet down), records
+3. starts the tournament, closes registration, waits to see the clock
+   running, and, as the floor at a table that records results only (a card room's paper or a tablet down), records
    each bust and who won the chips until one player is left;
 4. prints the places as payout recorded them and ends when the winner is
    placed (exit status 0), or names what went wrong (exit status 1).
@@ -114,6 +114,7 @@ def main() -> int:
 
     # 2. A partner follows the clock and the results, each on its own thread.
     said: "queue.Queue[str]" = queue.Queue()
+    running = threading.Event()
     winner = threading.Event()
 
     def follow_clock() -> None:
@@ -123,6 +124,8 @@ def main() -> int:
             ):
                 view = change.clock
                 status = clock_pb2.ClockStatus.Name(view.status)
+                if view.status == clock_pb2.CLOCK_STATUS_RUNNING:
+                    running.set()
                 said.put(
                     f"clock: level {view.level} {view.blinds.small_blind}/{view.blinds.big_blind} "
                     f"{status} {view.remaining_ms // 1000}s left"
@@ -166,6 +169,10 @@ def main() -> int:
     seating.CloseRegistration(
         seating_pb2.CloseRegistrationRequest(tournament_id=t), metadata=director
     )
+    # The partner's clock shows the tournament under way before play.
+    if not running.wait(timeout=30):
+        print("error: the clock was not seen running within 30 s", file=sys.stderr)
+        return 1
     table_map = seating.GetTableMap(
         seating_pb2.GetTableMapRequest(tournament_id=t), metadata=director
     )

@@ -137,7 +137,10 @@ impl<L: EventLog + 'static> Fanout<L> {
                 let mut followers = self.shared.followers();
                 if self.shared.running.load(Ordering::Acquire) {
                     let (tx, rx) = mpsc::channel(FOLLOWER_BUFFER);
-                    followers.entry(stream.clone()).or_default().push(tx);
+                    let senders = followers.entry(stream.clone()).or_default();
+                    // Followers gone while their stream was quiet go now.
+                    senders.retain(|tx| !tx.is_closed());
+                    senders.push(tx);
                     return Ok(rx);
                 }
             }

@@ -5,9 +5,9 @@
 // 1. as the director, creates a small tournament and registers its players;
 // 2. as a partner, follows the clock (WatchClock) and the results
 //    (WatchResults), both streams at once;
-// 3. starts the tournament, closes registration, and, as the floor at a
-//    table that records results only, records each bust and who won the
-//    chips until one player is left;
+// 3. starts the tournament, closes registration, waits to see the clock
+//    running, and, as the floor at a table that records results only,
+//    records each bust and who won the chips until one player is left;
 // 4. prints the places as payout recorded them and ends when the winner is
 //    placed (exit status 0), or names what went wrong (exit status 1).
 //
@@ -62,6 +62,19 @@ const payout = createClient(PayoutService, transport);
 const tables = createClient(TableService, transport);
 const t = args.tournament!;
 
+/** `promise`, or an error saying `what` after 30 s. */
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within 30 s`)), 30_000);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function main(): Promise<void> {
   // 1. The director creates the tournament and registers the players.
   await seating.createTournament(
@@ -91,10 +104,13 @@ async function main(): Promise<void> {
 
   // 2. A partner follows the clock and the results, both streams at once.
   const stop = new AbortController();
+  let seenRunning: () => void = () => {};
+  const running = new Promise<void>((resolve) => (seenRunning = resolve));
   const followClock = (async () => {
     try {
       for await (const change of clock.watchClock({ tournamentId: t }, { ...partner, signal: stop.signal })) {
         const view = change.clock!;
+        if (view.status === ClockStatus.RUNNING) seenRunning();
         console.log(
           `clock: level ${view.level} ${view.blinds?.smallBlind}/${view.blinds?.bigBlind} ` +
             `CLOCK_STATUS_${ClockStatus[view.status]} ${view.remainingMs / 1000n}s left`,
@@ -124,6 +140,8 @@ async function main(): Promise<void> {
   // the table's results.
   await seating.startTournament({ tournamentId: t }, director);
   await seating.closeRegistration({ tournamentId: t }, director);
+  // The partner's clock shows the tournament under way before play.
+  await within(running, "the clock was not seen running");
   const map = await seating.getTableMap({ tournamentId: t }, director);
   const at = { tournamentId: t, table: map.tables[0].table };
   await tables.execute(
@@ -162,12 +180,7 @@ async function main(): Promise<void> {
 
   // 4. The partner's results stream sees the winner; the results as payout
   // has them.
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("no winner placed within 30 s")), 30_000);
-  });
-  await Promise.race([followResults, late]);
-  clearTimeout(timer);
+  await within(followResults, "no winner placed");
   stop.abort();
   await followClock;
   const results = await payout.getResults({ tournamentId: t }, partner);
