@@ -11,6 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "felt/v1/clock.proto",
         "felt/v1/seating.proto",
         "felt/v1/payout.proto",
+        "felt/v1/webhook.proto",
     ];
     for f in files {
         println!("cargo:rerun-if-changed={}", root.join(f).display());

@@ -189,6 +189,28 @@ pub fn room_tokens(data: &std::path::Path) -> Result<Vec<(String, Role)>, super:
     Ok(tokens)
 }
 
+/// The webhooks' key of a `felt up`: drawn at the first start and kept in
+/// the data folder (`webhook-key`, readable by its owner only), so a
+/// webhook's secret outlives restarts.
+pub fn webhook_key(data: &std::path::Path) -> Result<felt_webhooks::Key, super::ServeError> {
+    let path = data.join("webhook-key");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(_) => {
+            std::fs::create_dir_all(data)?;
+            let seed = super::shared::fresh_seed();
+            let text: String = seed.0.iter().map(|b| format!("{b:02x}")).collect();
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            std::io::Write::write_all(&mut options.open(&path)?, text.as_bytes())?;
+            text
+        }
+    };
+    felt_webhooks::Key::from_secret(text.trim()).map_err(|e| super::ServeError::file(&path, e))
+}
+
 /// The key of the seats' credentials: a seat's token is
 /// `seat.<tournament>.<table>.<seat>.<entry>.<mac>`, the mac an
 /// HMAC-SHA-256 (first 16 bytes, hex) of those four under this key. The

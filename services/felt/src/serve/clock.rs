@@ -105,7 +105,7 @@ pub(crate) fn view(tournament: &str, state: &ClockState, version: u64, now: i64)
     }
 }
 
-fn wire(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::ClockEvent>, Status> {
+pub(super) fn wire(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::ClockEvent>, Status> {
     envelopes
         .iter()
         .map(|env| {

@@ -244,6 +244,33 @@ impl Bounded for pb::ListCredentialsRequest {
     }
 }
 
+impl Bounded for pb::CreateWebhookRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)?;
+        token("command_id", &self.command_id, COMMAND_ID)?;
+        text("url", &self.url, felt_webhooks::MAX_URL)?;
+        if self.scopes.len() > 8 {
+            return Err(invalid(
+                "scopes",
+                format!("at most 8, not {}", self.scopes.len()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for pb::ListWebhooksRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        id("tournament_id", &self.tournament_id)
+    }
+}
+
+impl Bounded for pb::DeleteWebhookRequest {
+    fn bounded(&self) -> Result<(), Status> {
+        token("command_id", &self.command_id, COMMAND_ID)
+    }
+}
+
 impl Bounded for pb::SetRoomLayoutRequest {
     fn bounded(&self) -> Result<(), Status> {
         token("command_id", &self.command_id, COMMAND_ID)?;

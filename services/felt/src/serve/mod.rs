@@ -12,6 +12,7 @@ use felt_proto::v1::clock_service_server::ClockServiceServer;
 use felt_proto::v1::payout_service_server::PayoutServiceServer;
 use felt_proto::v1::seating_service_server::SeatingServiceServer;
 use felt_proto::v1::table_service_server::TableServiceServer;
+use felt_proto::v1::webhook_service_server::WebhookServiceServer;
 use felt_tournament::Conductor;
 use tonic::service::RoutesBuilder;
 use tonic::transport::server::TcpIncoming;
@@ -35,6 +36,7 @@ mod shared;
 mod status;
 mod table;
 mod table_events;
+mod webhooks;
 
 mod error;
 pub use error::ServeError;
@@ -195,6 +197,13 @@ pub struct ServeArgs {
     /// its own, and its credentials work at it alone, until it restarts.
     #[arg(long, env = "FELT_SEAT_KEY", hide_env_values = true)]
     seat_key: Option<String>,
+    /// The secret partners' webhooks' secrets derive from (32 to 256
+    /// characters), the same wherever the seating service runs: a webhook's
+    /// secret stays what its partner was given across restarts. Without it
+    /// webhooks cannot be registered (`felt up` draws one into its data
+    /// folder).
+    #[arg(long, env = "FELT_WEBHOOK_KEY", hide_env_values = true)]
+    webhook_key: Option<String>,
 }
 
 /// The service's configuration file.
@@ -238,6 +247,8 @@ pub struct Settings {
     pub seeds: Seeds,
     /// The seats' credentials' key, when the deployment gives one.
     seat_key: Option<auth::SeatKey>,
+    /// The key webhooks' secrets derive from, when the deployment gives one.
+    webhook_key: Option<felt_webhooks::Key>,
 }
 
 /// The server's TLS settings: a certificate and key, and for mTLS the CA
@@ -289,6 +300,7 @@ impl Settings {
             display: false,
             seeds: Seeds::os(),
             seat_key: None,
+            webhook_key: None,
         }
     }
 }
@@ -345,6 +357,14 @@ impl ServeArgs {
                 .map(auth::SeatKey::from_secret)
                 .transpose()
                 .map_err(ServeError::settings)?,
+            webhook_key: self
+                .webhook_key
+                .as_deref()
+                .map(felt_webhooks::Key::from_secret)
+                .transpose()
+                .map_err(|e| {
+                    ServeError::settings(format!("--webhook-key (FELT_WEBHOOK_KEY): {e}"))
+                })?,
         })
     }
 }
@@ -441,6 +461,9 @@ pub fn up(args: &ServeArgs) -> Result<()> {
         let tokens = auth::room_tokens(&settings.data)?;
         printed = Some(tokens.clone());
         settings.tokens = tokens;
+    }
+    if settings.webhook_key.is_none() {
+        settings.webhook_key = Some(auth::webhook_key(&settings.data)?);
     }
     settings.display = true;
     start("felt", Services::ALL, settings, printed)
@@ -724,6 +747,29 @@ pub async fn serve_conductor<L: EventLog + 'static>(
             &interceptor,
         ));
         background.spawn(seating::follower(ctx.clone()));
+        // Partners' webhooks: registered where seating is, delivered from
+        // its process.
+        let deliveries = Arc::new(webhooks::Deliveries::default());
+        if let Some(key) = settings.webhook_key.clone() {
+            background.spawn(webhooks::deliver(
+                conductor.seating.log().clone(),
+                key,
+                webhooks::client()?,
+                deliveries.clone(),
+                ctx.now.clone(),
+            ));
+        }
+        health
+            .set_serving::<WebhookServiceServer<webhooks::WebhookApi<L>>>()
+            .await;
+        routes.add_service(auth::guard(
+            WebhookServiceServer::new(webhooks::WebhookApi::new(
+                ctx.clone(),
+                settings.webhook_key.clone(),
+                deliveries,
+            )),
+            &interceptor,
+        ));
     }
     if services.payout {
         health

@@ -44,7 +44,9 @@ impl<L: EventLog + 'static> PayoutApi<L> {
     }
 }
 
-fn events(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::PayoutEvent>, Status> {
+pub(super) fn events(
+    envelopes: &[felt_eventlog::Envelope],
+) -> Result<Vec<pb::PayoutEvent>, Status> {
     envelopes
         .iter()
         .map(|env| {

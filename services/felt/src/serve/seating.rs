@@ -1751,19 +1751,9 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         tokio::spawn(async move {
             while let Some(next) = decisions.recv().await {
                 let item = next.and_then(|envelopes| {
-                    let events = envelopes
-                        .iter()
-                        .map(|env| {
-                            let event: SeatingEvent = env.decode().map_err(log_status)?;
-                            Ok::<_, Status>(pb::SeatingEvent {
-                                sequence: env.sequence,
-                                r#type: event.name().into(),
-                                recorded_at_ms: env.recorded_at,
-                                kind: Some(super::seating_events::to_wire(&event)),
-                            })
-                        })
-                        .collect::<Result<_, _>>()?;
-                    Ok(pb::WatchSeatingResponse { events })
+                    Ok(pb::WatchSeatingResponse {
+                        events: wire(&envelopes)?,
+                    })
                 });
                 if tx.send(item).await.is_err() {
                     return;
@@ -1772,6 +1762,22 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         });
         Ok(Response::new(ReceiverStream::new(rx)))
     }
+}
+
+/// Seating's events as partners get them.
+pub(super) fn wire(envelopes: &[felt_eventlog::Envelope]) -> Result<Vec<pb::SeatingEvent>, Status> {
+    envelopes
+        .iter()
+        .map(|env| {
+            let event: SeatingEvent = env.decode().map_err(log_status)?;
+            Ok(pb::SeatingEvent {
+                sequence: env.sequence,
+                r#type: event.name().into(),
+                recorded_at_ms: env.recorded_at,
+                kind: Some(super::seating_events::to_wire(&event)),
+            })
+        })
+        .collect()
 }
 
 /// How long a count of the stacks waits for the moves in flight.

@@ -167,7 +167,7 @@ fn hand_end_time(hand: &[(u64, TableEvent)], finished: bool, times: &[i64]) -> O
 
 /// Events for the wire: `whole`, as recorded; otherwise without the cards
 /// in the air ([`convert::for_partners`]).
-fn wire(events: &[(u64, TableEvent)], whole: bool) -> Vec<pb::Event> {
+pub(super) fn wire(events: &[(u64, TableEvent)], whole: bool) -> Vec<pb::Event> {
     if whole {
         events
             .iter()
