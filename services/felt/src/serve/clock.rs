@@ -589,6 +589,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
                 .send(Ok(pb::WatchClockResponse {
                     clock: Some(view(&t, &state, version, self.ctx.now())),
                     events: vec![],
+                    resumed: false,
                 }))
                 .await;
             after = version;
@@ -598,7 +599,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
         tokio::spawn(async move {
             while let Some(next) = decisions.recv().await {
                 let item = match next {
-                    Ok(envelopes) => {
+                    Ok(super::shared::Followed { envelopes, resumed }) => {
                         let last = envelopes.last().map_or(0, |e| e.sequence);
                         // The clock as of this decision (not any later one).
                         let stream = envelopes[0].stream.clone();
@@ -620,6 +621,7 @@ impl<L: EventLog + 'static> ClockService for ClockApi<L> {
                             Ok(pb::WatchClockResponse {
                                 clock: Some(view(&t, &state, last, ctx.now())),
                                 events: wire(&envelopes)?,
+                                resumed,
                             })
                         })
                     }

@@ -369,9 +369,10 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
         let (tx, rx) = tokio::sync::mpsc::channel(64);
         tokio::spawn(async move {
             while let Some(next) = decisions.recv().await {
-                let item = next.and_then(|envelopes| {
+                let item = next.and_then(|followed| {
                     Ok(pb::WatchResultsResponse {
-                        events: events(&envelopes)?,
+                        events: events(&followed.envelopes)?,
+                        resumed: followed.resumed,
                     })
                 });
                 if tx.send(item).await.is_err() {

@@ -1750,9 +1750,10 @@ impl<L: EventLog + 'static> SeatingService for SeatingApi<L> {
         let (tx, rx) = tokio::sync::mpsc::channel(64);
         tokio::spawn(async move {
             while let Some(next) = decisions.recv().await {
-                let item = next.and_then(|envelopes| {
+                let item = next.and_then(|followed| {
                     Ok(pb::WatchSeatingResponse {
-                        events: wire(&envelopes)?,
+                        events: wire(&followed.envelopes)?,
+                        resumed: followed.resumed,
                     })
                 });
                 if tx.send(item).await.is_err() {

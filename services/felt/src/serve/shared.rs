@@ -273,24 +273,46 @@ pub(crate) fn director(role: &Role, what: &str) -> Result<(), Status> {
     }
 }
 
+/// One decision of a followed stream, for a watcher.
+#[derive(Debug)]
+pub(crate) struct Followed {
+    pub(crate) envelopes: Vec<Envelope>,
+    /// The first decision after the watcher fell behind and its stream was
+    /// read again from the log (the watcher is told so).
+    pub(crate) resumed: bool,
+}
+
+/// The decisions a watcher is handed: at most this many wait for it here
+/// (beyond, the process's one subscription holds [`FOLLOWER_BUFFER`] for
+/// it before it falls behind).
+///
+/// [`FOLLOWER_BUFFER`]: felt_eventlog::FOLLOWER_BUFFER
+pub(crate) const WATCHER_BUFFER: usize = 64;
+
 /// Every decision appended to `stream` after version `after`, as it is
 /// committed, with no gap and no repeat: the stream's own decisions read
 /// from the log, then those the process's one subscription hands over
 /// ([`Fanout`]). A watcher too slow to keep up reads its stream again from
-/// the log from where it was, and slows nobody else.
+/// the log from where it was, slows nobody else, and is told so
+/// ([`Followed::resumed`]).
 pub(crate) fn follow_stream<L: EventLog + 'static>(
     watch: &Arc<Fanout<L>>,
     stream: StreamId,
     after: u64,
-) -> mpsc::Receiver<Result<Vec<Envelope>, Status>> {
+) -> mpsc::Receiver<Result<Followed, Status>> {
     let mut follower = watch.follow(stream, after);
-    let (tx, rx) = mpsc::channel(64);
+    let (tx, rx) = mpsc::channel(WATCHER_BUFFER);
     tokio::spawn(async move {
         loop {
             // A watcher that went away is let go at once, not at its
             // stream's next decision.
+            let reads = follower.caught_up();
             let next = tokio::select! {
-                next = follower.next() => next.map(|c| c.envelopes).map_err(log_status),
+                next = follower.next() => next.map(|c| Followed {
+                    envelopes: c.envelopes,
+                    // (The first read from the log is no resumption.)
+                    resumed: reads > 0 && follower.caught_up() > reads,
+                }).map_err(log_status),
                 () = tx.closed() => return,
             };
             let failed = next.is_err();
@@ -300,4 +322,73 @@ pub(crate) fn follow_stream<L: EventLog + 'static>(
         }
     });
     rx
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use felt_eventlog::{Decision, EmbeddedLog, EventLog, Expected, Fanout, NewEvent, StreamId};
+
+    use super::{WATCHER_BUFFER, follow_stream};
+
+    fn decision(i: u64) -> Decision {
+        Decision {
+            command_id: format!("c{i}"),
+            causation_id: None,
+            correlation_id: None,
+            recorded_at: 0,
+            events: vec![NewEvent {
+                event_type: "Tick".into(),
+                schema_version: 1,
+                payload: vec![],
+            }],
+            trace: None,
+            request: None,
+            actor: None,
+        }
+    }
+
+    /// Issue 29: "a slow watcher never slows the others or the writers
+    /// (a watcher that falls too far behind is told so and resumes from
+    /// its last position)".
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_watcher_that_falls_behind_is_told_so_and_loses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = Arc::new(EmbeddedLog::open(&dir.path().join("log.redb")).unwrap());
+        let stream = StreamId::new("main", "clock", "main").unwrap();
+        let watch = Arc::new(Fanout::new(log.clone()));
+        log.append(&stream, Expected::Any, decision(1))
+            .await
+            .unwrap();
+        let mut slow = follow_stream(&watch, stream.clone(), 0);
+        let first = slow.recv().await.unwrap().unwrap();
+        assert_eq!((first.envelopes[0].sequence, first.resumed), (1, false));
+        // While it reads nothing, more is committed than is held for it,
+        let more = (felt_eventlog::FOLLOWER_BUFFER + WATCHER_BUFFER) as u64 + 200;
+        for i in 2..=more + 1 {
+            log.append(&stream, Expected::Any, decision(i))
+                .await
+                .unwrap();
+        }
+        // then it reads every event once, in order, told once where its
+        // stream was read again from the log.
+        let mut seen = Vec::new();
+        let mut told = Vec::new();
+        while seen.len() < more as usize {
+            let next = tokio::time::timeout(std::time::Duration::from_secs(10), slow.recv())
+                .await
+                .expect("within 10 s")
+                .expect("open")
+                .expect("no error");
+            if next.resumed {
+                told.push(next.envelopes[0].sequence);
+            }
+            seen.extend(next.envelopes.iter().map(|e| e.sequence));
+        }
+        assert_eq!(seen, (2..=more + 1).collect::<Vec<_>>());
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(told[0] > 2, "{told:?}");
+        assert_eq!(watch.fell_behind(), 1);
+    }
 }

@@ -565,6 +565,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
             let snapshot = convert::view(table.wire(), &state, version, convert::Sight::of(&role));
             let item = pb::WatchTableResponse {
                 item: Some(pb::watch_table_response::Item::Snapshot(snapshot)),
+                resumed: false,
             };
             let _ = tx.send(Ok(item)).await;
             after = version;
@@ -572,9 +573,15 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
         // The table's decisions after `after`, in order, with no gap.
         let mut decisions = super::shared::follow_stream(&self.watch, stream, after);
         tokio::spawn(async move {
+            // Told with the first event given after the stream was read
+            // again (a decision may hold none a partner sees).
+            let mut resumed = false;
             while let Some(next) = decisions.recv().await {
                 let envelopes = match next {
-                    Ok(envelopes) => envelopes,
+                    Ok(followed) => {
+                        resumed |= followed.resumed;
+                        followed.envelopes
+                    }
                     Err(e) => {
                         let _ = tx.send(Err(e)).await;
                         return;
@@ -593,6 +600,7 @@ impl<L: EventLog + 'static> TableService for TableApi<L> {
                 for event in wire(&events, role.sees_cards_in_the_air()) {
                     let item = pb::WatchTableResponse {
                         item: Some(pb::watch_table_response::Item::Event(event)),
+                        resumed: std::mem::take(&mut resumed),
                     };
                     if tx.send(Ok(item)).await.is_err() {
                         return;
