@@ -44,7 +44,6 @@ pub const MAX_PER_TOURNAMENT: usize = 64;
     Hash,
     Serialize,
     Deserialize,
-    strum::EnumIter,
     strum::IntoStaticStr,
 )]
 pub enum Scope {
@@ -55,8 +54,12 @@ pub enum Scope {
     /// Payout's: places, prizes, deals.
     Results,
     /// Every table's hand events as a partner sees them live: hole cards
-    /// only once tabled (the whole hand is read after the broadcast delay).
+    /// only once tabled.
     Tables,
+    /// Every hand whole, every hole card with it, once the broadcast delay
+    /// has run from its end: on a webhook of its own (its posts wait for
+    /// the delay, which would hold every other kind back).
+    Hands,
 }
 
 impl Scope {
@@ -66,13 +69,8 @@ impl Scope {
             Scope::Clock => "clock",
             Scope::Seating => "seating",
             Scope::Results => "payout",
-            Scope::Tables => "table",
+            Scope::Tables | Scope::Hands => "table",
         }
-    }
-
-    /// The scope a kind of stream is in, if any.
-    pub fn of_kind(kind: &str) -> Option<Scope> {
-        <Scope as strum::IntoEnumIterator>::iter().find(|s| s.kind() == kind)
     }
 }
 
@@ -140,6 +138,10 @@ pub enum WebhookError {
     InvalidUrl { why: String },
     #[error("scopes: a webhook receives at least one kind of event")]
     NoScopes,
+    #[error(
+        "scopes: whole hands wait for the broadcast delay, which would hold every other kind back: register them on a webhook of their own"
+    )]
+    HandsAlone,
     #[error("owner: 1 to {MAX_OWNER} characters without control characters, not {len}")]
     InvalidOwner { len: usize },
     #[error(
@@ -164,6 +166,7 @@ impl felt_vocabulary::Classified for WebhookError {
         match self {
             WebhookError::InvalidUrl { .. }
             | WebhookError::NoScopes
+            | WebhookError::HandsAlone
             | WebhookError::InvalidOwner { .. }
             | WebhookError::InvalidKey { .. } => ErrorKind::Malformed,
             WebhookError::TooMany { .. } | WebhookError::AlreadyDeleted { .. } => {
@@ -256,6 +259,9 @@ pub fn decide(
             }
             if scopes.is_empty() {
                 return Err(WebhookError::NoScopes);
+            }
+            if scopes.contains(&Scope::Hands) && scopes.len() > 1 {
+                return Err(WebhookError::HandsAlone);
             }
             let live: Vec<&Webhook> = state
                 .live()

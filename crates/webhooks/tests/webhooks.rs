@@ -201,11 +201,36 @@ fn each_scope_is_one_kind_of_stream() {
         (Scope::Seating, "seating"),
         (Scope::Results, "payout"),
         (Scope::Tables, "table"),
+        (Scope::Hands, "table"),
     ] {
         assert_eq!(scope.kind(), kind);
-        assert_eq!(Scope::of_kind(kind), Some(scope));
     }
-    assert_eq!(Scope::of_kind("webhooks"), None);
+}
+
+/// Issue 29: "hole cards only under the broadcast-delay rule": whole hands
+/// wait for the delay, so they go on a webhook of their own.
+#[test]
+fn whole_hands_are_a_webhook_of_their_own() {
+    let state = given(vec![]);
+    assert_eq!(
+        decide(
+            &state,
+            &create(
+                "main",
+                "tv",
+                "https://tv.example/",
+                &[Scope::Hands, Scope::Clock]
+            )
+        ),
+        Err(WebhookError::HandsAlone)
+    );
+    assert!(
+        decide(
+            &state,
+            &create("main", "tv", "https://tv.example/", &[Scope::Hands])
+        )
+        .is_ok()
+    );
 }
 
 #[test]

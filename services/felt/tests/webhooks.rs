@@ -151,7 +151,7 @@ async fn webhook_ids_of_clock(inbox: &Mutex<Inbox>, tournament: &str) -> BTreeSe
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_partner_receives_signed_events_in_its_scopes_across_restarts_of_felt() {
     let data = tempfile::tempdir().unwrap();
-    scenario(&[], data.path(), None).await;
+    scenario(&["--broadcast-delay", "1"], data.path(), None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -162,8 +162,10 @@ async fn webhooks_deliver_the_same_on_jetstream() {
     scenario(&["--nats", &url], data.path(), Some(&url)).await;
 }
 
-/// The whole story on one log (`log`: `felt up`'s flags for it).
+/// The whole story on one log (`log`: `felt up`'s flags for it, with a
+/// broadcast delay of a second or none).
 async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
+    let delay = log.contains(&"--broadcast-delay");
     let inbox = Arc::new(Mutex::new(Inbox {
         fail_next: 2,
         ..Default::default()
@@ -234,6 +236,39 @@ async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
             .await,
     );
     assert_eq!(code, Code::NotFound, "{msg}");
+
+    // Whole hands come after the broadcast delay, on a webhook of their
+    // own, and only where there is a delay.
+    let hands_inbox = Arc::new(Mutex::new(Inbox::default()));
+    let hands_url = receiver(hands_inbox.clone()).await;
+    let (code, msg) = refused(
+        hooks
+            .create_webhook(with(
+                create(
+                    "w-mixed",
+                    &hands_url,
+                    vec![pb::WebhookScope::Hands, pb::WebhookScope::Clock],
+                ),
+                &partner,
+            ))
+            .await,
+    );
+    assert_eq!(code, Code::InvalidArgument, "{msg}");
+    assert!(msg.contains("a webhook of their own"), "{msg}");
+    let hands = hooks
+        .create_webhook(with(
+            create("w-hands", &hands_url, vec![pb::WebhookScope::Hands]),
+            &partner,
+        ))
+        .await;
+    let hands = if delay {
+        Some(hands.expect("a webhook of whole hands").into_inner())
+    } else {
+        let (code, msg) = refused(hands);
+        assert_eq!(code, Code::FailedPrecondition, "{msg}");
+        assert!(msg.contains("broadcast delay"), "{msg}");
+        None
+    };
 
     // When the partner registers its URL for every scope,
     let created = hooks
@@ -310,8 +345,12 @@ async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
         .unwrap()
         .into_inner()
         .webhooks;
-    assert_eq!(listed.len(), 1);
-    let deliveries = listed[0].deliveries.clone().unwrap();
+    assert_eq!(listed.len(), 1 + usize::from(delay));
+    let deliveries = listed
+        .iter()
+        .find(|w| w.webhook.as_ref().unwrap().id == webhook.id)
+        .and_then(|w| w.deliveries.clone())
+        .expect("the webhook listed");
     assert_eq!(deliveries.failed, 2, "{deliveries:?}");
     assert!(deliveries.delivered > 10, "{deliveries:?}");
     assert!(deliveries.delivered_position > 0);
@@ -403,6 +442,47 @@ async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
         }
     }
 
+    // Whole hands: each once the delay (a second) had run from its end,
+    // with every seat's hole cards.
+    if let Some(hands) = &hands {
+        let id = hands.webhook.as_ref().unwrap().id;
+        wait_for(
+            &hands_inbox,
+            &BTreeSet::from(["hooks/hand/1/1".into(), "hooks/hand/1/2".into()]),
+            "whole hands",
+        )
+        .await;
+        for p in hands_inbox.lock().unwrap().posts.iter() {
+            felt_webhooks::verify(&hands.secret, &p.signature, &p.body, p.at, 60_000)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.event_id));
+            assert_eq!(p.webhook_id, id.to_string());
+            let delivery = pb::WebhookDelivery::decode(p.body.as_slice()).expect("a delivery");
+            let Some(pb::webhook_delivery::Event::Hand(hand)) = delivery.event else {
+                panic!("{}: {:?}", p.event_id, delivery.event);
+            };
+            assert_eq!(p.event_id, format!("hooks/hand/1/{}", hand.hand_number));
+            assert!(
+                p.at >= hand.ended_at_ms + 1_000,
+                "{}: posted {} ms after the hand's end",
+                p.event_id,
+                p.at - hand.ended_at_ms
+            );
+            let types: Vec<&str> = hand.events.iter().map(|e| e.r#type.as_str()).collect();
+            assert_eq!(types.first(), Some(&"HandStarted"), "{types:?}");
+            assert_eq!(types.last(), Some(&"HandEnded"), "{types:?}");
+            let dealt = hand
+                .events
+                .iter()
+                .find_map(|e| match e.event.as_ref().and_then(|e| e.kind.as_ref()) {
+                    Some(pb::table_event::Kind::HoleCardsDealt(h)) => Some(h.clone()),
+                    _ => None,
+                })
+                .expect("hole cards dealt");
+            assert!(dealt.cards.len() >= 2);
+            assert!(dealt.cards.iter().all(|c| c.cards.len() == 2), "{dealt:?}");
+        }
+    }
+
     // When the director deletes the webhook, nothing more is posted to it.
     let mut hooks = WebhookServiceClient::new(up.channel.clone());
     let deleted = hooks
@@ -434,7 +514,13 @@ async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
         .unwrap()
         .into_inner()
         .webhooks;
-    assert!(listed.is_empty(), "{listed:?}");
+    // (The director sees every live webhook: the whole hands' is left.)
+    let left: Vec<u64> = listed
+        .iter()
+        .map(|w| w.webhook.as_ref().unwrap().id)
+        .collect();
+    let hands_id = hands.as_ref().map(|h| h.webhook.as_ref().unwrap().id);
+    assert_eq!(left, hands_id.into_iter().collect::<Vec<_>>(), "{listed:?}");
     let (code, msg) = {
         let s = hooks
             .delete_webhook(with(

@@ -757,6 +757,7 @@ pub async fn serve_conductor<L: EventLog + 'static>(
                 webhooks::client()?,
                 deliveries.clone(),
                 ctx.now.clone(),
+                settings.broadcast_delay,
             ));
         }
         health
@@ -767,6 +768,7 @@ pub async fn serve_conductor<L: EventLog + 'static>(
                 ctx.clone(),
                 settings.webhook_key.clone(),
                 deliveries,
+                settings.broadcast_delay,
             )),
             &interceptor,
         ));

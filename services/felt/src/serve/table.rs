@@ -133,7 +133,10 @@ fn provenance(
     })
 }
 
-fn hand_events(events: &[TableEvent], number: u64) -> Option<(Vec<(u64, TableEvent)>, bool)> {
+pub(super) fn hand_events(
+    events: &[TableEvent],
+    number: u64,
+) -> Option<(Vec<(u64, TableEvent)>, bool)> {
     let start = events
         .iter()
         .rposition(|e| matches!(e, TableEvent::HandStarted { number: n, .. } if *n == number))?;

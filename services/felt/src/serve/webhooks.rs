@@ -15,6 +15,7 @@ use felt_proto::prost::Message;
 use felt_proto::v1 as pb;
 use felt_proto::v1::webhook_service_server::WebhookService;
 use felt_service::Aggregate;
+use felt_table::TableEvent;
 use felt_webhooks::{
     Key, Scope, Webhook, WebhookCommand, WebhookError, WebhookEvent, WebhooksState,
 };
@@ -111,6 +112,7 @@ fn scope_of(wire: i32) -> Option<Scope> {
         pb::WebhookScope::Seating => Some(Scope::Seating),
         pb::WebhookScope::Results => Some(Scope::Results),
         pb::WebhookScope::Tables => Some(Scope::Tables),
+        pb::WebhookScope::Hands => Some(Scope::Hands),
         pb::WebhookScope::Unspecified => None,
     }
 }
@@ -121,6 +123,7 @@ fn scope_to_wire(scope: Scope) -> pb::WebhookScope {
         Scope::Seating => pb::WebhookScope::Seating,
         Scope::Results => pb::WebhookScope::Results,
         Scope::Tables => pb::WebhookScope::Tables,
+        Scope::Hands => pb::WebhookScope::Hands,
     }
 }
 
@@ -141,16 +144,24 @@ pub(crate) struct WebhookApi<L: EventLog> {
     registry: felt_service::Handler<Registry, L>,
     key: Option<Key>,
     deliveries: Arc<Deliveries>,
+    /// After this long past a hand's end, partners may have it whole.
+    broadcast_delay: Option<Duration>,
 }
 
 impl<L: EventLog + 'static> WebhookApi<L> {
-    pub(crate) fn new(ctx: Ctx<L>, key: Option<Key>, deliveries: Arc<Deliveries>) -> Self {
+    pub(crate) fn new(
+        ctx: Ctx<L>,
+        key: Option<Key>,
+        deliveries: Arc<Deliveries>,
+        broadcast_delay: Option<Duration>,
+    ) -> Self {
         let registry = felt_service::Handler::new(ctx.conductor.seating.log().clone());
         WebhookApi {
             ctx,
             registry,
             key,
             deliveries,
+            broadcast_delay,
         }
     }
 
@@ -222,11 +233,17 @@ impl<L: EventLog + 'static> WebhookService for WebhookApi<L> {
             .map(|(i, s)| {
                 scope_of(*s).ok_or_else(|| {
                     Status::invalid_argument(format!(
-                        "scopes[{i}]: {s} is no scope (clock, seating, results or tables)"
+                        "scopes[{i}]: {s} is no scope (clock, seating, results, tables or hands)"
                     ))
                 })
             })
             .collect::<Result<BTreeSet<_>, _>>()?;
+        // (Hands with another scope: the registry's refusal.)
+        if scopes == BTreeSet::from([Scope::Hands]) && self.broadcast_delay.is_none() {
+            return Err(Status::failed_precondition(
+                "scopes: whole hands go to partners only after a broadcast delay, and this deployment has none (--broadcast-delay)",
+            ));
+        }
         let command = WebhookCommand::Create {
             tournament,
             owner,
@@ -304,6 +321,7 @@ pub(crate) async fn deliver<L: EventLog + 'static>(
     client: reqwest::Client,
     deliveries: Arc<Deliveries>,
     now: Now,
+    broadcast_delay: Option<Duration>,
 ) {
     let mut running: HashMap<u64, tokio::task::JoinHandle<()>> = HashMap::new();
     let mut state = WebhooksState::default();
@@ -319,14 +337,15 @@ pub(crate) async fn deliver<L: EventLog + 'static>(
             });
             for w in state.live() {
                 running.entry(w.id).or_insert_with(|| {
-                    tokio::spawn(deliver_one(
-                        log.clone(),
-                        w.clone(),
-                        key.secret(w.id),
-                        client.clone(),
-                        deliveries.clone(),
-                        now.clone(),
-                    ))
+                    tokio::spawn(deliver_one(Delivery {
+                        log: log.clone(),
+                        webhook: w.clone(),
+                        secret: key.secret(w.id),
+                        client: client.clone(),
+                        deliveries: deliveries.clone(),
+                        now: now.clone(),
+                        broadcast_delay,
+                    }))
                 });
             }
         })
@@ -364,74 +383,164 @@ async fn follow_registry<L: EventLog>(
     }
 }
 
-/// One webhook's deliveries, from where it last got to, for as long as it
-/// lives (its task is stopped when it is deleted); after the log's error,
-/// again from there.
-async fn deliver_one<L: EventLog>(
+/// What one webhook's deliveries need.
+struct Delivery<L> {
     log: Arc<L>,
     webhook: Webhook,
     secret: felt_webhooks::Secret,
     client: reqwest::Client,
     deliveries: Arc<Deliveries>,
     now: Now,
-) {
-    let consumer = format!("webhook-{}", webhook.id);
+    broadcast_delay: Option<Duration>,
+}
+
+/// One webhook's deliveries, from where it last got to, for as long as it
+/// lives (its task is stopped when it is deleted); after the log's error,
+/// again from there.
+async fn deliver_one<L: EventLog>(d: Delivery<L>) {
+    let consumer = format!("webhook-{}", d.webhook.id);
+    let kinds: BTreeSet<&str> = d.webhook.scopes.iter().map(|s| s.kind()).collect();
     loop {
+        // Each table's hand so far, for whole hands (read again from the
+        // log for a hand begun before a restart).
+        let mut hands = HashMap::new();
         let result = async {
-            let after = log.recorded_position(&consumer).await?;
-            deliveries.update(webhook.id, |d| {
-                d.delivered_position = d.delivered_position.max(after);
+            let after = d.log.recorded_position(&consumer).await?;
+            d.deliveries.update(d.webhook.id, |s| {
+                s.delivered_position = s.delivered_position.max(after);
             });
-            let filter = match webhook.scopes.iter().collect::<Vec<_>>()[..] {
+            let filter = match kinds.iter().collect::<Vec<_>>()[..] {
                 [one] => Filter {
-                    tournament: Some(webhook.tournament.to_string()),
-                    kind: Some(one.kind().into()),
+                    tournament: Some(d.webhook.tournament.to_string()),
+                    kind: Some((*one).into()),
                     id: None,
                 },
-                _ => Filter::tournament(webhook.tournament.as_str()),
+                _ => Filter::tournament(d.webhook.tournament.as_str()),
             };
-            let mut sub = log.subscribe(filter, after).await?;
+            let mut sub = d.log.subscribe(filter, after).await?;
             while let Some(committed) = sub.next().await {
                 let committed = committed?;
-                let in_scope = Scope::of_kind(&committed.stream.kind)
-                    .is_some_and(|s| webhook.scopes.contains(&s));
-                if !in_scope {
+                if !kinds.contains(committed.stream.kind.as_str()) {
                     continue;
                 }
                 let position = committed.position;
-                let posts = match posts(&webhook, &committed) {
-                    Ok(posts) => posts,
-                    Err(e) => {
+                let posts = if d.webhook.scopes.contains(&Scope::Hands) {
+                    hand_posts(&d, &committed, &mut hands).await?
+                } else {
+                    posts(&d.webhook, &committed).map_err(|e| LogError::Decode {
                         // (An event this build cannot read: never skipped,
-                        // never posted half; the log's error says why.)
-                        return Err(LogError::Decode {
-                            what: format!("webhook {}'s decision at {position}", webhook.id),
-                            reason: e.message().to_string(),
-                        });
-                    }
+                        // never posted half.)
+                        what: format!("webhook {}'s decision at {position}", d.webhook.id),
+                        reason: e.message().to_string(),
+                    })?
                 };
                 for (event_id, body) in posts {
-                    post_until_delivered(
-                        &client,
-                        &webhook,
-                        &secret,
-                        &event_id,
-                        body,
-                        &deliveries,
-                        &now,
-                    )
-                    .await;
+                    post_until_delivered(&d, &event_id, body).await;
                 }
-                log.record_position(&consumer, position).await?;
-                deliveries.update(webhook.id, |d| d.delivered_position = position);
+                d.log.record_position(&consumer, position).await?;
+                d.deliveries
+                    .update(d.webhook.id, |s| s.delivered_position = position);
             }
             Ok::<(), LogError>(())
         }
         .await;
         if let Err(e) = result {
-            tracing::warn!(%e, webhook = webhook.id, "a webhook's deliveries failed: starting again");
+            tracing::warn!(%e, webhook = d.webhook.id, "a webhook's deliveries failed: starting again");
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The whole hands a table's decision ends, each posted once the broadcast
+/// delay has run from its end (waiting here for it: the hands end in this
+/// order). `hands` holds each table's hand so far.
+async fn hand_posts<L: EventLog>(
+    d: &Delivery<L>,
+    committed: &Committed,
+    hands: &mut HashMap<u32, Vec<(u64, TableEvent)>>,
+) -> Result<Vec<(String, Vec<u8>)>, LogError> {
+    let stream = &committed.stream;
+    // (Every table stream is named by its number.)
+    let table: u32 = stream.id.parse().unwrap_or(0);
+    let mut out = Vec::new();
+    for env in &committed.envelopes {
+        let event = felt_tablelog::decode(env)?;
+        let hand = hands.entry(table).or_default();
+        let number = match &event {
+            TableEvent::HandStarted { .. } => {
+                hand.clear();
+                hand.push((env.sequence, event));
+                continue;
+            }
+            TableEvent::HandEnded { number, .. } => *number,
+            _ => {
+                // (Held only within a hand this delivery saw start.)
+                if !hand.is_empty() {
+                    hand.push((env.sequence, event));
+                }
+                continue;
+            }
+        };
+        hand.push((env.sequence, event));
+        let mut whole = std::mem::take(hand);
+        if !matches!(whole.first(), Some((_, TableEvent::HandStarted { .. }))) {
+            // Begun before this delivery started: the hand from the log.
+            let all = d
+                .log
+                .read(stream, 1)
+                .await?
+                .iter()
+                .map(felt_tablelog::decode)
+                .collect::<Result<Vec<_>, _>>()?;
+            whole = super::table::hand_events(&all, number)
+                .map(|(events, _)| events)
+                .unwrap_or_default();
+        }
+        let ended_at = env.recorded_at;
+        wait_for_the_delay(d, ended_at).await;
+        let event_id = format!("{}/hand/{table}/{number}", stream.tournament);
+        let body = pb::WebhookDelivery {
+            event_id: event_id.clone(),
+            webhook_id: d.webhook.id,
+            tournament_id: stream.tournament.to_string(),
+            position: committed.position,
+            recorded_at_ms: ended_at,
+            event: Some(pb::webhook_delivery::Event::Hand(pb::HandDelivery {
+                table: Some(pb::TableRef {
+                    tournament_id: stream.tournament.to_string(),
+                    table,
+                }),
+                hand_number: number,
+                events: super::table::wire(&whole, true),
+                ended_at_ms: ended_at,
+            })),
+        }
+        .encode_to_vec();
+        out.push((event_id, body));
+    }
+    Ok(out)
+}
+
+/// Waits until the broadcast delay has run from `ended_at`; with no delay
+/// configured (the setting removed since the webhook was registered),
+/// holds the hand, saying why, until one is.
+async fn wait_for_the_delay<L>(d: &Delivery<L>, ended_at: i64) {
+    let Some(delay) = d.broadcast_delay else {
+        d.deliveries.update(d.webhook.id, |s| {
+            s.last_error = "whole hands are held: this deployment has no broadcast delay".into();
+        });
+        tracing::warn!(
+            webhook = d.webhook.id,
+            "whole hands are held: no --broadcast-delay"
+        );
+        std::future::pending::<()>().await;
+        return;
+    };
+    let delay = i64::try_from(delay.as_millis()).unwrap_or(i64::MAX);
+    let due = ended_at.saturating_add(delay);
+    let left = due.saturating_sub((d.now)());
+    if left > 0 {
+        tokio::time::sleep(Duration::from_millis(left.unsigned_abs())).await;
     }
 }
 
@@ -512,15 +621,15 @@ fn posts(webhook: &Webhook, committed: &Committed) -> Result<Vec<(String, Vec<u8
 
 /// Posts one event until its URL answers 2xx, waiting longer after each
 /// failure (0.5 s, doubling to a minute).
-async fn post_until_delivered(
-    client: &reqwest::Client,
-    webhook: &Webhook,
-    secret: &felt_webhooks::Secret,
-    event_id: &str,
-    body: Vec<u8>,
-    deliveries: &Deliveries,
-    now: &Now,
-) {
+async fn post_until_delivered<L>(d: &Delivery<L>, event_id: &str, body: Vec<u8>) {
+    let Delivery {
+        client,
+        webhook,
+        secret,
+        deliveries,
+        now,
+        ..
+    } = d;
     let mut wait = RETRY_FIRST;
     loop {
         let t = now();
