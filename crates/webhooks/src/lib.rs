@@ -31,6 +31,10 @@ pub const MAX_URL: usize = 2048;
 pub const MAX_OWNER: usize = 128;
 /// Live webhooks a tournament may have at once.
 pub const MAX_PER_TOURNAMENT: usize = 64;
+/// The longest error a failing delivery records.
+pub const MAX_ERROR: usize = 300;
+/// The longest event id a delivery names.
+pub const MAX_EVENT_ID: usize = 200;
 
 /// What a webhook receives: one kind of a tournament's streams.
 #[derive(
@@ -88,6 +92,17 @@ pub struct Webhook {
     pub created_at: i64,
     /// When it was deleted, once it was.
     pub deleted_at: Option<i64>,
+    /// Since when its posts have failed, while they do.
+    #[serde(default)]
+    pub failing: Option<Failing>,
+}
+
+/// A webhook whose posts fail: since when, at which event, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failing {
+    pub since: i64,
+    pub event_id: String,
+    pub error: String,
 }
 
 impl Webhook {
@@ -114,12 +129,45 @@ pub enum WebhookCommand {
         owner: Option<String>,
         at: i64,
     },
+    /// The deliverer's: a post to webhook `id` failed (recorded once per
+    /// outage, at its first failure).
+    RecordFailing {
+        id: u64,
+        event_id: String,
+        error: String,
+        at: i64,
+    },
+    /// The deliverer's: a post to a failing webhook succeeded again, after
+    /// `failed` posts that did not.
+    RecordRecovered {
+        id: u64,
+        event_id: String,
+        failed: u64,
+        at: i64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WebhookEvent {
     Created(Webhook),
-    Deleted { id: u64, at: i64 },
+    Deleted {
+        id: u64,
+        at: i64,
+    },
+    /// Its posts began to fail: an outage of the partner's URL starts.
+    DeliveryFailing {
+        id: u64,
+        event_id: String,
+        error: String,
+        at: i64,
+    },
+    /// Its posts are answered again: the outage is over.
+    DeliveryRecovered {
+        id: u64,
+        event_id: String,
+        failed: u64,
+        at: i64,
+    },
 }
 
 impl WebhookEvent {
@@ -127,6 +175,8 @@ impl WebhookEvent {
         match self {
             WebhookEvent::Created(_) => "WebhookCreated",
             WebhookEvent::Deleted { .. } => "WebhookDeleted",
+            WebhookEvent::DeliveryFailing { .. } => "DeliveryFailing",
+            WebhookEvent::DeliveryRecovered { .. } => "DeliveryRecovered",
         }
     }
 }
@@ -209,6 +259,25 @@ impl WebhooksState {
                     w.deleted_at = Some(*at);
                 }
             }
+            WebhookEvent::DeliveryFailing {
+                id,
+                event_id,
+                error,
+                at,
+            } => {
+                if let Some(w) = self.webhooks.get_mut(id) {
+                    w.failing = Some(Failing {
+                        since: *at,
+                        event_id: event_id.clone(),
+                        error: error.clone(),
+                    });
+                }
+            }
+            WebhookEvent::DeliveryRecovered { id, .. } => {
+                if let Some(w) = self.webhooks.get_mut(id) {
+                    w.failing = None;
+                }
+            }
         }
     }
 }
@@ -286,7 +355,53 @@ pub fn decide(
                 scopes: scopes.clone(),
                 created_at: *at,
                 deleted_at: None,
+                failing: None,
             })])
+        }
+        WebhookCommand::RecordFailing {
+            id,
+            event_id,
+            error,
+            at,
+        } => {
+            let w = state
+                .webhooks
+                .get(id)
+                .ok_or(WebhookError::NoSuchWebhook { id: *id })?;
+            // (Once per outage; nothing for a webhook deleted meanwhile.)
+            if !w.live() || w.failing.is_some() {
+                return Ok(vec![]);
+            }
+            Ok(vec![WebhookEvent::DeliveryFailing {
+                id: *id,
+                event_id: event_id.chars().take(MAX_EVENT_ID).collect(),
+                error: error
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .take(MAX_ERROR)
+                    .collect(),
+                at: *at,
+            }])
+        }
+        WebhookCommand::RecordRecovered {
+            id,
+            event_id,
+            failed,
+            at,
+        } => {
+            let w = state
+                .webhooks
+                .get(id)
+                .ok_or(WebhookError::NoSuchWebhook { id: *id })?;
+            if !w.live() || w.failing.is_none() {
+                return Ok(vec![]);
+            }
+            Ok(vec![WebhookEvent::DeliveryRecovered {
+                id: *id,
+                event_id: event_id.chars().take(MAX_EVENT_ID).collect(),
+                failed: *failed,
+                at: *at,
+            }])
         }
         WebhookCommand::Delete { id, owner, at } => {
             let w = state

@@ -51,6 +51,7 @@ fn a_partner_registers_a_url_for_a_tournament_and_the_kinds_it_receives() {
             scopes: BTreeSet::from([Scope::Clock, Scope::Results]),
             created_at: 1_000,
             deleted_at: None,
+            failing: None,
         })])
     );
     // Numbers go on across tournaments, and a deleted one's is never
@@ -191,6 +192,74 @@ fn a_partner_deletes_only_its_own_webhooks_the_house_any_and_each_once() {
             }
         ),
         Err(WebhookError::NoSuchWebhook { id: 9 })
+    );
+}
+
+/// Issue 29: deliveries "are retried with backoff and recorded": an outage
+/// of the partner's URL is in the log, from its first failure to the post
+/// that went through again.
+#[test]
+fn an_outage_is_recorded_once_from_its_first_failure_to_its_recovery() {
+    let failing = |event: &str| WebhookCommand::RecordFailing {
+        id: 1,
+        event_id: event.into(),
+        error: "answered 500 Internal Server Error\n".into(),
+        at: 2_000,
+    };
+    let recovered = WebhookCommand::RecordRecovered {
+        id: 1,
+        event_id: "main/clock/main/1".into(),
+        failed: 3,
+        at: 9_000,
+    };
+    let registered = vec![create("main", "tv", "https://tv.example/", &[Scope::Clock])];
+    let state = given(registered.clone());
+    // A recovery with no outage records nothing.
+    assert_eq!(decide(&state, &recovered), Ok(vec![]));
+    assert_eq!(
+        decide(&state, &failing("main/clock/main/1")),
+        Ok(vec![WebhookEvent::DeliveryFailing {
+            id: 1,
+            event_id: "main/clock/main/1".into(),
+            error: "answered 500 Internal Server Error".into(),
+            at: 2_000,
+        }])
+    );
+    let state = given([registered.clone(), vec![failing("main/clock/main/1")]].concat());
+    assert_eq!(
+        state.webhooks()[&1].failing.as_ref().map(|f| f.since),
+        Some(2_000)
+    );
+    // The same outage is recorded once, however many posts fail.
+    assert_eq!(decide(&state, &failing("main/clock/main/2")), Ok(vec![]));
+    assert_eq!(
+        decide(&state, &recovered),
+        Ok(vec![WebhookEvent::DeliveryRecovered {
+            id: 1,
+            event_id: "main/clock/main/1".into(),
+            failed: 3,
+            at: 9_000,
+        }])
+    );
+    let state = given(
+        [
+            registered,
+            vec![failing("main/clock/main/1"), recovered.clone()],
+        ]
+        .concat(),
+    );
+    assert_eq!(state.webhooks()[&1].failing, None);
+    assert_eq!(
+        decide(
+            &state,
+            &WebhookCommand::RecordFailing {
+                id: 7,
+                event_id: "x".into(),
+                error: "x".into(),
+                at: 0
+            }
+        ),
+        Err(WebhookError::NoSuchWebhook { id: 7 })
     );
 }
 

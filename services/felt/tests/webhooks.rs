@@ -117,6 +117,37 @@ async fn expected(
     }
 }
 
+/// The webhooks registry's events, each with its webhook.
+async fn registry(data: &std::path::Path, nats: Option<&str>) -> Vec<(String, u64)> {
+    async fn of<L: EventLog>(log: &L) -> Vec<(String, u64)> {
+        let stream = felt_eventlog::StreamId::new("_registry", "webhooks", "all").unwrap();
+        log.read(&stream, 1)
+            .await
+            .expect("the registry")
+            .iter()
+            .map(|env| {
+                let event: felt_webhooks::WebhookEvent = env.decode().expect("an event");
+                let id = match &event {
+                    felt_webhooks::WebhookEvent::Created(w) => w.id,
+                    felt_webhooks::WebhookEvent::Deleted { id, .. }
+                    | felt_webhooks::WebhookEvent::DeliveryFailing { id, .. }
+                    | felt_webhooks::WebhookEvent::DeliveryRecovered { id, .. } => *id,
+                };
+                (env.event_type.clone(), id)
+            })
+            .collect()
+    }
+    match nats {
+        Some(url) => {
+            let log = felt_eventlog::NatsLog::connect(url, &felt_eventlog::NatsSettings::default())
+                .await
+                .expect("the log");
+            of(&log).await
+        }
+        None => of(&EmbeddedLog::open(&data.join("log.redb")).expect("the log")).await,
+    }
+}
+
 async fn expected_in<L: EventLog>(log: &L, tournament: &str) -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
     log.read_all(&Filter::tournament(tournament), |c| {
@@ -352,6 +383,7 @@ async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
         .and_then(|w| w.deliveries.clone())
         .expect("the webhook listed");
     assert_eq!(deliveries.failed, 2, "{deliveries:?}");
+    assert_eq!(deliveries.failing_since_ms, 0, "{deliveries:?}");
     assert!(deliveries.delivered > 10, "{deliveries:?}");
     assert!(deliveries.delivered_position > 0);
 
@@ -380,6 +412,22 @@ async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
     tokio::time::sleep(Duration::from_millis(500)).await;
     up.stop();
     let wanted = expected(data, nats, "hooks").await;
+    // The outage of the partner's URL (two failed posts) is in the log,
+    // from its first failure to the post that went through.
+    let outage = registry(data, nats).await;
+    let w1 = webhook.id;
+    assert!(
+        outage
+            .iter()
+            .any(|(t, id)| t == "DeliveryFailing" && *id == w1)
+            && outage
+                .iter()
+                .any(|(t, id)| t == "DeliveryRecovered" && *id == w1),
+        "{outage:?}"
+    );
+    let failing_at = outage.iter().position(|(t, _)| t == "DeliveryFailing");
+    let recovered_at = outage.iter().position(|(t, _)| t == "DeliveryRecovered");
+    assert!(failing_at < recovered_at, "{outage:?}");
     assert!(wanted.len() > 30, "{}", wanted.len());
     let mut up = Up::start_at(&listen, log, data).await;
     wait_for(&inbox, &wanted, "every event of the tournament").await;

@@ -257,7 +257,7 @@ impl<L: EventLog + 'static> WebhookService for WebhookApi<L> {
             .iter()
             .find_map(|e| match e {
                 WebhookEvent::Created(w) => Some(w),
-                WebhookEvent::Deleted { .. } => None,
+                _ => None,
             })
             .ok_or_else(|| Status::internal("a webhook's creation recorded no webhook"))?;
         Ok(Response::new(pb::CreateWebhookResponse {
@@ -281,7 +281,15 @@ impl<L: EventLog + 'static> WebhookService for WebhookApi<L> {
             .filter(|w| req.tournament_id.is_empty() || w.tournament.as_str() == req.tournament_id)
             .map(|w| pb::ListedWebhook {
                 webhook: Some(to_wire(w)),
-                deliveries: Some(self.deliveries.of(w.id)),
+                deliveries: Some(pb::WebhookDeliveries {
+                    failing_since_ms: w.failing.as_ref().map_or(0, |f| f.since),
+                    failing_error: w
+                        .failing
+                        .as_ref()
+                        .map(|f| f.error.clone())
+                        .unwrap_or_default(),
+                    ..self.deliveries.of(w.id)
+                }),
             })
             .collect();
         Ok(Response::new(pb::ListWebhooksResponse { webhooks }))
@@ -324,6 +332,8 @@ pub(crate) async fn deliver<L: EventLog + 'static>(
     broadcast_delay: Option<Duration>,
 ) {
     let mut running: HashMap<u64, tokio::task::JoinHandle<()>> = HashMap::new();
+    // (Outages are recorded in the registry this process writes.)
+    let registry = Arc::new(felt_service::Handler::<Registry, L>::new(log.clone()));
     let mut state = WebhooksState::default();
     let mut version = 0;
     loop {
@@ -339,6 +349,7 @@ pub(crate) async fn deliver<L: EventLog + 'static>(
                 running.entry(w.id).or_insert_with(|| {
                     tokio::spawn(deliver_one(Delivery {
                         log: log.clone(),
+                        registry: registry.clone(),
                         webhook: w.clone(),
                         secret: key.secret(w.id),
                         client: client.clone(),
@@ -384,8 +395,9 @@ async fn follow_registry<L: EventLog>(
 }
 
 /// What one webhook's deliveries need.
-struct Delivery<L> {
+struct Delivery<L: EventLog> {
     log: Arc<L>,
+    registry: Arc<felt_service::Handler<Registry, L>>,
     webhook: Webhook,
     secret: felt_webhooks::Secret,
     client: reqwest::Client,
@@ -397,8 +409,10 @@ struct Delivery<L> {
 /// One webhook's deliveries, from where it last got to, for as long as it
 /// lives (its task is stopped when it is deleted); after the log's error,
 /// again from there.
-async fn deliver_one<L: EventLog>(d: Delivery<L>) {
+async fn deliver_one<L: EventLog + 'static>(d: Delivery<L>) {
     let consumer = format!("webhook-{}", d.webhook.id);
+    // Whether an outage is recorded and not yet its end.
+    let mut failing = d.webhook.failing.is_some();
     let kinds: BTreeSet<&str> = d.webhook.scopes.iter().map(|s| s.kind()).collect();
     loop {
         // Each table's hand so far, for whole hands (read again from the
@@ -435,7 +449,7 @@ async fn deliver_one<L: EventLog>(d: Delivery<L>) {
                     })?
                 };
                 for (event_id, body) in posts {
-                    post_until_delivered(&d, &event_id, body).await;
+                    post_until_delivered(&d, &event_id, body, &mut failing).await;
                 }
                 d.log.record_position(&consumer, position).await?;
                 d.deliveries
@@ -454,7 +468,7 @@ async fn deliver_one<L: EventLog>(d: Delivery<L>) {
 /// The whole hands a table's decision ends, each posted once the broadcast
 /// delay has run from its end (waiting here for it: the hands end in this
 /// order). `hands` holds each table's hand so far.
-async fn hand_posts<L: EventLog>(
+async fn hand_posts<L: EventLog + 'static>(
     d: &Delivery<L>,
     committed: &Committed,
     hands: &mut HashMap<u32, Vec<(u64, TableEvent)>>,
@@ -524,7 +538,7 @@ async fn hand_posts<L: EventLog>(
 /// Waits until the broadcast delay has run from `ended_at`; with no delay
 /// configured (the setting removed since the webhook was registered),
 /// holds the hand, saying why, until one is.
-async fn wait_for_the_delay<L>(d: &Delivery<L>, ended_at: i64) {
+async fn wait_for_the_delay<L: EventLog>(d: &Delivery<L>, ended_at: i64) {
     let Some(delay) = d.broadcast_delay else {
         d.deliveries.update(d.webhook.id, |s| {
             s.last_error = "whole hands are held: this deployment has no broadcast delay".into();
@@ -621,7 +635,12 @@ fn posts(webhook: &Webhook, committed: &Committed) -> Result<Vec<(String, Vec<u8
 
 /// Posts one event until its URL answers 2xx, waiting longer after each
 /// failure (0.5 s, doubling to a minute).
-async fn post_until_delivered<L>(d: &Delivery<L>, event_id: &str, body: Vec<u8>) {
+async fn post_until_delivered<L: EventLog + 'static>(
+    d: &Delivery<L>,
+    event_id: &str,
+    body: Vec<u8>,
+    failing: &mut bool,
+) {
     let Delivery {
         client,
         webhook,
@@ -631,6 +650,7 @@ async fn post_until_delivered<L>(d: &Delivery<L>, event_id: &str, body: Vec<u8>)
         ..
     } = d;
     let mut wait = RETRY_FIRST;
+    let mut failed = 0u64;
     loop {
         let t = now();
         let sent = client
@@ -668,10 +688,73 @@ async fn post_until_delivered<L>(d: &Delivery<L>, event_id: &str, body: Vec<u8>)
             }
         });
         let Some(error) = error else {
+            if *failing {
+                let command = WebhookCommand::RecordRecovered {
+                    id: webhook.id,
+                    event_id: event_id.to_string(),
+                    failed,
+                    at: t,
+                };
+                record(
+                    d,
+                    &format!("webhook-{}-recovered-{event_id}", webhook.id),
+                    t,
+                    command,
+                )
+                .await;
+                *failing = false;
+            }
             return;
         };
+        failed = failed.saturating_add(1);
+        if !*failing {
+            let command = WebhookCommand::RecordFailing {
+                id: webhook.id,
+                event_id: event_id.to_string(),
+                error: error.clone(),
+                at: t,
+            };
+            record(
+                d,
+                &format!("webhook-{}-failing-{event_id}", webhook.id),
+                t,
+                command,
+            )
+            .await;
+            *failing = true;
+        }
         tracing::info!(webhook = webhook.id, event_id, %error, ?wait, "a webhook's post failed: trying again");
         tokio::time::sleep(wait).await;
         wait = (wait * 2).min(RETRY_MAX);
+    }
+}
+
+/// Records an outage's start or end in the registry, under a command id
+/// from the webhook and the event it happened at (sent again after a
+/// restart, answered as a repeat). The log's failure is logged: the
+/// deliveries go on.
+async fn record<L: EventLog + 'static>(
+    d: &Delivery<L>,
+    command_id: &str,
+    t: i64,
+    command: WebhookCommand,
+) {
+    let recorded = match stream() {
+        Ok(stream) => d
+            .registry
+            .handle_from(
+                &stream,
+                command_id,
+                t,
+                &felt_service::Provenance::default(),
+                &command,
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(e) = recorded {
+        tracing::warn!(%e, webhook = d.webhook.id, "a webhook's outage could not be recorded");
     }
 }
