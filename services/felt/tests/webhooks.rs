@@ -388,7 +388,9 @@ async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
     assert!(deliveries.delivered_position > 0);
 
     // When felt stops and starts again, the events recorded meanwhile (the
-    // clock resumed) arrive, and nothing before is lost.
+    // clock resumed) arrive, and nothing before is lost. (A webhook
+    // records where it got to within a quarter of a second.)
+    tokio::time::sleep(Duration::from_millis(600)).await;
     up.stop();
     let (posted_before, delivered_before) = {
         let inbox = inbox.lock().unwrap();
@@ -409,7 +411,7 @@ async fn scenario(log: &[&str], data: &std::path::Path, nats: Option<&str>) {
         play_hand(&seating, &tables, "hooks", 1, &director, &mut roll).await,
         Hand::Played
     );
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
     up.stop();
     let wanted = expected(data, nats, "hooks").await;
     // The outage of the partner's URL (two failed posts) is in the log,

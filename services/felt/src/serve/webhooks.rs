@@ -66,6 +66,11 @@ const RETRY_FIRST: Duration = Duration::from_millis(500);
 const RETRY_MAX: Duration = Duration::from_secs(60);
 /// The longest error text kept for a listing.
 const ERROR_TEXT: usize = 300;
+/// How often at most a webhook records where it has got (and how long it
+/// waits, idle, before recording the last): a restart posts again at most
+/// this long's events, and a busy tournament does not cost a write per
+/// decision per webhook.
+const RECORD_EVERY: Duration = Duration::from_millis(250);
 
 /// How each webhook's deliveries go, as this process knows since it
 /// started (shared by the deliverer and the API's listing).
@@ -432,7 +437,26 @@ async fn deliver_one<L: EventLog + 'static>(d: Delivery<L>) {
                 _ => Filter::tournament(d.webhook.tournament.as_str()),
             };
             let mut sub = d.log.subscribe(filter, after).await?;
-            while let Some(committed) = sub.next().await {
+            // Delivered up to here, not yet recorded; when it was last.
+            let mut unrecorded = None;
+            let mut recorded_at = tokio::time::Instant::now();
+            loop {
+                let next = match unrecorded {
+                    // (A subscription's next is cancel-safe.)
+                    Some(position) => match tokio::time::timeout(RECORD_EVERY, sub.next()).await {
+                        Ok(next) => next,
+                        Err(_) => {
+                            d.log.record_position(&consumer, position).await?;
+                            unrecorded = None;
+                            recorded_at = tokio::time::Instant::now();
+                            continue;
+                        }
+                    },
+                    None => sub.next().await,
+                };
+                let Some(committed) = next else {
+                    break;
+                };
                 let committed = committed?;
                 if !kinds.contains(committed.stream.kind.as_str()) {
                     continue;
@@ -451,9 +475,14 @@ async fn deliver_one<L: EventLog + 'static>(d: Delivery<L>) {
                 for (event_id, body) in posts {
                     post_until_delivered(&d, &event_id, body, &mut failing).await;
                 }
-                d.log.record_position(&consumer, position).await?;
                 d.deliveries
                     .update(d.webhook.id, |s| s.delivered_position = position);
+                unrecorded = Some(position);
+                if recorded_at.elapsed() >= RECORD_EVERY {
+                    d.log.record_position(&consumer, position).await?;
+                    unrecorded = None;
+                    recorded_at = tokio::time::Instant::now();
+                }
             }
             Ok::<(), LogError>(())
         }
