@@ -190,6 +190,11 @@ pub enum ClockCommand {
         smallest: Chips,
         reason: String,
     },
+    /// Play is over (the winner placed, or a satellite's seats won): the
+    /// clock stops for good where it is.
+    Finish {
+        at: Millis,
+    },
 }
 
 impl ClockCommand {
@@ -217,7 +222,8 @@ impl ClockCommand {
             | StartDay { at }
             | StartFrom { at, .. }
             | UseTimeBank { at, .. }
-            | ColourUp { at, .. } => *at = time,
+            | ColourUp { at, .. }
+            | Finish { at } => *at = time,
         }
         self
     }
@@ -243,7 +249,8 @@ impl ClockCommand {
             | StartDay { at }
             | StartFrom { at, .. }
             | UseTimeBank { at, .. }
-            | ColourUp { at, .. } => Some(*at),
+            | ColourUp { at, .. }
+            | Finish { at } => Some(*at),
         }
     }
 }
@@ -330,6 +337,12 @@ pub enum ClockEvent {
         at: Millis,
         day: u32,
     },
+    /// Play is over: the clock stopped for good with `remaining` left in
+    /// its period.
+    Finished {
+        at: Millis,
+        remaining: Millis,
+    },
     DayStarted {
         at: Millis,
         day: u32,
@@ -369,6 +382,7 @@ impl ClockEvent {
             ClockEvent::EndOfDayDrawn { .. } => "EndOfDayDrawn",
             ClockEvent::LastLevelEnded { .. } => "LastLevelEnded",
             ClockEvent::DayEnded { .. } => "DayEnded",
+            ClockEvent::Finished { .. } => "Finished",
             ClockEvent::DayStarted { .. } => "DayStarted",
             ClockEvent::TimeBankUsed { .. } => "TimeBankUsed",
             ClockEvent::ColouredUp { .. } => "ColouredUp",
@@ -426,6 +440,8 @@ pub enum Status {
     },
     /// Between days.
     DayOver,
+    /// Play is over: stopped for good.
+    Finished,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -691,6 +707,7 @@ impl ClockState {
         match view.status {
             Status::NotStarted => return Err(ClockError::NotStarted),
             Status::DayOver => return Err(ClockError::DayOver),
+            Status::Finished => return Err(ClockError::Finished),
             _ => {}
         }
         if view.on_break {
@@ -854,6 +871,11 @@ impl ClockState {
             ClockEvent::DayEnded { at, .. } => {
                 self.remaining = self.remaining_at(*at);
                 self.status = Status::DayOver;
+                self.last = *at;
+            }
+            ClockEvent::Finished { at, remaining } => {
+                self.remaining = *remaining;
+                self.status = Status::Finished;
                 self.last = *at;
             }
             ClockEvent::DayStarted { at, day } => {

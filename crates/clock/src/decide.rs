@@ -29,6 +29,18 @@ pub fn decide(
             _ => Err(ClockError::NotConfigured),
         };
     };
+    if state.status == Status::Finished {
+        // Over: a tick or the end again changes nothing, a time-bank card
+        // an action took before the end is still recorded, and nothing
+        // else is taken.
+        return match command {
+            Tick { .. } | Finish { .. } => Ok(Vec::new()),
+            UseTimeBank { at, player, cards } => {
+                Now::at(state, *at)?.use_time_bank(*at, *player, *cards)
+            }
+            _ => Err(ClockError::Finished),
+        };
+    }
     let now = Now::at(state, at)?;
     let decided = match command {
         Configure { .. } => Err(ClockError::AlreadyConfigured),
@@ -60,6 +72,7 @@ pub fn decide(
             smallest,
             reason,
         } => now.colour_up(*at, *leaving, *smallest, reason),
+        Finish { at } => now.finish(*at),
     }?;
     let mut events = now.passed;
     events.extend(decided);
@@ -150,6 +163,18 @@ impl<'a> Now<'a> {
 
     fn period_millis(&self) -> Millis {
         self.structure.periods[self.s.period].millis()
+    }
+
+    /// Play is over: the clock stops for good where it is (after the
+    /// periods it passed by then).
+    fn finish(&self, at: Millis) -> Result<Vec<ClockEvent>, ClockError> {
+        if self.s.status == Status::NotStarted {
+            return Err(ClockError::NotStarted);
+        }
+        Ok(vec![ClockEvent::Finished {
+            at,
+            remaining: self.remaining,
+        }])
     }
 
     fn start(&self, at: Millis) -> Result<Vec<ClockEvent>, ClockError> {
@@ -575,5 +600,6 @@ fn status_name(status: &Status) -> &'static str {
         Status::EndOfDayDue => "stopped for the day's card (rule 77)",
         Status::EndOfDay { .. } => "playing the day's last hands",
         Status::DayOver => "between days",
+        Status::Finished => "finished",
     }
 }

@@ -69,6 +69,8 @@ pub enum ClockError {
     NotStarted,
     #[error("the day's play is over")]
     DayOver,
+    #[error("play is over: the clock stopped for good at the tournament's end")]
+    Finished,
     #[error("on a break: no hand starts for {remaining} ms")]
     OnBreak { remaining: Millis },
     #[error(
@@ -112,6 +114,7 @@ impl felt_vocabulary::Classified for ClockError {
             | C::NoTimeBank { .. }
             | C::NotStarted
             | C::DayOver
+            | C::Finished
             | C::OnBreak { .. }
             | C::NotTheSmallestChip { .. } => ErrorKind::Refused,
         }

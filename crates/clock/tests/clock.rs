@@ -1160,3 +1160,79 @@ fn the_director_colours_up_off_the_structure_and_every_level_after_plays_with_th
     assert_eq!(level, 23);
     assert_eq!(state.level_for_hand(late).unwrap().smallest_chip, 5_000);
 }
+
+/// Play over (the winner placed, a satellite's seats won): the clock
+/// stops for good where it is, and the room's clock shows it stopped, not
+/// counting down a structure nobody plays.
+#[test]
+fn the_clock_stops_for_good_when_play_is_over() {
+    let mut state = started();
+    // Given a clock 25 minutes in (level 2, 15 minutes left),
+    // when play is over, then the level passed is recorded and the clock
+    // stops with the time left.
+    let events = run(&mut state, ClockCommand::Finish { at: T0 + 25 * MIN });
+    assert_eq!(level_starts(&events), vec![(1_200, 1)]);
+    assert_eq!(
+        events.last(),
+        Some(&ClockEvent::Finished {
+            at: T0 + 25 * MIN,
+            remaining: 15 * MIN
+        })
+    );
+    assert_eq!(state.status(), &Status::Finished);
+    // An hour later nothing has moved: no level passes, a tick records
+    // nothing, the end again is no news.
+    let view = state.view(T0 + 85 * MIN);
+    assert_eq!((view.level, view.remaining), (Some(2), 15 * MIN));
+    assert_eq!(
+        run(&mut state, ClockCommand::Tick { at: T0 + 85 * MIN }),
+        vec![]
+    );
+    assert_eq!(
+        run(&mut state, ClockCommand::Finish { at: T0 + 86 * MIN }),
+        vec![]
+    );
+    // No hand starts, and the floor's commands are refused, naming why.
+    assert_eq!(
+        state.level_for_hand(T0 + 86 * MIN),
+        Err(ClockError::Finished)
+    );
+    for command in [
+        ClockCommand::Resume {
+            at: T0 + 86 * MIN,
+            reason: "again".into(),
+        },
+        ClockCommand::JumpToLevel {
+            at: T0 + 86 * MIN,
+            level: 5,
+        },
+        ClockCommand::AddTime {
+            at: T0 + 86 * MIN,
+            millis: MIN,
+        },
+    ] {
+        assert_eq!(
+            decide(&state, &command),
+            Err(ClockError::Finished),
+            "{command:?}"
+        );
+    }
+    assert!(
+        ClockError::Finished
+            .to_string()
+            .contains("stopped for good")
+    );
+    // A clock never started does not finish.
+    let mut fresh = ClockState::default();
+    run(
+        &mut fresh,
+        ClockCommand::Configure {
+            structure: Structure::bhpoker(),
+            settings: ClockSettings::default(),
+        },
+    );
+    assert_eq!(
+        decide(&fresh, &ClockCommand::Finish { at: T0 }),
+        Err(ClockError::NotStarted)
+    );
+}

@@ -14,7 +14,7 @@ use felt_tournament::aggregates::{
     registry_stream, seating_stream,
 };
 use felt_tournament::reactions::{
-    Order, TableOrder, creation, day, entries, hand_end, hand_for_hand, registration, seats,
+    Order, TableOrder, creation, day, entries, hand_end, hand_for_hand, over, registration, seats,
 };
 use felt_tournament::runner::Cause;
 
@@ -1695,6 +1695,53 @@ fn a_last_level_ended_holds_every_table_to_the_hand_it_plays() {
         Some(Order {
             id: "day-1-end".into(),
             command: ClockCommand::EndDay { at: 3_000 },
+        })
+    );
+}
+
+/// Given three players paid in and registration closed, when the third
+/// busts nothing is sent to the clock (third place); when the second busts
+/// payout places the winner too, and the clock finishes at payout's time,
+/// under an id naming payout's decision.
+#[test]
+fn the_winner_placed_stops_the_clock_for_good() {
+    let mut payout = PayoutState::default();
+    pay(
+        &mut payout,
+        felt_payout::Command::Configure {
+            name: "t".into(),
+            settings: felt_payout::MoneySettings::generated(10_000, 1_000),
+            busts: felt_payout::SimultaneousBusts::ByStartingStack,
+        },
+    );
+    pay(
+        &mut payout,
+        felt_payout::Command::RecordEntries {
+            entries: (1..=3)
+                .map(|e| (EntryId(e), format!("p{e}").parse().unwrap()))
+                .collect(),
+        },
+    );
+    pay(&mut payout, felt_payout::Command::CloseRegistration);
+    let bust = |entry: u64| felt_payout::Command::RecordBusts {
+        busts: vec![Bust {
+            entry: EntryId(entry),
+            table: 1,
+            starting_stack: 10_000,
+            by: vec![EntryId(3)],
+            out: None,
+            forfeit: false,
+        }],
+    };
+    let third = pay(&mut payout, bust(1));
+    assert_eq!(over::to_clock(&payout_cause(7, third, &payout)), None);
+    let second = pay(&mut payout, bust(2));
+    assert!(second.iter().any(over::wanted), "{second:?}");
+    assert_eq!(
+        over::to_clock(&payout_cause(9, second, &payout)),
+        Some(Order {
+            id: "payout-9-finish".into(),
+            command: ClockCommand::Finish { at: 1_000 },
         })
     );
 }

@@ -412,6 +412,18 @@ async fn separate_services_on_jetstream_seat_500_players_on_56_tables_and_play_t
         results.results[0].name.as_str()
     );
     assert_eq!(board["moves"].as_array().map(Vec::len), Some(20));
+    // The clock, a process of its own, stopped for good once payout
+    // placed the winner (following payout's decisions in the log).
+    let clock = channel(&_clock.addr());
+    let mut status = pb::ClockStatus::Unspecified;
+    for _ in 0..100 {
+        status = clock_view(&clock, T).await.status();
+        if status == pb::ClockStatus::Finished {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, pb::ClockStatus::Finished);
     common::audit_passes(&["--nats", &url]);
 }
 

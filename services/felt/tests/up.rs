@@ -462,6 +462,42 @@ async fn tournament(log: &[&str], data: &Path) {
     check_results(&end.results, 13, 52_000);
     let winner = &end.results[0];
     assert_eq!(winner.first, 1);
+    // Play is over: the clock stopped for good (its level and time left
+    // frozen), and the floor's clock commands are refused, saying why.
+    let mut stopped = clock(&up).await;
+    for _ in 0..100 {
+        if stopped.status() == pb::ClockStatus::Finished {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        stopped = clock(&up).await;
+    }
+    assert_eq!(stopped.status(), pb::ClockStatus::Finished, "{stopped:?}");
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let later = clock(&up).await;
+    assert_eq!(
+        (later.level, later.remaining_ms),
+        (stopped.level, stopped.remaining_ms)
+    );
+    let refused = up
+        .clock()
+        .control_clock(with(
+            pb::ControlClockRequest {
+                tournament_id: T.into(),
+                command_id: "resume-after-the-end".into(),
+                command: Some(pb::control_clock_request::Command::Resume(pb::Resume {
+                    reason: "one more".into(),
+                })),
+            },
+            &floor,
+        ))
+        .await
+        .expect_err("the clock is over");
+    assert!(
+        refused.message().contains("play is over"),
+        "{}",
+        refused.message()
+    );
     // The seat finder finds the winner by part of their name.
     let found = up
         .seating()

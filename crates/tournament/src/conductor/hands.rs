@@ -26,6 +26,8 @@ impl<L: EventLog + 'static> Conductor<L> {
         loop {
             let level = match self.clock_state(t).await?.level_for_hand(now) {
                 Ok(level) => level,
+                // Play is over (the winner placed): no table deals again.
+                Err(ClockError::Finished) => return Ok(Begin::Closed),
                 // Deployed apart, the clock service writes the clock stream
                 // too (the floor ends or shortens a break there, starts the
                 // next day): a break or the day's end is read from the log

@@ -517,7 +517,7 @@ mod runners {
         Runner::new(
             &hosts.runner_name(PAYOUT_REACTIONS),
             Filter::kind("payout"),
-            reactions::registration::wanted_payout,
+            reactions::wanted_payout,
         )
     }
 

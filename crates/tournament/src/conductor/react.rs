@@ -30,6 +30,13 @@ impl<L: EventLog + 'static> Conductor<L> {
             run.done(&cause).await?;
             answered += 1;
         }
+        drop(run);
+        // In one process, payout's decisions these brought on (the winner
+        // placed by a hand's busts) stop the clock before the report ends.
+        if answered > 0 && self.hosts.all() {
+            let payout = self.seating.log().version(&payout_stream(t)?).await?;
+            self.react_to_payout(t, payout).await?;
+        }
         Ok(answered)
     }
 
@@ -103,9 +110,10 @@ impl<L: EventLog + 'static> Conductor<L> {
         Ok(answered)
     }
 
-    /// Payout's decisions up to `upto`, where payout or seating is hosted.
+    /// Payout's decisions up to `upto`, where payout, seating or the clock
+    /// is hosted.
     async fn react_to_payout(&self, t: &str, upto: u64) -> Result<usize> {
-        if !(self.hosts.payout || self.hosts.seating) {
+        if !(self.hosts.payout || self.hosts.seating || self.hosts.clock) {
             return Ok(0);
         }
         let stream = payout_stream(t)?;
@@ -143,7 +151,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
         };
         let payout = async {
-            if !(self.hosts.payout || self.hosts.seating) {
+            if !(self.hosts.payout || self.hosts.seating || self.hosts.clock) {
                 return Ok(());
             }
             loop {
@@ -233,9 +241,15 @@ impl<L: EventLog + 'static> Conductor<L> {
     }
 
     /// Payout's close places the busts still waiting (payout hosted) and
-    /// tells seating the places paid (seating hosted).
+    /// tells seating the places paid (seating hosted); its first place
+    /// stops the clock for good (the clock hosted).
     async fn answer_payout(&self, cause: &Cause<Payout>) -> Result<()> {
         let t = cause.stream.tournament.as_str();
+        if self.hosts.clock
+            && let Some(order) = reactions::over::to_clock(cause)
+        {
+            self.clock_order(t, cause, order).await?;
+        }
         if self.hosts.payout {
             for order in reactions::registration::place_waiting(cause) {
                 self.pay_order(t, cause, order).await?;

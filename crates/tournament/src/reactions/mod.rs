@@ -33,6 +33,7 @@ pub mod day;
 pub mod entries;
 pub mod hand_end;
 pub mod hand_for_hand;
+pub mod over;
 pub mod registration;
 pub mod room;
 pub mod seats;
@@ -56,6 +57,11 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::RegistrationClosed
             | SeatingEvent::LastHandsPlayed
     ) || entries::wanted(event)
+}
+
+/// Whether a payout event causes a reaction the payout runner runs.
+pub fn wanted_payout(event: &felt_payout::PayoutEvent) -> bool {
+    registration::wanted_payout(event) || over::wanted(event)
 }
 
 /// Whether a clock event causes a reaction the clock's runner runs.

@@ -81,6 +81,7 @@ pub(crate) fn view(tournament: &str, state: &ClockState, version: u64, now: i64)
         }
         ClockStatus::DayOver => (pb::ClockStatus::DayOver, "", 0, vec![], 0),
         ClockStatus::EndOfDayDue => (pb::ClockStatus::EndOfDayDue, "", 0, vec![], 0),
+        ClockStatus::Finished => (pb::ClockStatus::Finished, "", 0, vec![], 0),
     };
     pb::ClockView {
         tournament_id: tournament.into(),
@@ -304,6 +305,10 @@ fn clock_event(e: &ClockEvent) -> pb::clock_event::Kind {
         ClockEvent::LastLevelEnded { at, level } => ce::Kind::LastLevelEnded(ce::LastLevelEnded {
             at_ms: *at,
             level: *level,
+        }),
+        ClockEvent::Finished { at, remaining } => ce::Kind::Finished(ce::Finished {
+            at_ms: *at,
+            remaining_ms: *remaining,
         }),
         ClockEvent::DayEnded { at, day } => ce::Kind::DayEnded(ce::DayEnded {
             at_ms: *at,

@@ -247,6 +247,16 @@ impl<L: EventLog + 'static> PayoutService for PayoutApi<L> {
             .handle_from(&stream, &req.command_id, self.ctx.now(), &from, &command)
             .await
             .map_err(|e| handled(e, felt_tournament::TournamentError::Payout))?;
+        // A deal agreed places everyone left: in one process the clock
+        // stops before the floor is answered (deployed apart, the clock
+        // follows payout's decisions itself).
+        if self.ctx.conductor.hosts().all() {
+            self.ctx
+                .conductor
+                .settle(&req.tournament_id)
+                .await
+                .map_err(super::status::tournament)?;
+        }
         let envelopes = handler
             .log()
             .read(&stream, out.first)

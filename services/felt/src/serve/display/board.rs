@@ -68,6 +68,7 @@ fn clock_json(c: &pb::ClockView) -> ClockJson {
             S::EndOfDayDue => "stopped for the day's card",
             S::EndOfDay => "end of day",
             S::DayOver => "day over",
+            S::Finished => "finished",
         },
         pause_reason: c.pause_reason.clone(),
         structure: c.structure_name.clone(),
