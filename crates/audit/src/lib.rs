@@ -992,13 +992,18 @@ async fn check_tickets<L: EventLog>(
                         let events = payout(read.read(&stream).await?);
                         satellites.insert(sat.to_string(), events);
                     }
+                    let cashed = satellites[sat].iter().any(|e| {
+                        matches!(e, felt_payout::PayoutEvent::TicketCashed { entry, .. } if entry.get() == won)
+                    });
                     satellites[sat].iter().find_map(|e| match e {
                         felt_payout::PayoutEvent::TicketAwarded {
                             entry,
                             player,
                             target,
                             value,
-                        } if entry.get() == won => Some((player.clone(), target.clone(), *value)),
+                        } if entry.get() == won => {
+                            Some((player.clone(), target.clone(), *value, cashed))
+                        }
                         _ => None,
                     })
                 }
@@ -1010,13 +1015,16 @@ async fn check_tickets<L: EventLog>(
             &format!("{t}: entry {entry}'s ticket {reference}"),
             match found {
                 None => Err("no such seat was awarded".into()),
-                Some((holder, target, _)) if target != event || holder != *player => Err(format!(
-                    "the seat was {holder}'s in {target}, not {player}'s in {event}"
-                )),
-                Some((_, _, value)) if Some(value) != price => Err(format!(
+                Some((holder, target, _, _)) if target != event || holder != *player => Err(
+                    format!("the seat was {holder}'s in {target}, not {player}'s in {event}"),
+                ),
+                Some((_, _, value, _)) if Some(value) != price => Err(format!(
                     "worth {value}, an entry costs {}",
                     price.unwrap_or_default()
                 )),
+                Some((.., true)) => {
+                    Err("the satellite paid this seat in cash (its player's second seat)".into())
+                }
                 Some(_) => Ok(()),
             },
         );

@@ -88,6 +88,13 @@ pub enum Command {
     AwardSeats {
         entries: Vec<EntryId>,
     },
+    /// The target event found `entry`'s ticket to be its player's second
+    /// seat there (one won in another satellite first), and this
+    /// satellite's house pays a second seat in cash: the ticket is void
+    /// and its value is paid by the cage beside the prize.
+    CashTicket {
+        entry: EntryId,
+    },
     /// The cage pays a placed entry's prize to its winner, having checked
     /// their identity document; the house's withholding applies.
     PayPrize {
@@ -224,6 +231,13 @@ pub enum PayoutEvent {
         target: String,
         value: Money,
     },
+    /// `entry`'s ticket was its player's second seat in the target event
+    /// (the target's word): void, its `value` paid in cash by the house's
+    /// rule for a second seat.
+    TicketCashed {
+        entry: EntryId,
+        value: Money,
+    },
 }
 
 impl PayoutEvent {
@@ -251,6 +265,7 @@ impl PayoutEvent {
             PayoutEvent::PlaceForfeited { .. } => "PlaceForfeited",
             PayoutEvent::BountyForfeited { .. } => "BountyForfeited",
             PayoutEvent::TicketAwarded { .. } => "TicketAwarded",
+            PayoutEvent::TicketCashed { .. } => "TicketCashed",
         }
     }
 }
@@ -347,6 +362,7 @@ fn decide_places(state: &PayoutState, command: &Command) -> Decided {
         Command::ConsentToDeal { entry } => consent_to_deal(state, entry),
         Command::WithdrawDeal => withdraw_deal(state),
         Command::AwardSeats { entries } => award_seats(state, entries),
+        Command::CashTicket { entry } => cash_ticket(state, *entry),
     }
 }
 
@@ -582,6 +598,31 @@ fn record_busts(state: &PayoutState, busts: &[Bust]) -> Decided {
 /// one: placed together in places 1 to their number, sharing those
 /// places' prizes (a seat each, and the remainder's shares where the
 /// house splits it among the seats).
+/// A ticket the target found to be its player's second seat there, paid
+/// in cash where this satellite's house says so; not once its prize is
+/// paid (the cage paid only the cash beside the ticket).
+fn cash_ticket(state: &PayoutState, entry: EntryId) -> Decided {
+    let s = settings(state)?;
+    let terms = s.structure.satellite().ok_or(PayoutError::NotASatellite)?;
+    if terms.second_seat != crate::SecondSeat::Cash {
+        return Err(PayoutError::SecondSeatIsTicket { entry });
+    }
+    let e = state
+        .entries
+        .get(&entry)
+        .ok_or(PayoutError::NoSuchEntry { entry })?;
+    if e.ticket == 0 {
+        return Err(PayoutError::NoTicket { entry });
+    }
+    if state.paid.contains_key(&entry) {
+        return Err(PayoutError::PrizeAlreadyPaid { entry });
+    }
+    Ok(vec![PayoutEvent::TicketCashed {
+        entry,
+        value: e.ticket,
+    }])
+}
+
 fn award_seats(state: &PayoutState, entries: &[EntryId]) -> Decided {
     let s = settings(state)?;
     let terms = s.structure.satellite().ok_or(PayoutError::NotASatellite)?;

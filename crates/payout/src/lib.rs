@@ -125,6 +125,12 @@ pub enum PayoutError {
         "entry {entry}'s prize is a seat: its ticket is redeemed at the target's registration, not paid in cash"
     )]
     PrizeIsTicket { entry: EntryId },
+    #[error("entry {entry} holds no ticket to cash")]
+    NoTicket { entry: EntryId },
+    #[error(
+        "entry {entry}'s ticket stays a ticket: this satellite's house gives a second seat as another ticket"
+    )]
+    SecondSeatIsTicket { entry: EntryId },
     #[error("the house makes no deals in this satellite")]
     DealsRefused,
     #[error("flights cannot be recorded here: {reason}")]
@@ -207,6 +213,8 @@ impl felt_vocabulary::Classified for PayoutError {
             | P::NoRebuys
             | P::NoPrize { .. }
             | P::PrizeIsTicket { .. }
+            | P::NoTicket { .. }
+            | P::SecondSeatIsTicket { .. }
             | P::DealsRefused
             | P::NotASatellite
             | P::FlightsRefused { .. }

@@ -336,6 +336,11 @@ impl PayoutState {
                     e.ticket = *value;
                 }
             }
+            PayoutEvent::TicketCashed { entry, .. } => {
+                if let Some(e) = self.entries.get_mut(entry) {
+                    e.ticket = 0;
+                }
+            }
             PayoutEvent::BountyForfeited { entry, amount } => {
                 if let Some(e) = self.entries.get_mut(entry) {
                     e.bounty = 0;

@@ -345,3 +345,60 @@ fn the_players_left_in_the_seats_each_win_one_at_seatings_word() {
     run(&mut club, &Command::CloseRegistration);
     assert_eq!(decide(&club, &award(&[1])), Err(PayoutError::NotASatellite));
 }
+
+#[test]
+fn a_ticket_the_target_finds_a_second_seat_is_cashed_by_the_houses_rule() {
+    // Given a satellite of 10 at 2,000 (two seats of 10,000) played down,
+    let played = |second: SecondSeat| {
+        let mut state = PayoutState::default();
+        run(&mut state, &satellite(2_000, Remainder::NextPlace, second));
+        run(&mut state, &field(10, |i| format!("p{i}")));
+        run(&mut state, &Command::CloseRegistration);
+        play_down(&mut state, 10);
+        state
+    };
+    let mut state = played(SecondSeat::Cash);
+    // when the target finds entry 2's ticket its player's second seat
+    // there (one from another satellite came first), then the ticket is
+    // cashed at its value,
+    let cashed = run(&mut state, &Command::CashTicket { entry: EntryId(2) });
+    assert_eq!(
+        cashed,
+        vec![PayoutEvent::TicketCashed {
+            entry: EntryId(2),
+            value: 10_000
+        }]
+    );
+    // and the cage pays the whole prize in cash (no ticket beside it).
+    let paid = run(
+        &mut state,
+        &Command::PayPrize {
+            entry: EntryId(2),
+            document: IdDocument {
+                kind: IdDocumentKind::Passport,
+                reference: "P-2".into(),
+            },
+            tax_number: None,
+        },
+    );
+    assert!(
+        matches!(&paid[..], [PayoutEvent::PrizePaid { gross: 10_000, .. }]),
+        "{paid:?}"
+    );
+    // Once cashed, nothing is left to cash; an entry without a seat has
+    // no ticket;
+    assert_eq!(
+        decide(&state, &Command::CashTicket { entry: EntryId(2) }),
+        Err(PayoutError::NoTicket { entry: EntryId(2) })
+    );
+    assert_eq!(
+        decide(&state, &Command::CashTicket { entry: EntryId(5) }),
+        Err(PayoutError::NoTicket { entry: EntryId(5) })
+    );
+    // and a house that gives a second seat as another ticket keeps it.
+    let kept = played(SecondSeat::Ticket);
+    assert_eq!(
+        decide(&kept, &Command::CashTicket { entry: EntryId(1) }),
+        Err(PayoutError::SecondSeatIsTicket { entry: EntryId(1) })
+    );
+}

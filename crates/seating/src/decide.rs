@@ -64,6 +64,10 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             level,
             ticket,
         } => redeem_ticket(state, settings, player, name, *level, ticket, rng),
+        RecordTicket {
+            ticket,
+            cash_if_second,
+        } => record_ticket(state, ticket, *cash_if_second),
         Unregister { entry, reason } => unregister(state, *entry, reason),
         Paid { payment, command } => paid(state, payment, command, rng),
         Start => start(state, settings, rng),
@@ -283,6 +287,32 @@ fn register_many(
     Ok(events)
 }
 
+/// A satellite's seat in this event won, in the ledger of seats won. A
+/// player who already holds one here (in the ledger, or redeemed) gets
+/// the satellite's alternative for a second seat: where that is cash,
+/// this ticket is void (never redeemed; the satellite pays its value). A
+/// ticket already redeemed (its word came late) is recorded as it is.
+fn record_ticket(
+    state: &SeatingState,
+    ticket: &crate::model::Ticket,
+    cash_if_second: bool,
+) -> Decided {
+    let reference = ticket.reference();
+    if state.ledger(&reference).is_some() {
+        return Err(SeatingError::TicketKnown { reference });
+    }
+    let redeemed = state.tickets.contains_key(&reference);
+    match state.seat_held(&ticket.holder, &reference) {
+        Some(held) if cash_if_second && !redeemed => Ok(vec![SeatingEvent::TicketVoided {
+            ticket: ticket.clone(),
+            held: held.to_string(),
+        }]),
+        _ => Ok(vec![SeatingEvent::TicketRecorded {
+            ticket: ticket.clone(),
+        }]),
+    }
+}
+
 /// A registration paid by a satellite's ticket: the ticket is the
 /// holder's and redeemed once; the entry is outside the cap (a seat won
 /// is a seat), and the cage records the ticket as its payment.
@@ -305,6 +335,17 @@ fn redeem_ticket(
     }
     if let Some(&entry) = state.tickets.get(&reference) {
         return Err(SeatingError::TicketRedeemed { reference, entry });
+    }
+    if let Some((player, true)) = state.ledger(&reference) {
+        let held = state
+            .seat_held(player, &reference)
+            .unwrap_or_default()
+            .to_string();
+        return Err(SeatingError::TicketVoid {
+            reference,
+            player: player.clone(),
+            held,
+        });
     }
     let mut events = register(state, settings, player, name, level, true, rng)?;
     let Some(entry) = events.iter().find_map(|e| match e {

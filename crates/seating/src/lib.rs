@@ -87,6 +87,16 @@ pub enum SeatingError {
         remaining_ms: i64,
         reason: String,
     },
+    #[error(
+        "ticket {reference} was {player}'s second seat in this event (after {held}): its satellite's house pays it in cash, and it buys no entry"
+    )]
+    TicketVoid {
+        reference: String,
+        player: PlayerId,
+        held: String,
+    },
+    #[error("ticket {reference} is already in this event's ledger of seats won")]
+    TicketKnown { reference: String },
     #[error("ticket {reference} is already redeemed (entry {entry})")]
     TicketRedeemed { reference: String, entry: EntryId },
     #[error("player {player} has used the {limit} re-entries allowed")]
@@ -310,7 +320,7 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::NoSuchEntry { .. }
             | S::NoSuchTable { .. }
             | S::NoSuchMove { .. } => ErrorKind::NotFound,
-            S::AlreadyCreated => ErrorKind::AlreadyExists,
+            S::AlreadyCreated | S::TicketKnown { .. } => ErrorKind::AlreadyExists,
             S::InvalidSettings { .. }
             | S::NoPlayer
             | S::NoSuchSeat { .. }
@@ -323,6 +333,7 @@ impl felt_vocabulary::Classified for SeatingError {
             | S::LateRegistrationOver { .. }
             | S::AlreadyRegistered { .. }
             | S::TicketNotTheirs { .. }
+            | S::TicketVoid { .. }
             | S::TicketRedeemed { .. }
             | S::SeatsAlreadySet { .. }
             | S::NotAnEvent

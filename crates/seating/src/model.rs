@@ -441,6 +441,16 @@ pub enum SeatingCommand {
         level: u32,
         ticket: Ticket,
     },
+    /// A satellite's seat in this event won (payout's `TicketAwarded`,
+    /// carried by a reaction): recorded in the event's ledger of seats
+    /// won. A player who already holds one here gets the satellite's
+    /// alternative for a second seat: where that is cash
+    /// (`cash_if_second`), the ticket is void here and the satellite pays
+    /// its value.
+    RecordTicket {
+        ticket: Ticket,
+        cash_if_second: bool,
+    },
     /// Many registrations at once (a list imported from presales or a
     /// partner's site): each as `Register` would take it, in order, all or
     /// none.
@@ -957,6 +967,17 @@ pub enum SeatingEvent {
     SeatsWon {
         entries: Vec<EntryId>,
     },
+    /// A satellite's seat in this event won: in the ledger of seats won.
+    TicketRecorded {
+        ticket: Ticket,
+    },
+    /// A satellite's seat in this event won by a player who already held
+    /// one (`held`, its reference), where that satellite's house pays a
+    /// second seat in cash: void here, never redeemed.
+    TicketVoided {
+        ticket: Ticket,
+        held: String,
+    },
     /// The flights' bags reached the event (issue 28): each `advanced`
     /// stack is an entry here, seated at the start with its chips; the
     /// `forfeited` bags' chips left play under the policy. `out_before`
@@ -1052,6 +1073,8 @@ impl SeatingEvent {
             PaidSet { .. } => "PaidSet",
             SeatsSet { .. } => "SeatsSet",
             SeatsWon { .. } => "SeatsWon",
+            TicketRecorded { .. } => "TicketRecorded",
+            TicketVoided { .. } => "TicketVoided",
             FlightsAdvanced { .. } => "FlightsAdvanced",
             TableOpened { .. } => "TableOpened",
             SeatsDrawn { .. } => "SeatsDrawn",

@@ -564,6 +564,8 @@ impl Room {
             | SeatingEvent::LateAnnounced { .. }
             | SeatingEvent::PaymentTaken { .. }
             | SeatingEvent::Cancelled { .. }
+            | SeatingEvent::TicketRecorded { .. }
+            | SeatingEvent::TicketVoided { .. }
             | SeatingEvent::RebuysClosed
             | SeatingEvent::Drawn { .. } => {}
             // The event's first day is the day after its flights'.
@@ -737,6 +739,11 @@ pub struct SeatingState {
     /// bought (a refunded entry's ticket is free again).
     #[serde(default)]
     pub(crate) tickets: OrdMap<String, EntryId>,
+    /// The event's ledger of satellites' seats won here, by reference:
+    /// whose, and whether it is void (a second seat the satellite pays in
+    /// cash).
+    #[serde(default)]
+    pub(crate) ledger: OrdMap<String, (PlayerId, bool)>,
     /// An event's stacks from its flights' bags (issue 28), by entry:
     /// each seated with these chips instead of the starting stack.
     #[serde(default)]
@@ -874,6 +881,31 @@ impl SeatingState {
         self.tickets.get(reference).copied()
     }
 
+    /// A satellite's ticket (by its reference) in this event's ledger of
+    /// seats won: whose, and whether it is void (its player's second seat,
+    /// paid in cash by the satellite).
+    pub fn ledger(&self, reference: &str) -> Option<(&PlayerId, bool)> {
+        self.ledger.get(reference).map(|(p, void)| (p, *void))
+    }
+
+    /// A seat in this event `player` holds other than `reference`: a
+    /// ticket in the ledger not void, or one redeemed here. Its reference.
+    pub fn seat_held(&self, player: &PlayerId, reference: &str) -> Option<&str> {
+        self.ledger
+            .iter()
+            .find(|(r, (p, void))| p == player && !void && r.as_str() != reference)
+            .map(|(r, _)| r.as_str())
+            .or_else(|| {
+                self.tickets
+                    .iter()
+                    .find(|(r, e)| {
+                        r.as_str() != reference
+                            && self.entries.get(*e).is_some_and(|x| x.player == *player)
+                    })
+                    .map(|(r, _)| r.as_str())
+            })
+    }
+
     /// An event's stacks from its flights' bags, by entry.
     pub fn flight_stacks(&self) -> &OrdMap<EntryId, Chips> {
         &self.stacks
@@ -988,6 +1020,14 @@ impl SeatingState {
                     .entry(player.clone())
                     .or_default()
                     .push(*entry);
+            }
+            SeatingEvent::TicketRecorded { ticket } => {
+                self.ledger
+                    .insert(ticket.reference(), (ticket.holder.clone(), false));
+            }
+            SeatingEvent::TicketVoided { ticket, .. } => {
+                self.ledger
+                    .insert(ticket.reference(), (ticket.holder.clone(), true));
             }
             SeatingEvent::PaymentTaken { entry, payment, .. }
                 if payment.method == crate::PaymentMethod::Ticket =>

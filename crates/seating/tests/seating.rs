@@ -2855,6 +2855,7 @@ fn a_tournament_cancelled_before_play_refunds_every_entry_with_its_reason() {
                 entry,
                 alternate,
                 reason,
+                ..
             } if *reason == refund => Some((*entry, *alternate)),
             _ => None,
         })
@@ -3472,4 +3473,87 @@ fn refused_unchanged(state: &mut SeatingState, command: SeatingCommand, error: S
     let before = state.clone();
     assert_eq!(try_run(state, command).unwrap_err(), error);
     assert_eq!(*state, before);
+}
+
+#[test]
+fn a_players_second_seat_in_the_event_is_void_where_its_satellite_pays_it_in_cash() {
+    // (Issue 28: "a player who already holds a ticket and wins another
+    // gets the house's alternative".) Given an event whose ledger has
+    // "twice"'s seat from satellite A,
+    let mut state = registered(Settings::club(), 2);
+    let ticket = |satellite: &str, entry: u64| felt_seating::Ticket {
+        satellite: satellite.into(),
+        entry: EntryId(entry),
+        holder: "twice".parse().unwrap(),
+    };
+    let record = |t: felt_seating::Ticket, cash_if_second: bool| SeatingCommand::RecordTicket {
+        ticket: t,
+        cash_if_second,
+    };
+    assert_eq!(
+        run(&mut state, record(ticket("sat-a", 3), true)),
+        vec![SeatingEvent::TicketRecorded {
+            ticket: ticket("sat-a", 3)
+        }]
+    );
+    // when they win another in satellite B, whose house pays a second seat
+    // in cash, then the second is void here (A's came first);
+    assert_eq!(
+        run(&mut state, record(ticket("sat-b", 8), true)),
+        vec![SeatingEvent::TicketVoided {
+            ticket: ticket("sat-b", 8),
+            held: "sat-a/3".into(),
+        }]
+    );
+    assert_eq!(
+        state.ledger("sat-b/8"),
+        Some((&"twice".parse::<PlayerId>().unwrap(), true))
+    );
+    // a void ticket buys no entry, and the first one does;
+    let redeem = |t: felt_seating::Ticket| SeatingCommand::RedeemTicket {
+        player: "twice".parse().unwrap(),
+        name: "Twice".into(),
+        level: 0,
+        ticket: t,
+    };
+    assert_eq!(
+        decide(&state, &redeem(ticket("sat-b", 8)), &NO_DRAW),
+        Err(SeatingError::TicketVoid {
+            reference: "sat-b/8".into(),
+            player: "twice".parse().unwrap(),
+            held: "sat-a/3".into(),
+        })
+    );
+    run(&mut state, redeem(ticket("sat-a", 3)));
+    // the same ticket is recorded once;
+    assert_eq!(
+        decide(&state, &record(ticket("sat-a", 3), true), &NO_DRAW),
+        Err(SeatingError::TicketKnown {
+            reference: "sat-a/3".into()
+        })
+    );
+    // a satellite whose house gives another ticket keeps its second seat
+    // a ticket;
+    assert_eq!(
+        run(&mut state, record(ticket("sat-c", 1), false)),
+        vec![SeatingEvent::TicketRecorded {
+            ticket: ticket("sat-c", 1)
+        }]
+    );
+    // and a ticket redeemed before its word arrived is recorded as it is
+    // (it already bought its entry), not voided.
+    let mut late = registered(Settings::club(), 2);
+    run(&mut late, record(ticket("sat-a", 3), true));
+    run(&mut late, redeem(ticket("sat-d", 2)));
+    assert_eq!(
+        run(&mut late, record(ticket("sat-d", 2), true)),
+        vec![SeatingEvent::TicketRecorded {
+            ticket: ticket("sat-d", 2)
+        }]
+    );
+    // A player's seat redeemed here counts as held: their next is void.
+    assert!(matches!(
+        &run(&mut late, record(ticket("sat-e", 5), true))[..],
+        [SeatingEvent::TicketVoided { .. }]
+    ));
 }

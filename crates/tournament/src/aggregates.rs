@@ -89,6 +89,7 @@ impl Aggregate for Seating {
             | SealBags
             | AdvanceFlights { .. }
             | SetSeats { .. }
+            | RecordTicket { .. }
             | NameTable { .. }
             | OpenLateEntries { .. }
             | CloseLateEntries

@@ -15,6 +15,7 @@ use felt_tournament::aggregates::{
 };
 use felt_tournament::reactions::{
     Order, TableOrder, creation, day, entries, hand_end, hand_for_hand, over, registration, seats,
+    tickets,
 };
 use felt_tournament::runner::Cause;
 
@@ -1742,6 +1743,125 @@ fn the_winner_placed_stops_the_clock_for_good() {
         Some(Order {
             id: "payout-9-finish".into(),
             command: ClockCommand::Finish { at: 1_000 },
+        })
+    );
+}
+
+/// Given satellite "sat" (its house pays a second seat in cash) awarding
+/// entry 4 a seat in "main", then the ticket goes to main's seating's
+/// ledger under an id naming the satellite's decision and entry; when
+/// main finds it its player's second seat (`TicketVoided`), then the
+/// satellite's payout cashes it, under an id naming main's decision.
+#[test]
+fn a_satellites_ticket_reaches_its_events_ledger_and_a_second_seat_comes_back_as_cash() {
+    let mut payout = PayoutState::default();
+    let mut settings = felt_payout::MoneySettings::club();
+    settings.structure = felt_payout::Structure::Satellite(felt_payout::SatelliteTerms {
+        target: "main".into(),
+        seat: 10_000,
+        remainder: felt_payout::Remainder::NextPlace,
+        deals: false,
+        second_seat: felt_payout::SecondSeat::Cash,
+    });
+    pay(
+        &mut payout,
+        felt_payout::Command::Configure {
+            name: "sat".into(),
+            settings,
+            busts: felt_payout::SimultaneousBusts::ByStartingStack,
+        },
+    );
+    let won = felt_seating::Ticket {
+        satellite: "sat".into(),
+        entry: EntryId(4),
+        holder: "p4".parse().unwrap(),
+    };
+    let awarded = Cause::<Payout> {
+        stream: payout_stream("sat").unwrap(),
+        position: 90,
+        first: 12,
+        command_id: "seating-40-busts".into(),
+        correlation_id: None,
+        recorded_at: 1_000,
+        events: vec![PayoutEvent::TicketAwarded {
+            entry: EntryId(4),
+            player: "p4".parse().unwrap(),
+            target: "main".into(),
+            value: 10_000,
+        }],
+        state: payout.clone(),
+    };
+    assert!(awarded.events.iter().any(tickets::wanted_payout));
+    assert_eq!(
+        tickets::to_target(&awarded),
+        vec![(
+            "main".to_string(),
+            Order {
+                id: "payout-12-sat-ticket-4".into(),
+                command: SeatingCommand::RecordTicket {
+                    ticket: won.clone(),
+                    cash_if_second: true,
+                },
+            }
+        )]
+    );
+    let voided = Cause::<Seating> {
+        stream: seating_stream("main").unwrap(),
+        position: 95,
+        first: 30,
+        command_id: "payout-12-sat-ticket-4".into(),
+        correlation_id: None,
+        recorded_at: 1_100,
+        events: vec![SeatingEvent::TicketVoided {
+            ticket: won,
+            held: "other/2".into(),
+        }],
+        state: SeatingState::default(),
+    };
+    assert!(voided.events.iter().any(tickets::wanted));
+    assert_eq!(
+        tickets::to_satellite(&voided),
+        vec![(
+            "sat".to_string(),
+            Order {
+                id: "seating-30-main-cash-4".into(),
+                command: felt_payout::Command::CashTicket { entry: EntryId(4) },
+            }
+        )]
+    );
+    // A ticket recorded as it is sends nothing back.
+    let recorded = Cause::<Seating> {
+        events: vec![SeatingEvent::TicketRecorded {
+            ticket: felt_seating::Ticket {
+                satellite: "sat".into(),
+                entry: EntryId(5),
+                holder: "p5".parse().unwrap(),
+            },
+        }],
+        ..voided
+    };
+    assert!(tickets::to_satellite(&recorded).is_empty());
+}
+
+/// A satellite whose field is within its seats when registration closes
+/// wins them at seating's `SetSeats`, a decision with no hand in it: the
+/// runner still hands its `SeatsWon` to the reactions, and payout awards
+/// the seats (the first run of the two-satellite test in up.rs found
+/// neither awarded).
+#[test]
+fn seats_won_at_the_close_alone_reach_payout() {
+    let won = vec![SeatingEvent::SeatsWon {
+        entries: vec![EntryId(1), EntryId(2)],
+    }];
+    assert!(won.iter().any(felt_tournament::reactions::wanted));
+    let state = SeatingState::default();
+    assert_eq!(
+        hand_end::seats_won(&cause(14, won, &state)),
+        Some(Order {
+            id: "seating-14-seats-won".into(),
+            command: felt_payout::Command::AwardSeats {
+                entries: vec![EntryId(1), EntryId(2)]
+            },
         })
     );
 }

@@ -21,6 +21,9 @@ pub enum Kind {
     /// A satellite's seat won: its ticket leaves these books for the
     /// target's, where it buys an entry.
     TicketIssued,
+    /// A ticket issued here turned into cash (its player's second seat in
+    /// the target, by the house's rule): paid with the prize.
+    TicketCashed,
 }
 
 /// One movement of money at the cage.
@@ -67,6 +70,8 @@ pub struct Totals {
     pub bounties_paid: Money,
     /// A satellite's seats won, as tickets.
     pub tickets_issued: Money,
+    /// Of those, turned into cash (a player's second seat in the target).
+    pub tickets_cashed: Money,
     /// Payments taken with no method recorded.
     pub unrecorded_payments: u32,
 }
@@ -317,6 +322,16 @@ pub fn books(
                 l.note = format!("a seat in {target}");
                 lines.push(l);
             }
+            PayoutEvent::TicketCashed { entry, value } => {
+                // Not money in or out: the ticket's value joins the prize
+                // the cage pays.
+                let mut l = line(r.at, Kind::TicketCashed, *entry, 0, 0);
+                l.note = format!(
+                    "the player's second seat in the target: its ticket ({}) is paid in cash with the prize",
+                    crate::results::show(*value)
+                );
+                lines.push(l);
+            }
             _ => {}
         }
     }
@@ -341,10 +356,18 @@ pub fn books(
     );
     let prizes_awarded: u128 = payout.entries().values().map(|e| u128::from(e.prize)).sum();
     let paid_gross: u128 = payout.paid().values().map(|p| u128::from(p.0)).sum();
+    // The tickets standing (a cashed one is cash again).
     let tickets: u128 = payout
         .entries()
         .values()
         .map(|e| u128::from(e.ticket))
+        .sum();
+    let cashed: u128 = payout_events
+        .iter()
+        .map(|r| match &r.event {
+            PayoutEvent::TicketCashed { value, .. } => u128::from(*value),
+            _ => 0,
+        })
         .sum();
     let wide = |m: u128| Money::try_from(m).unwrap_or(Money::MAX);
     let totals = Totals {
@@ -378,7 +401,8 @@ pub fn books(
                 0
             }
         })),
-        tickets_issued: wide(tickets),
+        tickets_issued: wide(tickets + cashed),
+        tickets_cashed: wide(cashed),
         unrecorded_payments: lines
             .iter()
             .filter(|l| matches!(l.kind, Kind::BuyIn | Kind::AddOn | Kind::Rebuy))
@@ -447,16 +471,17 @@ pub fn books(
         },
     );
     check(
-        "the prizes paid, issued as tickets, withheld and unpaid are the prizes awarded",
+        "the prizes paid, issued as tickets (less those cashed), withheld and unpaid are the prizes awarded",
         u128::from(totals.prizes_paid)
-            + u128::from(totals.tickets_issued)
+            + tickets
             + u128::from(totals.withheld)
             + u128::from(totals.prizes_unpaid)
             == prizes_awarded,
         format!(
-            "paid {}, tickets {}, withheld {}, unpaid {}, awarded {}",
+            "paid {}, tickets {} ({} cashed), withheld {}, unpaid {}, awarded {}",
             m(totals.prizes_paid.into()),
             m(totals.tickets_issued.into()),
+            m(totals.tickets_cashed.into()),
             m(totals.withheld.into()),
             m(totals.prizes_unpaid.into()),
             m(prizes_awarded)
@@ -513,6 +538,7 @@ pub fn csv(cage: &Cage) -> String {
         ("prizes awarded", t.prizes_awarded),
         ("prizes paid", t.prizes_paid),
         ("tickets issued", t.tickets_issued),
+        ("tickets cashed", t.tickets_cashed),
         ("withheld", t.withheld),
         ("prizes unpaid", t.prizes_unpaid),
         ("bounties paid", t.bounties_paid),
@@ -564,10 +590,11 @@ pub fn text(cage: &Cage) -> String {
     );
     let _ = writeln!(
         out,
-        "prizes awarded {}: paid {}, as tickets {}, withheld {}, unpaid {}; bounties paid {}",
+        "prizes awarded {}: paid {}, as tickets {} ({} of them cashed), withheld {}, unpaid {}; bounties paid {}",
         money(t.prizes_awarded),
         money(t.prizes_paid),
         money(t.tickets_issued),
+        money(t.tickets_cashed),
         money(t.withheld),
         money(t.prizes_unpaid),
         money(t.bounties_paid),

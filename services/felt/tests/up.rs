@@ -4420,6 +4420,238 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_flight_of_the_event
     audit_passes(&["--data", data]);
 }
 
+/// Issue 28's second seat across satellites through one `felt up`: two
+/// satellites into one event, each of two players buying two seats (both
+/// won as registration closes); one player wins a seat in both. The
+/// event's ledger keeps the first and voids the second, whose satellite's
+/// house pays a second seat in cash: its cage pays the whole prize, the
+/// void ticket buys no entry, the first does, and every audit passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_seat_won_in_another_satellite_is_paid_in_cash_by_its_house() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("up");
+    let mut up = Up::start(&[], &data).await;
+    let director = up.token("director").to_string();
+    let mut seating = up.seating();
+    let mut target = create();
+    target.tournament_id = "main".into();
+    target.money = Some(pb::MoneySettings {
+        currency: "USD".into(),
+        buy_in: 10_000,
+        fee: 1_000,
+        ..Default::default()
+    });
+    seating
+        .create_tournament(with(target, &director))
+        .await
+        .expect("the main event");
+    let register = |t: &str, id: &str, player: &str, ticket: Option<pb::Ticket>| {
+        let mut seating = up.seating();
+        let req = with(
+            pb::RegisterRequest {
+                tournament_id: t.into(),
+                command_id: id.into(),
+                player_id: player.into(),
+                name: format!("Player {player}"),
+                give_up_chips: false,
+                payment: None,
+                ticket,
+            },
+            &director,
+        );
+        async move { seating.register(req).await }
+    };
+    let cage = |t: &str| {
+        let mut payout = up.payout();
+        let req = with(
+            pb::GetCageRequest {
+                tournament_id: t.into(),
+            },
+            &director,
+        );
+        async move { payout.get_cage(req).await.expect("the books").into_inner() }
+    };
+    // Satellite A first, then B: "twice" plays both.
+    for (sat, other) in [("sat-a", "a2"), ("sat-b", "b2")] {
+        let mut satellite = create();
+        satellite.tournament_id = sat.into();
+        satellite.money = Some(pb::MoneySettings {
+            currency: "USD".into(),
+            buy_in: 11_000,
+            fee: 500,
+            satellite: Some(pb::Satellite {
+                target_tournament_id: "main".into(),
+                seat: 11_000,
+                remainder: pb::SatelliteRemainder::NextPlace.into(),
+                deals_allowed: false,
+                second_seat: pb::SecondSeat::Cash.into(),
+            }),
+            ..Default::default()
+        });
+        seating
+            .create_tournament(with(satellite, &director))
+            .await
+            .expect("a satellite");
+        for p in ["twice", other] {
+            register(sat, &format!("{sat}-{p}"), p, None)
+                .await
+                .expect("a satellite entry");
+        }
+        seating
+            .start_tournament(with(
+                pb::StartTournamentRequest {
+                    tournament_id: sat.into(),
+                },
+                &director,
+            ))
+            .await
+            .expect("start a satellite");
+        // Registration closes at the start: two players, two seats.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let issued = cage(sat)
+                .await
+                .lines
+                .iter()
+                .filter(|l| l.kind == i32::from(pb::CageLineKind::TicketIssued))
+                .count();
+            if issued == 2 {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{sat}'s seats");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    // A's tickets stand; B's for "twice" (entry 1) was cashed.
+    let a = cage("sat-a").await;
+    assert!(a.balances, "{:?}", a.checks);
+    assert_eq!(a.totals.as_ref().unwrap().tickets_cashed, 0);
+    let b = cage("sat-b").await;
+    assert!(b.balances, "{:?}", b.checks);
+    let cashed: Vec<u64> = b
+        .lines
+        .iter()
+        .filter(|l| l.kind == i32::from(pb::CageLineKind::TicketCashed))
+        .map(|l| l.entry)
+        .collect();
+    assert_eq!(cashed, vec![1], "{:?}", b.lines);
+    let totals = b.totals.unwrap();
+    assert_eq!(
+        (totals.tickets_issued, totals.tickets_cashed),
+        (22_000, 11_000),
+        "{totals:?}"
+    );
+    // The event's seating says why, as partners see it.
+    let mut watch = up
+        .seating()
+        .watch_seating(with(
+            pb::WatchSeatingRequest {
+                tournament_id: "main".into(),
+                after_version: 0,
+            },
+            &director,
+        ))
+        .await
+        .expect("watch the event")
+        .into_inner();
+    let mut ledger = Vec::new();
+    while ledger.len() < 4 {
+        let item = tokio::time::timeout(Duration::from_secs(30), watch.message())
+            .await
+            .expect("the event's ledger")
+            .expect("a watch item")
+            .expect("not ended");
+        for e in item.events {
+            match e.kind {
+                Some(pb::seating_event::Kind::TicketRecorded(r)) => {
+                    let t = r.ticket.unwrap();
+                    ledger.push(format!(
+                        "{}/{} {}",
+                        t.satellite_tournament_id, t.entry, r.player_id
+                    ));
+                }
+                Some(pb::seating_event::Kind::TicketVoided(v)) => {
+                    let (t, held) = (v.ticket.unwrap(), v.held.unwrap());
+                    ledger.push(format!(
+                        "{}/{} {} void after {}/{}",
+                        t.satellite_tournament_id,
+                        t.entry,
+                        v.player_id,
+                        held.satellite_tournament_id,
+                        held.entry
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    ledger.sort();
+    assert_eq!(
+        ledger,
+        vec![
+            "sat-a/1 twice",
+            "sat-a/2 a2",
+            "sat-b/1 twice void after sat-a/1",
+            "sat-b/2 b2",
+        ]
+    );
+    // The cage pays the second seat whole, in cash.
+    let paid = up
+        .payout()
+        .pay_prize(with(
+            pb::PayPrizeRequest {
+                tournament_id: "sat-b".into(),
+                command_id: "pay-twice".into(),
+                entry: 1,
+                document: Some(pb::IdDocument {
+                    kind: pb::IdDocumentKind::Passport.into(),
+                    reference: "P-twice".into(),
+                }),
+                tax_number: String::new(),
+            },
+            &director,
+        ))
+        .await
+        .expect("the second seat paid in cash");
+    drop(paid);
+    let b = cage("sat-b").await;
+    assert!(b.balances, "{:?}", b.checks);
+    assert_eq!(b.totals.unwrap().prizes_paid, 11_000);
+    // The void ticket buys no entry; the first one and B's other do.
+    let ticket = |sat: &str, entry: u64| {
+        Some(pb::Ticket {
+            satellite_tournament_id: sat.into(),
+            entry,
+        })
+    };
+    let e = register("main", "void", "twice", ticket("sat-b", 1))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(
+        e.message()
+            .contains("it was twice's second seat in main: its satellite's house pays it in cash"),
+        "{e:?}"
+    );
+    for (id, player, sat, entry) in [
+        ("first", "twice", "sat-a", 1),
+        ("a2", "a2", "sat-a", 2),
+        ("b2", "b2", "sat-b", 2),
+    ] {
+        register("main", id, player, ticket(sat, entry))
+            .await
+            .expect("a ticket redeemed");
+    }
+    up.stop();
+    let data = data.to_str().unwrap();
+    let audit = audit_passes(&["--data", data, "--tournament", "main"]);
+    assert!(
+        audit.contains("main: 3 entries bought with satellites' tickets"),
+        "{audit}"
+    );
+    audit_passes(&["--data", data]);
+}
+
 /// The last player left while late registration is open is no winner
 /// yet: play is not `finished` (a late entrant may still come, and payout
 /// places nobody before the pool is fixed) until registration closes.
@@ -4580,8 +4812,9 @@ async fn flight_to_sealed_bags(up: &Up, f: &'static str, director: &str) -> pb::
 /// flight 1 bags, then a bagged player's entry into flight 3 is refused
 /// naming the flight they bagged in, a player with two entries already is
 /// refused naming the limit, a newcomer enters; and when flight 2 starts,
-/// the entries there of players who bagged in flight 1 are refunded in
-/// full, the others play.
+/// the entries there of players who bagged in flight 1 are refunded by
+/// the house's rule (the price less the fee, which it keeps), the others
+/// play.
 #[tokio::test]
 async fn an_events_flights_hold_its_entry_rules_and_refund_a_flight_a_bagged_player_cannot_play() {
     let dir = tempfile::tempdir().unwrap();

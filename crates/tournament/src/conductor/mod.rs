@@ -9,7 +9,7 @@
 //! crash is harmless: a move is removed at its table, seated at the other
 //! and completed in seating exactly once, whichever step a restart resumes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use felt_cards::Seed;
 use felt_clock::{ClockCommand, ClockError, ClockSettings, Millis, Structure};
@@ -458,6 +458,12 @@ pub struct Conductor<L: EventLog> {
     remote_clock: Option<std::sync::Arc<dyn ClockService>>,
     /// The services whose streams this process writes.
     hosts: Hosts,
+    /// Tournaments a reaction sent a command to from another tournament's
+    /// decision (a satellite's ticket to its event, a second seat back),
+    /// whose own reactions are still to run: in one process,
+    /// [`Conductor::settle`] and [`Conductor::react`] settle them after
+    /// their own (deployed apart, the runners follow every tournament).
+    elsewhere: std::sync::Mutex<BTreeSet<String>>,
 }
 
 /// Seating's seeds made from its stream and the command id alone: the
@@ -556,6 +562,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             remote: None,
             remote_clock: None,
             hosts: Hosts::ALL,
+            elsewhere: std::sync::Mutex::new(BTreeSet::new()),
         }
     }
 

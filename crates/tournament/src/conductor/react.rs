@@ -19,6 +19,17 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// reactions (the room's pool) are left to [`Conductor::follow_reactions`]
     /// in the background: nobody waits on them.
     pub async fn react(&self, t: &str, upto: u64) -> Result<usize> {
+        let answered = self.react_here(t, upto).await?;
+        // Another tournament these sent to (a satellite's ticket to its
+        // event) answers in turn, in one process.
+        if answered > 0 && self.hosts.all() {
+            self.settle_elsewhere().await?;
+        }
+        Ok(answered)
+    }
+
+    /// [`Self::react`] for `t` alone.
+    async fn react_here(&self, t: &str, upto: u64) -> Result<usize> {
         if !(self.hosts.payout || self.hosts.clock) {
             return Ok(0);
         }
@@ -46,13 +57,49 @@ impl<L: EventLog + 'static> Conductor<L> {
     /// started by the clock (registration closing at a level) or by the
     /// floor is carried to its end, whichever of its steps a crash cut it
     /// at.
+    /// A chain that reaches another tournament (a satellite's ticket to
+    /// its event, a second seat back to the satellite) is carried there
+    /// too, in one process.
     pub async fn settle(&self, t: &str) -> Result<()> {
+        self.settle_one(t).await?;
+        self.settle_elsewhere().await
+    }
+
+    /// Settles the tournaments a reaction sent to from another's decision,
+    /// until none is left (in one process; deployed apart, each service's
+    /// runners follow every tournament).
+    async fn settle_elsewhere(&self) -> Result<()> {
+        loop {
+            let next = self
+                .elsewhere
+                .lock()
+                .expect("the set of tournaments to settle")
+                .pop_first();
+            let Some(t) = next else {
+                return Ok(());
+            };
+            self.settle_one(&t).await?;
+        }
+    }
+
+    /// Notes that a reaction sent to tournament `t` from another's
+    /// decision: in one process, its reactions run once the sender's have.
+    fn sent_elsewhere(&self, t: &str) {
+        if self.hosts.all() {
+            self.elsewhere
+                .lock()
+                .expect("the set of tournaments to settle")
+                .insert(t.to_string());
+        }
+    }
+
+    async fn settle_one(&self, t: &str) -> Result<()> {
         let log = self.seating.log().clone();
         loop {
             let clock = log.version(&clock_stream(t)?).await?;
             let mut answered = self.react_to_clock(t, clock).await?;
             let seating = log.version(&seating_stream(t)?).await?;
-            answered += self.react(t, seating).await?;
+            answered += self.react_here(t, seating).await?;
             let payout = log.version(&payout_stream(t)?).await?;
             answered += self.react_to_payout(t, payout).await?;
             if answered == 0 {
@@ -242,7 +289,8 @@ impl<L: EventLog + 'static> Conductor<L> {
 
     /// Payout's close places the busts still waiting (payout hosted) and
     /// tells seating the places paid (seating hosted); its first place
-    /// stops the clock for good (the clock hosted).
+    /// stops the clock for good (the clock hosted); a satellite's ticket
+    /// goes to its event's ledger (seating hosted).
     async fn answer_payout(&self, cause: &Cause<Payout>) -> Result<()> {
         let t = cause.stream.tournament.as_str();
         if self.hosts.clock
@@ -262,6 +310,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             ];
             for order in orders.into_iter().flatten() {
                 self.seat_order(t, cause, order).await?;
+            }
+            for (target, order) in reactions::tickets::to_target(cause) {
+                self.seat_order(&target, cause, order).await?;
+                self.sent_elsewhere(&target);
             }
         }
         Ok(())
@@ -297,6 +349,10 @@ impl<L: EventLog + 'static> Conductor<L> {
             }
             if let Some(order) = reactions::hand_end::seats_won(cause) {
                 self.pay_order(t, cause, order).await?;
+            }
+            for (satellite, order) in reactions::tickets::to_satellite(cause) {
+                self.pay_order(&satellite, cause, order).await?;
+                self.sent_elsewhere(&satellite);
             }
         }
         if self.hosts.seating {

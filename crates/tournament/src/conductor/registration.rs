@@ -173,6 +173,14 @@ impl<L: EventLog + 'static> Conductor<L> {
                 terms.target
             )));
         }
+        // Not a second seat the satellite pays in cash (the event's
+        // ledger; read again by seating's decision where the event is
+        // this tournament).
+        if let Some((holder, true)) = self.seating_state(event).await?.ledger(&reference) {
+            return Err(invalid(format!(
+                "it was {holder}'s second seat in {event}: its satellite's house pays it in cash"
+            )));
+        }
         let holder = won
             .entry(entry)
             .filter(|e| e.ticket > 0)
@@ -453,9 +461,10 @@ impl<L: EventLog + 'static> Conductor<L> {
     }
 
     /// Issue 28: a flight bought but not played is refunded by the house's
-    /// rule. Where its event allows no entry after a bag, every entry here
-    /// of a player who bagged chips in another of its flights is refunded
-    /// before this flight starts (each once, by its entry).
+    /// rule (in full, or less the fee the house keeps). Where its event
+    /// allows no entry after a bag, every entry here of a player who bagged
+    /// chips in another of its flights is refunded before this flight
+    /// starts (each once, by its entry).
     async fn refund_bagged_elsewhere(&self, t: &str, now: Millis) -> Result<()> {
         let here = self.seating_state(t).await?;
         if here.started() || here.settings().is_none_or(|s| s.flight == 0) {

@@ -25,6 +25,8 @@
 //! | [`day::to_clock`] | seating's `LastHandsPlayed` | the clock (`EndDay`) | seating's runner |
 //! | [`registration::to_payout`] | seating's `RegistrationClosed` | payout | seating's runner |
 //! | [`registration::place_waiting`], [`registration::paid`], [`registration::seats`] | payout's `RegistrationClosed` | payout, seating (places paid; a satellite's seats) | payout's runner |
+//! | [`tickets::to_target`] | a satellite's payout's `TicketAwarded` | the target event's seating (`RecordTicket`: its ledger of seats won) | payout's runner |
+//! | [`tickets::to_satellite`] | the event's seating's `TicketVoided` (a player's second seat, paid in cash by the satellite's house) | the satellite's payout (`CashTicket`) | seating's runner |
 //! | [`seats::carry`]: [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's `TableOpened`, `SeatsDrawn`, `Seated`, `MoveStarted` | a table | seating's carrier (a runner) |
 //! | [`seats::seated`], [`seats::move_done`] | the table's answer: the seat taken | seating | seating's carrier |
 
@@ -37,6 +39,7 @@ pub mod over;
 pub mod registration;
 pub mod room;
 pub mod seats;
+pub mod tickets;
 
 use felt_seating::{SeatingEvent, TableNo};
 
@@ -56,12 +59,15 @@ pub fn wanted(event: &SeatingEvent) -> bool {
             | SeatingEvent::TableOpened { .. }
             | SeatingEvent::RegistrationClosed
             | SeatingEvent::LastHandsPlayed
+            // (Alone where the field is within the seats at the close.)
+            | SeatingEvent::SeatsWon { .. }
     ) || entries::wanted(event)
+        || tickets::wanted(event)
 }
 
 /// Whether a payout event causes a reaction the payout runner runs.
 pub fn wanted_payout(event: &felt_payout::PayoutEvent) -> bool {
-    registration::wanted_payout(event) || over::wanted(event)
+    registration::wanted_payout(event) || over::wanted(event) || tickets::wanted_payout(event)
 }
 
 /// Whether a clock event causes a reaction the clock's runner runs.

@@ -269,6 +269,10 @@ pub(crate) fn to_wire(e: &PayoutEvent) -> pe::Kind {
             target_tournament_id: target.clone(),
             value: *value,
         }),
+        PayoutEvent::TicketCashed { entry, value } => pe::Kind::TicketCashed(pe::TicketCashed {
+            entry: entry.get(),
+            value: *value,
+        }),
         PayoutEvent::FlightRecorded { record: r } => pe::Kind::FlightRecorded(pe::FlightRecorded {
             flight: r.flight,
             field: r.field,
@@ -335,6 +339,7 @@ pub(crate) fn cage(c: &crate::cage::Cage, minor_per_major: u32) -> pb::GetCageRe
                     Kind::BountyPaid => pb::CageLineKind::BountyPaid,
                     Kind::PrizePaid => pb::CageLineKind::PrizePaid,
                     Kind::TicketIssued => pb::CageLineKind::TicketIssued,
+                    Kind::TicketCashed => pb::CageLineKind::TicketCashed,
                 }
                 .into(),
                 entry: l.entry.get(),
@@ -363,6 +368,7 @@ pub(crate) fn cage(c: &crate::cage::Cage, minor_per_major: u32) -> pb::GetCageRe
             prizes_unpaid: t.prizes_unpaid,
             bounties_paid: t.bounties_paid,
             tickets_issued: t.tickets_issued,
+            tickets_cashed: t.tickets_cashed,
             unrecorded_payments: t.unrecorded_payments,
         }),
         checks: c

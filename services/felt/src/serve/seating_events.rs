@@ -275,6 +275,18 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
         SeatingEvent::SeatsWon { entries } => se::Kind::SeatsWon(se::SeatsWon {
             entries: entries.iter().map(|e| e.get()).collect(),
         }),
+        SeatingEvent::TicketRecorded { ticket } => se::Kind::TicketRecorded(se::TicketRecorded {
+            ticket: Some(ticket_of(ticket)),
+            player_id: ticket.holder.to_string(),
+        }),
+        SeatingEvent::TicketVoided { ticket, held } => se::Kind::TicketVoided(se::TicketVoided {
+            ticket: Some(ticket_of(ticket)),
+            player_id: ticket.holder.to_string(),
+            held: held.rsplit_once('/').map(|(satellite, entry)| pb::Ticket {
+                satellite_tournament_id: satellite.to_string(),
+                entry: entry.parse().unwrap_or_default(),
+            }),
+        }),
         SeatingEvent::FlightsAdvanced {
             advanced,
             forfeited,
@@ -553,5 +565,14 @@ mod tests {
                 detail: "table 7 breaks".into(),
             })
         );
+    }
+}
+
+/// A satellite's ticket as the contract names it: its satellite and the
+/// entry that won it.
+fn ticket_of(ticket: &felt_seating::Ticket) -> pb::Ticket {
+    pb::Ticket {
+        satellite_tournament_id: ticket.satellite.clone(),
+        entry: ticket.entry.get(),
     }
 }
