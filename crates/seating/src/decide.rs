@@ -68,7 +68,11 @@ fn decide_with(state: &SeatingState, command: &SeatingCommand, rng: &mut ChaCha2
             ticket,
             cash_if_second,
         } => record_ticket(state, ticket, *cash_if_second),
-        Unregister { entry, reason } => unregister(state, *entry, reason),
+        Unregister {
+            entry,
+            reason,
+            fee_kept,
+        } => unregister(state, *entry, reason, *fee_kept),
         Paid { payment, command } => paid(state, payment, command, rng),
         Start => start(state, settings, rng),
         CloseRegistration => close_registration(state, rng),
@@ -547,6 +551,7 @@ fn cancel(state: &SeatingState, reason: &str) -> Decided {
             entry,
             alternate: e.status == EntryStatus::Alternate,
             reason: refund.clone(),
+            fee_kept: false,
         })
         .collect();
     events.push(SeatingEvent::Cancelled {
@@ -555,7 +560,7 @@ fn cancel(state: &SeatingState, reason: &str) -> Decided {
     Ok(events)
 }
 
-fn unregister(state: &SeatingState, entry: EntryId, reason: &str) -> Decided {
+fn unregister(state: &SeatingState, entry: EntryId, reason: &str, fee_kept: bool) -> Decided {
     text("a refund's reason", reason, MAX_REASON)?;
     let mut work = Work::on(state);
     let e = state
@@ -568,13 +573,14 @@ fn unregister(state: &SeatingState, entry: EntryId, reason: &str) -> Decided {
     if !matches!(e.status, EntryStatus::Registered | EntryStatus::Alternate) {
         return Err(SeatingError::NoSuchEntry { entry });
     }
+    // A ticket's entry was outside the cap: nobody takes its place.
+    let ticket = state.tickets.values().any(|&t| t == entry);
     work.emit(SeatingEvent::Unregistered {
         entry,
         alternate: e.status == EntryStatus::Alternate,
         reason: reason.to_string(),
+        fee_kept: fee_kept && !ticket,
     });
-    // A ticket's entry was outside the cap: nobody takes its place.
-    let ticket = state.tickets.values().any(|&t| t == entry);
     if e.status == EntryStatus::Registered
         && !ticket
         && let Some((&first, _)) = state

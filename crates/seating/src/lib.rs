@@ -23,7 +23,8 @@ pub use model::{
     AddOnTerms, AdvancedStack, Balance, BreakOrder, Chips, DayResume, Disqualification,
     Elimination, EntryId, FLIGHT_ENTRIES, FlightBag, FlightEntries, FlightStacks, LateGroup, Move,
     MoveReason, Payment, PaymentMethod, PlayerId, Purchase, RebuyCondition, RebuyTerms, Seat,
-    SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, Ticket, redraws_for_field,
+    SeatReason, SeatingCommand, SeatingEvent, Seed, Settings, TableNo, Ticket, UnplayedRefund,
+    redraws_for_field,
 };
 pub use state::{
     EntryInfo, EntryStatus, LastHands, LateEntries, MAX_SEATS, MoveRecord, Offers, Room,

@@ -151,6 +151,20 @@ pub struct FlightEntries {
     /// registration, and an entry bought before the bag in a flight not
     /// yet started is refunded when that flight starts.
     pub none_after_bag: bool,
+    /// What a flight bought but not played is refunded (an entry refunded
+    /// because its player bagged in another flight).
+    #[serde(default)]
+    pub unplayed_refund: UnplayedRefund,
+}
+
+/// The house's rule for a flight bought but not played (issue 28).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnplayedRefund {
+    /// The whole price, fee included.
+    #[default]
+    Full,
+    /// The price less the fee, which the house keeps.
+    KeepFee,
 }
 
 /// A flight's sealed bag, handed to its event's Day 2.
@@ -465,6 +479,9 @@ pub enum SeatingCommand {
     Unregister {
         entry: EntryId,
         reason: String,
+        /// The house keeps the fee (a flight bought but not played, by its
+        /// rule); never from a ticket's entry, which frees the ticket.
+        fee_kept: bool,
     },
     /// The director cancels the tournament before play: every entry is
     /// refunded with `reason`, and nothing more happens in it.
@@ -723,6 +740,9 @@ pub enum SeatingEvent {
         /// Why (empty in events recorded before refunds gave one).
         #[serde(default)]
         reason: String,
+        /// The house kept the fee: the refund is the price less it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fee_kept: bool,
     },
     /// The cage took `payment` for what `entry` bought.
     PaymentTaken {

@@ -209,6 +209,7 @@ fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
     let unregister = |entry: u64| SeatingCommand::Unregister {
         entry: EntryId(entry),
         reason: "called away".into(),
+        fee_kept: false,
     };
     let events = run(&mut state, unregister(2));
     assert_eq!(
@@ -218,6 +219,7 @@ fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
                 entry: EntryId(2),
                 alternate: false,
                 reason: "called away".into(),
+                fee_kept: false,
             },
             SeatingEvent::AlternatePromoted { entry: EntryId(4) }
         ]
@@ -231,7 +233,29 @@ fn a_capped_field_takes_alternates_who_move_up_when_someone_unregisters() {
             entry: EntryId(5),
             alternate: true,
             reason: "called away".into(),
+            fee_kept: false,
         }]
+    );
+    // (Issue 28: a flight bought but not played is refunded by the
+    // house's rule.) Where the house keeps the fee, the refund says so.
+    let kept = run(
+        &mut state,
+        SeatingCommand::Unregister {
+            entry: EntryId(3),
+            reason: "bagged in flight 1".into(),
+            fee_kept: true,
+        },
+    );
+    assert!(
+        matches!(
+            &kept[0],
+            SeatingEvent::Unregistered {
+                entry: EntryId(3),
+                fee_kept: true,
+                ..
+            }
+        ),
+        "{kept:?}"
     );
     run_with(&mut state, SeatingCommand::Start, seed(1));
     assert_eq!(
@@ -312,10 +336,22 @@ fn a_satellites_ticket_buys_an_entry_outside_the_cap_once_and_only_for_its_holde
         SeatingCommand::Unregister {
             entry: EntryId(6),
             reason: "moved to another flight".into(),
+            fee_kept: true,
         },
     );
-    // (it was outside the cap: no alternate takes its place)
+    // (it was outside the cap: no alternate takes its place; and the
+    // ticket is freed whole, no fee kept from it)
     assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        matches!(
+            &left[0],
+            SeatingEvent::Unregistered {
+                fee_kept: false,
+                ..
+            }
+        ),
+        "{left:?}"
+    );
     assert_eq!(
         decide(&state, &redeem("winner"), &NO_DRAW),
         Err(SeatingError::TicketRedeemed {

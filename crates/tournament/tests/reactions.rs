@@ -1200,6 +1200,7 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
         SeatingCommand::Unregister {
             entry: EntryId(2),
             reason: "called away".into(),
+            fee_kept: false,
         },
     ));
     assert_eq!(
@@ -1225,6 +1226,7 @@ fn entries_paid_in_and_refunded_follow_seatings_decisions_and_alternates_pay_not
         SeatingCommand::Unregister {
             entry: EntryId(4),
             reason: "called away".into(),
+            fee_kept: false,
         },
     ));
     assert_eq!(out, vec![]);

@@ -272,9 +272,21 @@ pub fn books(
                 bought(&mut l, Purchase::Rebuy { number: *number }, &r.actor);
                 l
             }
-            SeatingEvent::Unregistered { entry, reason, .. } => {
-                let mut l = line(r.at, Kind::Refund, *entry, 0, price);
-                l.note.clone_from(reason);
+            SeatingEvent::Unregistered {
+                entry,
+                reason,
+                fee_kept,
+                ..
+            } => {
+                // A flight bought but not played, where the house keeps
+                // the fee by its rule.
+                let kept = if *fee_kept { settings.fee } else { 0 };
+                let mut l = line(r.at, Kind::Refund, *entry, 0, price.saturating_sub(kept));
+                l.note = if *fee_kept {
+                    format!("{reason} (the house keeps the fee)")
+                } else {
+                    reason.clone()
+                };
                 l.cashier = r.actor.clone().unwrap_or_default();
                 l
             }
@@ -356,6 +368,10 @@ pub fn books(
     );
     let prizes_awarded: u128 = payout.entries().values().map(|e| u128::from(e.prize)).sum();
     let paid_gross: u128 = payout.paid().values().map(|p| u128::from(p.0)).sum();
+    let fees_kept = seating_events
+        .iter()
+        .filter(|r| matches!(r.event, SeatingEvent::Unregistered { fee_kept: true, .. }))
+        .count() as u128;
     // The tickets standing (a cashed one is cash again).
     let tickets: u128 = payout
         .entries()
@@ -380,7 +396,9 @@ pub fn books(
             }
         })),
         collected: wide(collected),
-        fees: wide(entries * u128::from(settings.fee)),
+        // The fees of the entries in, and those the house kept from a
+        // flight bought but not played.
+        fees: wide((entries + fees_kept) * u128::from(settings.fee)),
         bounty_fund: wide(entries * u128::from(settings.bounty)),
         held_for_alternates: wide(alternates * u128::from(price)),
         overlay: payout.pool().map_or(0, |p| p.overlay),

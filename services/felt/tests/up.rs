@@ -4828,6 +4828,7 @@ async fn an_events_flights_hold_its_entry_rules_and_refund_a_flight_a_bagged_pla
         stacks: pb::FlightStacks::Best.into(),
         entries_per_player: 2,
         no_entry_after_bag: true,
+        unplayed_refund: pb::UnplayedRefund::KeepFee.into(),
     });
     seating
         .create_tournament(with(ev.clone(), &director))
@@ -4977,9 +4978,26 @@ async fn an_events_flights_hold_its_entry_rules_and_refund_a_flight_a_bagged_pla
         .await
         .expect("the books")
         .into_inner();
+    // Each paid 5,000 (a fee of 1,000 in it): 4,000 back, the fee kept.
     let refunded = (6 - playing.len()) as u64;
     let totals = books.totals.unwrap();
-    assert_eq!(totals.refunded, refunded * 5_000, "{totals:?}");
+    assert_eq!(totals.refunded, refunded * 4_000, "{totals:?}");
+    assert_eq!(
+        totals.fees,
+        (playing.len() as u64 + refunded) * 1_000,
+        "{totals:?}"
+    );
+    let refunds: Vec<&pb::CageLine> = books
+        .lines
+        .iter()
+        .filter(|l| l.kind == i32::from(pb::CageLineKind::Refund))
+        .collect();
+    assert_eq!(refunds.len() as u64, refunded);
+    assert!(
+        refunds.iter().all(|l| l.money_out == 4_000
+            && l.note.ends_with("bagged chips in flight rules-1: event rules allows no entry after a bag (the house keeps the fee)")),
+        "{refunds:?}"
+    );
     assert!(books.balances, "{:?}", books.checks);
     up.stop();
     audit_passes(&["--data", dir.path().join("up").to_str().unwrap()]);

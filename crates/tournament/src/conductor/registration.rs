@@ -445,6 +445,19 @@ impl<L: EventLog + 'static> Conductor<L> {
         reason: &str,
         now: Millis,
     ) -> Result<()> {
+        self.refund(t, entry, reason, false, now).await
+    }
+
+    /// [`Self::unregister`], where the house keeps the fee (`fee_kept`: a
+    /// flight bought but not played, by its rule).
+    async fn refund(
+        &self,
+        t: &str,
+        entry: EntryId,
+        reason: &str,
+        fee_kept: bool,
+        now: Millis,
+    ) -> Result<()> {
         let decided = self
             .seat_cmd(
                 t,
@@ -453,6 +466,7 @@ impl<L: EventLog + 'static> Conductor<L> {
                 SeatingCommand::Unregister {
                     entry,
                     reason: reason.to_string(),
+                    fee_kept,
                 },
             )
             .await?;
@@ -496,8 +510,9 @@ impl<L: EventLog + 'static> Conductor<L> {
                 }
             }
         }
+        let fee_kept = rules.unplayed_refund == felt_seating::UnplayedRefund::KeepFee;
         for (entry, reason) in refunds {
-            self.unregister(t, entry, &reason, now).await?;
+            self.refund(t, entry, &reason, fee_kept, now).await?;
         }
         Ok(())
     }

@@ -641,6 +641,13 @@ fn spec(req: &pb::CreateTournamentRequest) -> Result<TournamentSpec, Status> {
         seating.flight_entries = felt_seating::FlightEntries {
             per_player: f.entries_per_player,
             none_after_bag: f.no_entry_after_bag,
+            unplayed_refund: match pb::UnplayedRefund::try_from(f.unplayed_refund) {
+                Ok(pb::UnplayedRefund::Unspecified | pb::UnplayedRefund::Full) => {
+                    felt_seating::UnplayedRefund::Full
+                }
+                Ok(pb::UnplayedRefund::KeepFee) => felt_seating::UnplayedRefund::KeepFee,
+                Err(_) => return Err(invalid("flights.unplayed_refund: not an UnplayedRefund")),
+            },
         };
     }
     if m.buy_in == 0 && m.guarantee == 0 {

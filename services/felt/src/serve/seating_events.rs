@@ -87,6 +87,11 @@ fn settings(s: &Settings) -> pb::SeatingSettings {
             .into(),
             entries_per_player: s.flight_entries.per_player,
             no_entry_after_bag: s.flight_entries.none_after_bag,
+            unplayed_refund: match s.flight_entries.unplayed_refund {
+                felt_seating::UnplayedRefund::Full => pb::UnplayedRefund::Full,
+                felt_seating::UnplayedRefund::KeepFee => pb::UnplayedRefund::KeepFee,
+            }
+            .into(),
         }),
     }
 }
@@ -115,10 +120,12 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
             entry,
             alternate,
             reason,
+            fee_kept,
         } => se::Kind::Unregistered(se::Unregistered {
             entry: entry.get(),
             alternate: *alternate,
             reason: reason.clone(),
+            fee_kept: *fee_kept,
         }),
         SeatingEvent::Cancelled { reason } => se::Kind::Cancelled(se::Cancelled {
             reason: reason.clone(),
