@@ -464,6 +464,9 @@ pub struct Conductor<L: EventLog> {
     /// [`Conductor::settle`] and [`Conductor::react`] settle them after
     /// their own (deployed apart, the runners follow every tournament).
     elsewhere: std::sync::Mutex<BTreeSet<String>>,
+    /// One lock per event fed by flights: a registration into a flight
+    /// checks the event's rules across its flights and registers under it.
+    event_locks: std::sync::Mutex<BTreeMap<String, std::sync::Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// Seating's seeds made from its stream and the command id alone: the
@@ -563,6 +566,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             remote_clock: None,
             hosts: Hosts::ALL,
             elsewhere: std::sync::Mutex::new(BTreeSet::new()),
+            event_locks: std::sync::Mutex::new(BTreeMap::new()),
         }
     }
 

@@ -195,19 +195,8 @@ impl<L: EventLog + 'static> Conductor<L> {
                 holder.ticket
             )));
         }
-        if event != t {
-            // Once across the event: not in another of its flights.
-            for (_, flight) in self.flights_of(event).await? {
-                if flight == t {
-                    continue;
-                }
-                if let Some(there) = self.seating_state(&flight).await?.ticket(&reference) {
-                    return Err(invalid(format!(
-                        "it is already redeemed in flight {flight} (entry {there})"
-                    )));
-                }
-            }
-        }
+        // (Once across the event, not in another of its flights: checked
+        // where the entry is registered, under the event's lock.)
         let ticket = felt_seating::Ticket {
             satellite: satellite.to_string(),
             entry,
@@ -248,6 +237,51 @@ impl<L: EventLog + 'static> Conductor<L> {
             Entering::Surrender(payment),
         )
         .await
+    }
+
+    /// Flight `t`'s event and its lock, held while a registration's checks
+    /// across the event's flights and its entry are decided (`None`: not a
+    /// flight). Every flight's seating is written by the one seating
+    /// service, so within it the checks and the entry are one step.
+    async fn flight_lock(
+        &self,
+        t: &str,
+    ) -> Result<Option<(String, tokio::sync::OwnedMutexGuard<()>)>> {
+        let payout = self.payout_state(t).await?;
+        let Some(event) = payout.settings().and_then(|s| s.structure.flight_of()) else {
+            return Ok(None);
+        };
+        let lock = self
+            .event_locks
+            .lock()
+            .expect("the events' locks")
+            .entry(event.to_string())
+            .or_default()
+            .clone();
+        Ok(Some((event.to_string(), lock.lock_owned().await)))
+    }
+
+    /// A satellite's ticket redeemed once across `event`: not in another
+    /// of its flights than `t`.
+    async fn ticket_free_across(
+        &self,
+        t: &str,
+        event: &str,
+        ticket: &felt_seating::Ticket,
+    ) -> Result<()> {
+        let reference = ticket.reference();
+        for (_, flight) in self.flights_of(event).await? {
+            if flight == t {
+                continue;
+            }
+            if let Some(there) = self.seating_state(&flight).await?.ticket(&reference) {
+                return Err(TournamentError::TicketInvalid {
+                    reference,
+                    reason: format!("it is already redeemed in flight {flight} (entry {there})"),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Flight `t`'s event (from its pay structure) and that event's rules
@@ -340,8 +374,13 @@ impl<L: EventLog + 'static> Conductor<L> {
         from: &Provenance,
         how: Entering,
     ) -> Result<EntryId> {
+        // A flight's checks across its event and the entry are one step.
+        let held = self.flight_lock(t).await?;
         self.flight_entries_allowed(t, command_id, &[player])
             .await?;
+        if let (Entering::Ticket(ticket), Some(event)) = (&how, &held) {
+            self.ticket_free_across(t, &event.0, ticket).await?;
+        }
         let level = self.level_now(t, now).await?;
         let (player, name) = (player.clone(), name.to_string());
         let command = match how {
@@ -365,6 +404,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             },
         };
         let out = self.seat_from(t, command_id, now, command, from).await?;
+        drop(held);
         let entry = out
             .events
             .iter()
@@ -407,6 +447,7 @@ impl<L: EventLog + 'static> Conductor<L> {
         payment: Option<Payment>,
     ) -> Result<Vec<EntryId>> {
         let names: Vec<&PlayerId> = players.iter().map(|(p, _)| p).collect();
+        let _held = self.flight_lock(t).await?;
         self.flight_entries_allowed(t, &format!("{command_id}-0"), &names)
             .await?;
         let level = self.level_now(t, now).await?;
