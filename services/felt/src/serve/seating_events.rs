@@ -515,6 +515,15 @@ pub(crate) fn to_wire(e: &SeatingEvent) -> se::Kind {
     }
 }
 
+/// A satellite's ticket as the contract names it: its satellite and the
+/// entry that won it.
+fn ticket_of(ticket: &felt_seating::Ticket) -> pb::Ticket {
+    pb::Ticket {
+        satellite_tournament_id: ticket.satellite.clone(),
+        entry: ticket.entry.get(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -572,14 +581,5 @@ mod tests {
                 detail: "table 7 breaks".into(),
             })
         );
-    }
-}
-
-/// A satellite's ticket as the contract names it: its satellite and the
-/// entry that won it.
-fn ticket_of(ticket: &felt_seating::Ticket) -> pb::Ticket {
-    pb::Ticket {
-        satellite_tournament_id: ticket.satellite.clone(),
-        entry: ticket.entry.get(),
     }
 }
