@@ -594,10 +594,6 @@ fn record_busts(state: &PayoutState, busts: &[Bust]) -> Decided {
     place_busts(state, busts)
 }
 
-/// The players left in a satellite, no more than its seats, each win
-/// one: placed together in places 1 to their number, sharing those
-/// places' prizes (a seat each, and the remainder's shares where the
-/// house splits it among the seats).
 /// A ticket the target found to be its player's second seat there, paid
 /// in cash where this satellite's house says so; not once its prize is
 /// paid (the cage paid only the cash beside the ticket).
@@ -623,6 +619,10 @@ fn cash_ticket(state: &PayoutState, entry: EntryId) -> Decided {
     }])
 }
 
+/// The players left in a satellite, no more than its seats, each win
+/// one: placed together in places 1 to their number, sharing those
+/// places' prizes (a seat each, and the remainder's shares where the
+/// house splits it among the seats).
 fn award_seats(state: &PayoutState, entries: &[EntryId]) -> Decided {
     let s = settings(state)?;
     let terms = s.structure.satellite().ok_or(PayoutError::NotASatellite)?;
