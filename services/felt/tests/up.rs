@@ -38,6 +38,33 @@ fn create() -> pb::CreateTournamentRequest {
     }
 }
 
+/// The director registers `player` in `t` under command `id` ("Player
+/// <id>"), paid by a satellite's `ticket` where one is given.
+fn register_paid_by(
+    up: &Up,
+    director: &str,
+    t: &str,
+    id: &str,
+    player: &str,
+    ticket: Option<pb::Ticket>,
+) -> impl std::future::Future<Output = Result<tonic::Response<pb::RegisterResponse>, tonic::Status>>
++ use<> {
+    let mut seating = up.seating();
+    let req = with(
+        pb::RegisterRequest {
+            tournament_id: t.into(),
+            command_id: id.into(),
+            player_id: player.into(),
+            name: format!("Player {player}"),
+            give_up_chips: false,
+            payment: None,
+            ticket,
+        },
+        director,
+    );
+    async move { seating.register(req).await }
+}
+
 async fn standings(up: &Up) -> pb::GetStandingsResponse {
     up.seating()
         .get_standings(with(
@@ -4117,20 +4144,7 @@ async fn a_satellites_seats_are_tickets_redeemed_into_a_full_flight_of_the_event
         .await
         .expect("the satellite");
     let register = |t: &str, id: &str, player: &str, ticket: Option<pb::Ticket>| {
-        let mut seating = up.seating();
-        let req = with(
-            pb::RegisterRequest {
-                tournament_id: t.into(),
-                command_id: id.into(),
-                player_id: player.into(),
-                name: format!("Player {player}"),
-                give_up_chips: false,
-                payment: None,
-                ticket,
-            },
-            &director,
-        );
-        async move { seating.register(req).await }
+        register_paid_by(&up, &director, t, id, player, ticket)
     };
     // The main event is full: a third buy-in is an alternate.
     for p in ["m1", "m2"] {
@@ -4446,20 +4460,7 @@ async fn a_second_seat_won_in_another_satellite_is_paid_in_cash_by_its_house() {
         .await
         .expect("the main event");
     let register = |t: &str, id: &str, player: &str, ticket: Option<pb::Ticket>| {
-        let mut seating = up.seating();
-        let req = with(
-            pb::RegisterRequest {
-                tournament_id: t.into(),
-                command_id: id.into(),
-                player_id: player.into(),
-                name: format!("Player {player}"),
-                give_up_chips: false,
-                payment: None,
-                ticket,
-            },
-            &director,
-        );
-        async move { seating.register(req).await }
+        register_paid_by(&up, &director, t, id, player, ticket)
     };
     let cage = |t: &str| {
         let mut payout = up.payout();
