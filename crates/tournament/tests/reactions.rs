@@ -1867,3 +1867,83 @@ fn seats_won_at_the_close_alone_reach_payout() {
         })
     );
 }
+
+/// Session 37's audit failure (a flight's last 2,014 busts unplaced):
+/// given 450 busts waiting at payout's close (200 placed by it, two more
+/// decisions counted for the other 250), when 200 more busts are recorded
+/// between the close and those two decisions, then they join the queue,
+/// and the two counted decisions leave busts waiting, after which every
+/// later bust waits too; the decisions past them
+/// (`place_waiting_next`, sent until payout answers that nothing waits)
+/// drain the queue, and a bust after that is placed at once.
+#[test]
+fn busts_recorded_while_the_closes_queue_is_placed_are_placed_after_it() {
+    let mut payout = PayoutState::default();
+    pay(
+        &mut payout,
+        felt_payout::Command::Configure {
+            name: "t".into(),
+            settings: felt_payout::MoneySettings::generated(10_000, 1_000),
+            busts: felt_payout::SimultaneousBusts::ByStartingStack,
+        },
+    );
+    pay(
+        &mut payout,
+        felt_payout::Command::RecordEntries {
+            entries: (1..=800)
+                .map(|e| (EntryId(e), format!("p{e}").parse().unwrap()))
+                .collect(),
+        },
+    );
+    let bust = |entry: u64| felt_payout::Command::RecordBusts {
+        busts: vec![Bust {
+            entry: EntryId(entry),
+            table: 1,
+            starting_stack: 10_000,
+            by: vec![EntryId(800)],
+            out: None,
+            forfeit: false,
+        }],
+    };
+    for entry in 1..=450 {
+        pay(&mut payout, bust(entry));
+    }
+    let closed = pay(&mut payout, felt_payout::Command::CloseRegistration);
+    let close = payout_cause(460, closed, &payout);
+    let counted = registration::place_waiting(&close);
+    assert_eq!(counted.len(), 2);
+    for entry in 451..=650 {
+        pay(&mut payout, bust(entry));
+    }
+    for order in counted {
+        pay(&mut payout, order.command);
+    }
+    // The two counted decisions leave 50 waiting, and a bust now waits.
+    assert_eq!(payout.waiting().len(), 50);
+    pay(&mut payout, bust(651));
+    assert_eq!(payout.waiting().len(), 51);
+    // The decisions past them drain it, under ids naming the close.
+    let mut n = 2;
+    loop {
+        n += 1;
+        let order = registration::place_waiting_next(&close, n);
+        assert_eq!(order.id, format!("payout-460-place-waiting-{n}"));
+        match felt_payout::decide(&payout, &order.command) {
+            Ok(events) => {
+                for e in &events {
+                    payout.apply(e);
+                }
+            }
+            Err(felt_payout::PayoutError::NothingWaiting) => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(n, 4, "one more decision, and the one told nothing waits");
+    assert!(payout.waiting().is_empty());
+    pay(&mut payout, bust(652));
+    assert!(payout.waiting().is_empty());
+    assert!(
+        (1..=652).all(|e| payout.entry(EntryId(e)).is_some_and(|x| x.place.is_some())),
+        "every bust placed"
+    );
+}

@@ -299,8 +299,29 @@ impl<L: EventLog + 'static> Conductor<L> {
             self.clock_order(t, cause, order).await?;
         }
         if self.hosts.payout {
-            for order in reactions::registration::place_waiting(cause) {
+            let first = reactions::registration::place_waiting(cause);
+            let mut n = first.len();
+            for order in first {
                 self.pay_order(t, cause, order).await?;
+            }
+            // Busts recorded while those were placed joined the queue
+            // behind them: on, a decision at a time, until none waits
+            // (payout decides in one order, so a bust after that is placed
+            // at once). Counting the decisions at the close alone left a
+            // flight's last 2,014 busts unplaced (session 37).
+            while n > 0 {
+                n += 1;
+                let order = reactions::registration::place_waiting_next(cause, n);
+                let (at, from) = (cause.recorded_at, cause.provenance());
+                match self.pay_from(t, &order.id, at, order.command, &from).await {
+                    Ok(_) => {}
+                    Err(TournamentError::Payout(felt_payout::PayoutError::NothingWaiting)) => break,
+                    Err(TournamentError::Payout(e)) => {
+                        tracing::warn!(%e, id = order.id, t, "payout refused to place the busts waiting");
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
         if self.hosts.seating {

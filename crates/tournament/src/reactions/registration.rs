@@ -94,6 +94,16 @@ pub fn place_waiting(cause: &Cause<Payout>) -> Vec<Order<felt_payout::Command>> 
         .collect()
 }
 
+/// The `n`th decision placing the busts that waited for payout's close
+/// (`n` past [`place_waiting`]'s: busts recorded while those were placed
+/// joined the queue behind them), under an id naming the close.
+pub fn place_waiting_next(cause: &Cause<Payout>, n: usize) -> Order<felt_payout::Command> {
+    Order::new(
+        cause.id(&format!("place-waiting-{n}")),
+        felt_payout::Command::PlaceWaiting,
+    )
+}
+
 /// Payout's close fixed the pay sheet: seating learns how many places are
 /// paid (hand-for-hand is played down to them; seating draws the final
 /// table's seats when it decides).
