@@ -24,7 +24,7 @@
 //! | [`day::to_seating`] | the clock's `EndOfDayDrawn`, `DayStarted` (rule 77) | seating (`PlayLastHands`, `ResumeDay`) | the clock's runner |
 //! | [`day::to_clock`] | seating's `LastHandsPlayed` | the clock (`EndDay`) | seating's runner |
 //! | [`registration::to_payout`] | seating's `RegistrationClosed` | payout | seating's runner |
-//! | [`registration::place_waiting`], [`registration::paid`], [`registration::seats`] | payout's `RegistrationClosed` | payout, seating (places paid; a satellite's seats) | payout's runner |
+//! | [`registration::place_waiting`] (then [`registration::place_waiting_next`] until nothing waits), [`registration::paid`], [`registration::seats`] | payout's `RegistrationClosed` | payout, seating (places paid; a satellite's seats) | payout's runner |
 //! | [`tickets::to_target`] | a satellite's payout's `TicketAwarded` | the target event's seating (`RecordTicket`: its ledger of seats won) | payout's runner |
 //! | [`tickets::to_satellite`] | the event's seating's `TicketVoided` (a player's second seat, paid in cash by the satellite's house) | the satellite's payout (`CashTicket`) | seating's runner |
 //! | [`seats::carry`]: [`seats::open`], [`seats::seat`], [`seats::move_out`], [`seats::move_in`] | seating's `TableOpened`, `SeatsDrawn`, `Seated`, `MoveStarted` | a table | seating's carrier (a runner) |
