@@ -589,6 +589,29 @@ fn pay(payout: &mut PayoutState, command: felt_payout::Command) -> Vec<PayoutEve
     events
 }
 
+/// Payout configured (generated settings, 1,000 chips of 10,000) with
+/// entries 1..=`entries`, registration open.
+fn payout_of(entries: u64) -> PayoutState {
+    let mut payout = PayoutState::default();
+    pay(
+        &mut payout,
+        felt_payout::Command::Configure {
+            name: "t".into(),
+            settings: felt_payout::MoneySettings::generated(10_000, 1_000),
+            busts: felt_payout::SimultaneousBusts::ByStartingStack,
+        },
+    );
+    pay(
+        &mut payout,
+        felt_payout::Command::RecordEntries {
+            entries: (1..=entries)
+                .map(|e| (EntryId(e), format!("p{e}").parse().unwrap()))
+                .collect(),
+        },
+    );
+    payout
+}
+
 /// RP8: given seating started hand-for-hand and the clock runs, then the
 /// clock stops on every table, under the id of its next period; given the
 /// clock already plays it, or has played that period already (a runner
@@ -1062,23 +1085,7 @@ fn payout_cause(first: u64, events: Vec<PayoutEvent>, state: &PayoutState) -> Ca
 /// decides); every id names payout's close.
 #[test]
 fn payouts_close_places_what_waited_and_tells_seating_the_places_paid() {
-    let mut payout = PayoutState::default();
-    pay(
-        &mut payout,
-        felt_payout::Command::Configure {
-            name: "t".into(),
-            settings: felt_payout::MoneySettings::generated(10_000, 1_000),
-            busts: felt_payout::SimultaneousBusts::ByStartingStack,
-        },
-    );
-    pay(
-        &mut payout,
-        felt_payout::Command::RecordEntries {
-            entries: (1..=500)
-                .map(|e| (EntryId(e), format!("p{e}").parse().unwrap()))
-                .collect(),
-        },
-    );
+    let mut payout = payout_of(500);
     for entry in 1..=450 {
         pay(
             &mut payout,
@@ -1708,23 +1715,7 @@ fn a_last_level_ended_holds_every_table_to_the_hand_it_plays() {
 /// under an id naming payout's decision.
 #[test]
 fn the_winner_placed_stops_the_clock_for_good() {
-    let mut payout = PayoutState::default();
-    pay(
-        &mut payout,
-        felt_payout::Command::Configure {
-            name: "t".into(),
-            settings: felt_payout::MoneySettings::generated(10_000, 1_000),
-            busts: felt_payout::SimultaneousBusts::ByStartingStack,
-        },
-    );
-    pay(
-        &mut payout,
-        felt_payout::Command::RecordEntries {
-            entries: (1..=3)
-                .map(|e| (EntryId(e), format!("p{e}").parse().unwrap()))
-                .collect(),
-        },
-    );
+    let mut payout = payout_of(3);
     pay(&mut payout, felt_payout::Command::CloseRegistration);
     let bust = |entry: u64| felt_payout::Command::RecordBusts {
         busts: vec![Bust {
@@ -1878,23 +1869,7 @@ fn seats_won_at_the_close_alone_reach_payout() {
 /// drain the queue, and a bust after that is placed at once.
 #[test]
 fn busts_recorded_while_the_closes_queue_is_placed_are_placed_after_it() {
-    let mut payout = PayoutState::default();
-    pay(
-        &mut payout,
-        felt_payout::Command::Configure {
-            name: "t".into(),
-            settings: felt_payout::MoneySettings::generated(10_000, 1_000),
-            busts: felt_payout::SimultaneousBusts::ByStartingStack,
-        },
-    );
-    pay(
-        &mut payout,
-        felt_payout::Command::RecordEntries {
-            entries: (1..=800)
-                .map(|e| (EntryId(e), format!("p{e}").parse().unwrap()))
-                .collect(),
-        },
-    );
+    let mut payout = payout_of(800);
     let bust = |entry: u64| felt_payout::Command::RecordBusts {
         busts: vec![Bust {
             entry: EntryId(entry),
