@@ -312,15 +312,8 @@ impl<L: EventLog + 'static> Conductor<L> {
             while n > 0 {
                 n += 1;
                 let order = reactions::registration::place_waiting_next(cause, n);
-                let (at, from) = (cause.recorded_at, cause.provenance());
-                match self.pay_from(t, &order.id, at, order.command, &from).await {
-                    Ok(_) => {}
-                    Err(TournamentError::Payout(felt_payout::PayoutError::NothingWaiting)) => break,
-                    Err(TournamentError::Payout(e)) => {
-                        tracing::warn!(%e, id = order.id, t, "payout refused to place the busts waiting");
-                        break;
-                    }
-                    Err(e) => return Err(e),
+                if !self.pay_order(t, cause, order).await? {
+                    break;
                 }
             }
         }
@@ -402,15 +395,16 @@ impl<L: EventLog + 'static> Conductor<L> {
     }
 
     /// A reaction's command to payout; a refusal is reported, not an error.
+    /// Whether payout took it (false: refused).
     async fn pay_order<A: felt_service::Aggregate>(
         &self,
         t: &str,
         cause: &Cause<A>,
         order: Order<felt_payout::Command>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let (at, from) = (cause.recorded_at, cause.provenance());
         match self.pay_from(t, &order.id, at, order.command, &from).await {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(true),
             // A round that held no busts; the waiting busts placed by fewer
             // decisions than their count; a close payout had already; entries
             // it had already (recorded by a front door before entries were
@@ -420,10 +414,10 @@ impl<L: EventLog + 'static> Conductor<L> {
                 | felt_payout::PayoutError::NothingWaiting
                 | felt_payout::PayoutError::RegistrationClosed
                 | felt_payout::PayoutError::DuplicateEntry { .. },
-            )) => Ok(()),
+            )) => Ok(false),
             Err(TournamentError::Payout(e)) => {
                 tracing::warn!(%e, id = order.id, t, "payout refused a reaction's command");
-                Ok(())
+                Ok(false)
             }
             Err(e) => Err(e),
         }
