@@ -464,6 +464,9 @@ pub struct Conductor<L: EventLog> {
     /// [`Conductor::settle`] and [`Conductor::react`] settle them after
     /// their own (deployed apart, the runners follow every tournament).
     elsewhere: std::sync::Mutex<BTreeSet<String>>,
+    /// Tournaments whose clock finished (stopped for good): the ticker
+    /// does not read them again.
+    finished_clocks: std::sync::Mutex<std::collections::HashSet<String>>,
     /// One lock per event fed by flights: a registration into a flight
     /// checks the event's rules across its flights and registers under it.
     event_locks: std::sync::Mutex<BTreeMap<String, std::sync::Arc<tokio::sync::Mutex<()>>>>,
@@ -566,6 +569,7 @@ impl<L: EventLog + 'static> Conductor<L> {
             remote_clock: None,
             hosts: Hosts::ALL,
             elsewhere: std::sync::Mutex::new(BTreeSet::new()),
+            finished_clocks: std::sync::Mutex::default(),
             event_locks: std::sync::Mutex::new(BTreeMap::new()),
         }
     }

@@ -620,6 +620,43 @@ impl<L: EventLog + 'static> Conductor<L> {
             .count() as u32)
     }
 
+    /// The tournaments whose clock runs, or has the day's card to draw
+    /// (rule 77), as the log has it now: another process may have paused
+    /// or started one. What the clock service's ticker ticks. A clock seen
+    /// finished is not read again: it is stopped for good (the clock
+    /// takes no command after its end that could start it).
+    pub async fn running_clocks(&self) -> Result<Vec<String>> {
+        let log = self.clock.log().clone();
+        let finished = |t: &str| {
+            self.finished_clocks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .contains(t)
+        };
+        let mut running = Vec::new();
+        for created in crate::aggregates::tournaments(log.as_ref()).await? {
+            let t = created.tournament.as_str();
+            if finished(t) {
+                continue;
+            }
+            let Ok((clock, _)) = self.clock.state(&clock_stream(t)?).await else {
+                continue;
+            };
+            match clock.status() {
+                felt_clock::Status::Finished => {
+                    self.finished_clocks
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .insert(t.to_string());
+                }
+                felt_clock::Status::Running { .. } => running.push(t.to_string()),
+                _ if clock.card_to_draw() => running.push(t.to_string()),
+                _ => {}
+            }
+        }
+        Ok(running)
+    }
+
     /// Records the level changes passed by `now`; the reactions to them
     /// (late registration closed after its last level) follow, as do the
     /// reactions to a level the floor jumped to while registration is open.

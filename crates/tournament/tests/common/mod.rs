@@ -24,6 +24,8 @@ pub(crate) struct Crashing {
     left: std::sync::atomic::AtomicU64,
     made: std::sync::atomic::AtomicU64,
     reads: std::sync::atomic::AtomicU64,
+    /// The streams read, by key, one for each read.
+    read: std::sync::Mutex<Vec<String>>,
 }
 
 impl Crashing {
@@ -34,12 +36,23 @@ impl Crashing {
             left: budget.into(),
             made: 0.into(),
             reads: 0.into(),
+            read: std::sync::Mutex::default(),
         }
     }
 
     /// The reads of streams asked for so far.
     pub(crate) fn reads(&self) -> u64 {
         self.reads.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The keys of the streams read so far, one for each read.
+    pub(crate) fn streams_read(&self) -> Vec<String> {
+        self.read.lock().unwrap().clone()
+    }
+
+    fn note(&self, stream: &felt_eventlog::StreamId) {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.read.lock().unwrap().push(stream.key());
     }
 
     /// The appends made before the crash.
@@ -79,7 +92,7 @@ impl EventLog for Crashing {
         stream: &felt_eventlog::StreamId,
         from: u64,
     ) -> Result<Vec<felt_eventlog::Committed>, felt_eventlog::LogError> {
-        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.note(stream);
         self.log.read_decisions(stream, from).await
     }
 
@@ -88,7 +101,7 @@ impl EventLog for Crashing {
         stream: &felt_eventlog::StreamId,
         position: u64,
     ) -> Result<Vec<felt_eventlog::Envelope>, felt_eventlog::LogError> {
-        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.note(stream);
         self.log.read_decision(stream, position).await
     }
 

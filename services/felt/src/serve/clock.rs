@@ -649,33 +649,16 @@ pub(crate) async fn ticker<L: EventLog + 'static>(ctx: Ctx<L>) {
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         interval.tick().await;
-        let tournaments = match felt_tournament::aggregates::tournaments(
-            ctx.conductor.clock.log().as_ref(),
-        )
-        .await
-        {
+        let running = match ctx.conductor.running_clocks().await {
             Ok(t) => t,
             Err(e) => {
-                tracing::warn!(%e, "the ticker cannot list the tournaments");
+                tracing::warn!(%e, "the ticker cannot list the running clocks");
                 continue;
             }
         };
-        for t in tournaments {
-            // Read from the log: another process may have paused it.
-            let running = match clock_stream(&t.tournament) {
-                Ok(stream) => match ctx.conductor.clock.state(&stream).await {
-                    Ok((s, _)) => {
-                        matches!(s.status(), ClockStatus::Running { .. }) || s.card_to_draw()
-                    }
-                    Err(_) => false,
-                },
-                Err(_) => false,
-            };
-            if !running {
-                continue;
-            }
-            if let Err(e) = ctx.conductor.tick(&t.tournament, ctx.now()).await {
-                tracing::warn!(tournament = %t.tournament, %e, "tick failed");
+        for t in running {
+            if let Err(e) = ctx.conductor.tick(&t, ctx.now()).await {
+                tracing::warn!(tournament = %t, %e, "tick failed");
             }
         }
     }
