@@ -139,7 +139,7 @@ pub(crate) struct SimArgs {
     /// and day 2 starts from them with every seat drawn afresh.
     #[arg(long, conflicts_with = "results_only", value_parser = clap::value_parser!(u32).range(1..))]
     day_level: Option<u32>,
-    /// N satellites are played first (each of 30 entrants at a tenth of
+    /// N satellites are played first, side by side (each of 30 entrants at a tenth of
     /// the price, late entries and re-entries as the event's, into seats
     /// worth one entry, the rest to the next place); their seat winners
     /// register in the event with their tickets, outside its cap.
@@ -239,13 +239,28 @@ const HAND_MILLIS: Millis = 120_000;
 const START: Millis = 1_796_153_400_000;
 
 /// The room's simulated clock: every hand played moves it on by a hand's
-/// time divided by the tables playing, as if all tables dealt at once.
+/// time divided by the tables playing in the room, as if all tables dealt
+/// at once. Tournaments played side by side (a series' satellites) share
+/// it: each says how many tables it has in play, and the room's tables
+/// are their sum, so that one tournament's hands do not run another's
+/// levels faster or slower than the room's time.
 struct SimClock {
     now: AtomicI64,
+    /// Tables in play in each tournament playing now.
+    playing: std::sync::Mutex<std::collections::HashMap<String, u32>>,
+    /// Their sum.
     tables: AtomicU32,
 }
 
 impl SimClock {
+    fn new() -> Self {
+        Self {
+            now: AtomicI64::new(START),
+            playing: std::sync::Mutex::new(std::collections::HashMap::new()),
+            tables: AtomicU32::new(0),
+        }
+    }
+
     fn now(&self) -> Millis {
         self.now.load(Ordering::Relaxed)
     }
@@ -258,6 +273,21 @@ impl SimClock {
 
     fn at_least(&self, at: Millis) {
         self.now.fetch_max(at, Ordering::Relaxed);
+    }
+
+    /// `tournament` has `tables` in play (none once it is over).
+    fn tables_in(&self, tournament: &str, tables: u32) {
+        let mut playing = self
+            .playing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if tables == 0 {
+            playing.remove(tournament);
+        } else {
+            playing.insert(tournament.to_string(), tables);
+        }
+        let room = playing.values().fold(0u32, |sum, n| sum.saturating_add(*n));
+        self.tables.store(room, Ordering::Relaxed);
     }
 }
 
@@ -311,6 +341,8 @@ struct Sim {
     /// satellite's players are its own).
     players: String,
     clock: Arc<SimClock>,
+    /// The tables this tournament has in play.
+    tables: AtomicU32,
     master: u64,
     hands: AtomicU64,
     over: AtomicBool,
@@ -393,8 +425,7 @@ impl Sim {
     /// The pace in milliseconds and a spread of 0 to 999 for hand `hand` at
     /// `table`, where the pace applies now.
     fn paced(&self, table: u32, hand: u64) -> Option<(u64, u64)> {
-        (!self.pace.is_zero()
-            && self.clock.tables.load(Ordering::Relaxed) >= self.pace_while_tables)
+        (!self.pace.is_zero() && self.tables.load(Ordering::Relaxed) >= self.pace_while_tables)
             .then(|| {
                 let spread = (u64::from(table).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ hand)
                     .wrapping_mul(0xbf58_476d_1ce4_e5b9)
@@ -405,7 +436,7 @@ impl Sim {
 
     /// Records one call's time when enough tables are in play.
     fn time(&self, begin: bool, took: Duration) {
-        if self.clock.tables.load(Ordering::Relaxed) < TIMED_TABLES {
+        if self.tables.load(Ordering::Relaxed) < TIMED_TABLES {
             return;
         }
         let micros = u32::try_from(took.as_micros()).unwrap_or(u32::MAX);
@@ -563,10 +594,7 @@ pub(crate) fn run(args: SimArgs) -> anyhow::Result<()> {
                         "--token: the deployment's director token is needed to play against running services"
                     )
                 })?;
-                let clock = Arc::new(SimClock {
-                    now: AtomicI64::new(START),
-                    tables: AtomicU32::new(1),
-                });
+                let clock = Arc::new(SimClock::new());
                 let _telemetry = felt::telemetry::init("felt-sim", None)?;
                 println!("felt sim: against the services at {seating}");
                 play(up, token, clock, false, &args).await.map(|_| ())
@@ -635,10 +663,7 @@ async fn simulate<L: EventLog + 'static>(log: Arc<L>, args: &SimArgs) -> anyhow:
         None
     };
     // The services, on simulated time.
-    let clock = Arc::new(SimClock {
-        now: AtomicI64::new(START),
-        tables: AtomicU32::new(1),
-    });
+    let clock = Arc::new(SimClock::new());
     let now: felt::serve::Now = {
         let clock = clock.clone();
         Arc::new(move || clock.now())
@@ -777,6 +802,7 @@ async fn play(
         },
         tournament: tournament.clone(),
         clock,
+        tables: AtomicU32::new(0),
         master: args.seed,
         hands: AtomicU64::new(0),
         over: AtomicBool::new(false),
@@ -884,9 +910,21 @@ async fn play(
         .flight_of
         .as_ref()
         .map_or(t, |(event, _)| event.as_str());
-    for k in 1..=args.satellites.unwrap_or(0) {
-        let won = play_satellite(&sim, args, k, target).await?;
-        for (player, name, entry) in won {
+    // (Played side by side, as a series runs them; each one's tables deal
+    // in their own tasks.)
+    let won = futures::future::try_join_all(
+        (1..=args.satellites.unwrap_or(0)).map(|k| play_satellite(&sim, args, k, target)),
+    )
+    .await?;
+    if !won.is_empty() {
+        println!(
+            "felt sim: {} satellites played side by side in {:.1} s",
+            won.len(),
+            began.elapsed().as_secs_f64()
+        );
+    }
+    for (k, seats) in (1u32..).zip(won) {
+        for (player, name, entry) in seats {
             let ticket = pb::RegisterRequest {
                 tournament_id: t.into(),
                 command_id: format!("ticket-{k}-{entry}"),
@@ -996,7 +1034,8 @@ async fn play(
             args.table_size
         );
     }
-    let progress = if args.quiet {
+    // (A satellite's would draw over the others played beside it.)
+    let progress = if args.quiet || args.satellite_of.is_some() {
         indicatif::ProgressBar::hidden()
     } else {
         let bar = indicatif::ProgressBar::new_spinner();
@@ -1014,7 +1053,8 @@ async fn play(
     let mut last_report = Instant::now();
     loop {
         let standings = sim.standings().await?;
-        sim.clock.tables.store(standings.tables, Ordering::Relaxed);
+        sim.tables.store(standings.tables, Ordering::Relaxed);
+        sim.clock.tables_in(t, standings.tables);
         sim.hand_for_hand
             .store(standings.hand_for_hand, Ordering::Relaxed);
         // The last player is the winner only once registration has closed:
@@ -1111,6 +1151,7 @@ async fn play(
     for (_, handle) in dealers {
         handle.await??;
     }
+    sim.clock.tables_in(t, 0);
     progress.finish_and_clear();
     if sim.flight {
         if let Some(line) = report::timed(&sim) {
@@ -1235,6 +1276,32 @@ mod tests {
         };
         clock.set_status(status);
         clock
+    }
+
+    /// Satellites played side by side share the room's time: a round of
+    /// hands at every table of the room takes one hand's time, whichever
+    /// tournament said its count last, and a tournament that is over no
+    /// longer counts.
+    #[test]
+    fn tournaments_played_side_by_side_move_the_rooms_time_by_all_their_tables() {
+        let clock = SimClock::new();
+        clock.tables_in("sat-1", 3);
+        clock.tables_in("sat-2", 1);
+        clock.tables_in("sat-1", 3);
+        for _ in 0..4 {
+            clock.hand_played();
+        }
+        assert_eq!(clock.now(), START + HAND_MILLIS);
+        // sat-1 breaks a table; sat-2 is over.
+        clock.tables_in("sat-1", 2);
+        clock.tables_in("sat-2", 0);
+        clock.hand_played();
+        clock.hand_played();
+        assert_eq!(clock.now(), START + 2 * HAND_MILLIS);
+        // (Nobody playing: a hand still moves time on.)
+        clock.tables_in("sat-1", 0);
+        clock.hand_played();
+        assert_eq!(clock.now(), START + 3 * HAND_MILLIS);
     }
 
     #[test]

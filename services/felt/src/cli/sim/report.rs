@@ -9,7 +9,10 @@ pub(super) fn money(minor: u64) -> String {
 
 /// The results as payout and seating give them over gRPC, and the figures.
 pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
     let t = sim.tournament.as_str();
+    // (Printed at once: tournaments played side by side report apart.)
+    let mut out = String::new();
     let standings = sim.standings().await?;
     // Payout follows seating's log: it may be a moment behind (more after
     // a restart), until every entry has its place.
@@ -62,22 +65,24 @@ pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
         .map(|r| format!("{} (entry {})", r.name, r.entry))
         .collect();
     match results.iter().find(|r| r.ticket > 0) {
-        Some(r) => println!(
+        Some(r) => writeln!(
+            out,
             "{} seats in {} won: {}",
             seats.len(),
             r.ticket_target,
             seats.join(", ")
-        ),
-        None => println!("winner: {winner}"),
+        )?,
+        None => writeln!(out, "winner: {winner}")?,
     }
-    println!(
+    writeln!(
+        out,
         "{} entries ({re_entries} re-entries), prize pool {} {}, {} paid",
         results.len(),
         money(pool),
         payouts.currency,
         payouts.paid,
-    );
-    println!("final table:");
+    )?;
+    writeln!(out, "final table:")?;
     let mut sorted = results.clone();
     sorted.sort_by_key(|r| (r.first, r.entry));
     for r in sorted.iter().take(sim.final_table) {
@@ -86,12 +91,13 @@ pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
         } else {
             format!("{}-{}", r.first, r.last)
         };
-        println!(
+        writeln!(
+            out,
             "  {place:>5}  {:<16} entry {:<6} {:>12}",
             r.name,
             r.entry,
             money(r.prize)
-        );
+        )?;
     }
     let top: Vec<String> = payouts
         .sheet
@@ -106,28 +112,39 @@ pub(super) async fn report(sim: &Sim, elapsed: Duration) -> anyhow::Result<()> {
             format!("{places}: {}", money(b.amount))
         })
         .collect();
-    println!("pay sheet: {} …", top.join(", "));
+    writeln!(out, "pay sheet: {} …", top.join(", "))?;
     if payouts.bounties > 0 {
         let won: u64 = results.iter().map(|r| r.bounties).sum();
-        println!(
+        writeln!(
+            out,
             "bounties paid {} of {}",
             money(won),
             money(payouts.bounties)
-        );
+        )?;
     }
     let paid: u64 = results.iter().map(|r| r.prize).sum();
-    println!("prizes paid {} of the pool {}", money(paid), money(pool));
+    writeln!(
+        out,
+        "prizes paid {} of the pool {}",
+        money(paid),
+        money(pool)
+    )?;
     let level = sim.level().await?;
     let secs = elapsed.as_secs_f64();
-    println!(
+    writeln!(
+        out,
         "{hands} hands in {secs:.1} s ({:.0} hands/s), ended at level {level}; {} calls sent again while their service was away",
         hands as f64 / secs,
         SENT_AGAIN.load(Ordering::Relaxed),
-    );
+    )?;
     if let Some(line) = timed(sim) {
-        println!("{line}");
+        writeln!(out, "{line}")?;
     }
-    println!("tournament id: {t} (felt audit verify --tournament {t})");
+    writeln!(
+        out,
+        "tournament id: {t} (felt audit verify --tournament {t})"
+    )?;
+    print!("{out}");
     anyhow::ensure!(
         paid == pool,
         "prizes paid {paid} differ from the pool {pool}"
